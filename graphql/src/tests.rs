@@ -1,0 +1,544 @@
+//! Tests over a temporary SQLite store holding the bundled DCSA samples.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use async_graphql::resolver_utils::EnumType;
+use async_graphql::Request;
+use axum::body::Body;
+use axum::http::{header, Method, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use teu_pipeline::model::{self, Account};
+use teu_pipeline::store::Store;
+use tower::ServiceExt;
+
+use crate::loaders::StoreDataLoader;
+use crate::types::ContainerStatus;
+use crate::{router, schema, sdl, TeuSchema};
+
+/// A store with two accounts: `a` holds the DCSA samples, `b` nothing.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    store: Store,
+    schema: TeuSchema,
+    a: Account,
+    b: Account,
+}
+
+fn data_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/dcsa")
+        .join(name)
+}
+
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let (a, _) = store.create_account("a", false).await.unwrap();
+    let (b, _) = store.create_account("b", false).await.unwrap();
+    for file in ["tnt-220-response.json", "tnt-300-response.json"] {
+        teu_pipeline::ingest::ingest_file(&store, &a, &data_file(file))
+            .await
+            .unwrap();
+    }
+    Fixture {
+        schema: schema(store.clone()),
+        _dir: dir,
+        store,
+        a,
+        b,
+    }
+}
+
+/// Runs `query` as `account`; returns `data` and `errors` as JSON.
+async fn run(schema: &TeuSchema, account: Option<&Account>, query: &str) -> (Value, Vec<Value>) {
+    let mut request = Request::new(query);
+    if let Some(a) = account {
+        request = request.data(a.clone());
+    }
+    let response = serde_json::to_value(schema.execute(request).await).unwrap();
+    let errors = response
+        .get("errors")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    (response["data"].clone(), errors)
+}
+
+/// Runs `query` as `account` and fails on any error.
+async fn ok(schema: &TeuSchema, account: &Account, query: &str) -> Value {
+    let (data, errors) = run(schema, Some(account), query).await;
+    assert!(errors.is_empty(), "{query}: {errors:#?}");
+    data
+}
+
+fn codes(errors: &[Value]) -> Vec<&str> {
+    errors
+        .iter()
+        .map(|e| e["extensions"]["code"].as_str().unwrap_or("<none>"))
+        .collect()
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn camel_to_snake(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The GraphQL JSON with its keys in snake_case (the model's serde names).
+fn snake_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (camel_to_snake(k), snake_keys(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(snake_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Asserts every field of `got` (GraphQL, camelCase) equals the model's serde value.
+fn assert_same_values(what: &str, got: &Value, model: &Value, skip: &[&str]) {
+    for (key, value) in snake_keys(got).as_object().unwrap() {
+        if skip.contains(&key.as_str()) {
+            continue;
+        }
+        assert_eq!(
+            value, &model[key.as_str()],
+            "{what}.{key}: GraphQL value differs from the model's"
+        );
+    }
+}
+
+const CONTAINER_FIELDS: &str = "id number refNumbers sealNumber createdAt equipmentType \
+    equipmentLength equipmentHeight weightInLbs pickupLfd pickupAppointmentAt availabilityKnown \
+    availableForPickup podArrivedAt podDischargedAt podFullOutAt terminalCheckedAt \
+    podFullOutChassisNumber locationAtPodTerminal finalDestinationFullOutAt emptyTerminatedAt \
+    holdsAtPodTerminal { name status description } feesAtPodTerminal { type amount currencyCode } \
+    podTimezone finalDestinationTimezone emptyTerminatedTimezone podRailCarrierScac \
+    indRailCarrierScac podLastTrackingRequestAt shipmentLastTrackingRequestAt podRailLoadedAt \
+    podRailDepartedAt indEtaAt indAtaAt indRailUnloadedAt indFacilityLfdOn \
+    importDeadlines { pickupLfdTerminal pickupLfdRail pickupLfdLine } currentStatus";
+
+const SHIPMENT_FIELDS: &str = "id billOfLadingNumber normalizedNumber refNumbers createdAt tags \
+    portOfLadingLocode portOfLadingName portOfDischargeLocode portOfDischargeName \
+    destinationLocode destinationName shippingLineScac shippingLineName shippingLineShortName \
+    customerName podVesselName podVesselImo podVoyageNumber polEtdAt polAtdAt podEtaAt \
+    podOriginalEtaAt podAtaAt destinationEtaAt destinationAtaAt polTimezone podTimezone \
+    destinationTimezone lineTrackingLastAttemptedAt lineTrackingLastSucceededAt \
+    lineTrackingStoppedAt lineTrackingStoppedReason";
+
+const EVENT_FIELDS: &str = "id rawEventId eventType classifier code eventAt eventCreatedAt \
+    containerNumber billOfLading booking locode locationName facilityCode modeOfTransport \
+    vesselImo vesselName voyage delayReason remark timezone";
+
+#[tokio::test]
+async fn containers_connection_pages_through_everything() {
+    let f = fixture().await;
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1000).await.unwrap();
+    assert!(total >= 2, "the samples should give several containers, got {total}");
+
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers { totalCount edges { cursor node { id number } } nodes { id } \
+           pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }",
+    )
+    .await;
+    let conn = &data["containers"];
+    assert_eq!(conn["totalCount"], json!(total));
+    let edges = conn["edges"].as_array().unwrap();
+    assert_eq!(edges.len() as i64, total.min(30));
+    assert_eq!(conn["pageInfo"]["hasNextPage"], json!(total > 30));
+    assert_eq!(conn["pageInfo"]["hasPreviousPage"], json!(false));
+    assert_eq!(conn["pageInfo"]["startCursor"], edges[0]["cursor"]);
+    assert_eq!(conn["pageInfo"]["endCursor"], edges[edges.len() - 1]["cursor"]);
+    let first_page: Vec<String> = edges
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(first_page, ids(&conn["nodes"]));
+    // Same order as the store (and so as /v2).
+    let (stored, _) = f.store.list_containers(f.a.id, 0, 30).await.unwrap();
+    let stored: Vec<String> = stored.iter().map(|c| c.id.to_string()).collect();
+    assert_eq!(first_page, stored);
+
+    // One at a time, following endCursor, gives the same list.
+    let mut after: Option<String> = None;
+    let mut walked = Vec::new();
+    loop {
+        let arg = after
+            .as_ref()
+            .map(|c| format!(", after: \"{c}\""))
+            .unwrap_or_default();
+        let data = ok(
+            &f.schema,
+            &f.a,
+            &format!(
+                "{{ containers(first: 1{arg}) {{ totalCount edges {{ cursor node {{ id }} }} \
+                 pageInfo {{ hasNextPage hasPreviousPage endCursor }} }} }}"
+            ),
+        )
+        .await;
+        let conn = &data["containers"];
+        assert_eq!(conn["totalCount"], json!(total));
+        assert_eq!(conn["pageInfo"]["hasPreviousPage"], json!(after.is_some()));
+        let edges = conn["edges"].as_array().unwrap();
+        assert_eq!(edges.len(), 1);
+        let cursor = edges[0]["cursor"].as_str().unwrap().to_string();
+        assert!(
+            cursor.parse::<u64>().is_err(),
+            "cursors are opaque, got {cursor}"
+        );
+        walked.push(edges[0]["node"]["id"].as_str().unwrap().to_string());
+        if conn["pageInfo"]["hasNextPage"] == json!(false) {
+            break;
+        }
+        after = Some(conn["pageInfo"]["endCursor"].as_str().unwrap().to_string());
+        assert!(walked.len() as i64 <= total, "pagination does not end");
+    }
+    assert_eq!(walked.len() as i64, total);
+    assert_eq!(walked[..first_page.len()], first_page[..]);
+
+    // Past the end: empty page, still the total.
+    let last = after.unwrap_or_default();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!(
+            "{{ containers(first: 0) {{ totalCount edges {{ cursor }} pageInfo {{ hasNextPage }} }} \
+             shipments {{ totalCount edges {{ node {{ id }} }} }} \
+             tail: containers(after: \"{last}\") {{ edges {{ cursor }} }} }}"
+        ),
+    )
+    .await;
+    assert_eq!(data["containers"]["edges"], json!([]));
+    assert_eq!(data["containers"]["pageInfo"]["hasNextPage"], json!(true));
+    assert_eq!(data["tail"]["edges"].as_array().unwrap().len(), 1);
+    let (shipments, shipment_total) = f.store.list_shipments(f.a.id, 0, 100).await.unwrap();
+    assert!(shipment_total >= 1);
+    assert_eq!(data["shipments"]["totalCount"], json!(shipment_total));
+    let got: Vec<String> = data["shipments"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = shipments.iter().map(|s| s.id.to_string()).collect();
+    assert_eq!(got, want);
+}
+
+#[tokio::test]
+async fn page_size_and_cursor_are_validated() {
+    let f = fixture().await;
+    for query in [
+        "{ containers(first: 1000) { totalCount } }",
+        "{ containers(first: 101) { totalCount } }",
+        "{ shipments(first: -1) { totalCount } }",
+        "{ containers(after: \"not a cursor\") { totalCount } }",
+        "{ shipments(after: \"bm9wZQ\") { totalCount } }",
+    ] {
+        let (data, errors) = run(&f.schema, Some(&f.a), query).await;
+        assert_eq!(codes(&errors), ["BAD_USER_INPUT"], "{query}: {errors:#?}");
+        assert_eq!(data, Value::Null, "{query}");
+    }
+    let data = ok(&f.schema, &f.a, "{ containers(first: 100) { totalCount } }").await;
+    assert!(data["containers"]["totalCount"].as_i64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn container_shipment_containers_round_trip() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id number shipment { id billOfLadingNumber \
+           containers { id number shipment { id } } } } } }",
+    )
+    .await;
+    let nodes = data["containers"]["nodes"].as_array().unwrap();
+    assert!(!nodes.is_empty());
+    for node in nodes {
+        let shipment = &node["shipment"];
+        assert!(shipment.is_object(), "container {node} has no shipment");
+        let siblings = shipment["containers"].as_array().unwrap();
+        assert!(
+            siblings.iter().any(|c| c["id"] == node["id"]),
+            "shipment {} does not list its container {}",
+            shipment["id"],
+            node["id"]
+        );
+        for c in siblings {
+            assert_eq!(c["shipment"]["id"], shipment["id"]);
+        }
+        let numbers: Vec<&str> = siblings
+            .iter()
+            .map(|c| c["number"].as_str().unwrap())
+            .collect();
+        let mut sorted = numbers.clone();
+        sorted.sort();
+        assert_eq!(numbers, sorted, "Shipment.containers is ordered by number");
+    }
+
+    // And by id.
+    let id = nodes[0]["id"].as_str().unwrap();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!("{{ container(id: \"{id}\") {{ id shipment {{ id }} }} }}"),
+    )
+    .await;
+    assert_eq!(data["container"]["id"], json!(id));
+    let shipment_id = data["container"]["shipment"]["id"].as_str().unwrap();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!("{{ shipment(id: \"{shipment_id}\") {{ id containers {{ id }} }} }}"),
+    )
+    .await;
+    assert!(ids(&data["shipment"]["containers"]).contains(&id.to_string()));
+}
+
+#[tokio::test]
+async fn events_are_ordered_by_time() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { number events { id eventAt code containerNumber } } } }",
+    )
+    .await;
+    let mut seen = 0;
+    for node in data["containers"]["nodes"].as_array().unwrap() {
+        let events = node["events"].as_array().unwrap();
+        seen += events.len();
+        let times: Vec<chrono::DateTime<chrono::Utc>> = events
+            .iter()
+            .map(|e| e["eventAt"].as_str().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]),
+            "events of {} are not in time order: {times:?}",
+            node["number"]
+        );
+    }
+    assert!(seen > 0, "the samples should link events to containers");
+}
+
+#[tokio::test]
+async fn another_account_sees_nothing() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers { nodes { id shipment { id } } } }",
+    )
+    .await;
+    let container_id = data["containers"]["nodes"][0]["id"].as_str().unwrap().to_string();
+    let shipment_id = data["containers"]["nodes"][0]["shipment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let data = ok(
+        &f.schema,
+        &f.b,
+        &format!(
+            "{{ containers {{ totalCount edges {{ cursor }} pageInfo {{ hasNextPage }} }} \
+             shipments {{ totalCount nodes {{ id }} }} \
+             container(id: \"{container_id}\") {{ id }} shipment(id: \"{shipment_id}\") {{ id }} }}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        data,
+        json!({
+            "containers": { "totalCount": 0, "edges": [], "pageInfo": { "hasNextPage": false } },
+            "shipments": { "totalCount": 0, "nodes": [] },
+            "container": null,
+            "shipment": null,
+        })
+    );
+
+    // Unknown and malformed ids are null too, not errors.
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ container(id: \"00000000-0000-0000-0000-000000000000\") { id } \
+           shipment(id: \"not-a-uuid\") { id } }",
+    )
+    .await;
+    assert_eq!(data, json!({ "container": null, "shipment": null }));
+}
+
+#[tokio::test]
+async fn without_an_account_nothing_is_served() {
+    let f = fixture().await;
+    let (data, errors) = run(&f.schema, None, "{ containers { totalCount } }").await;
+    assert_eq!(data, Value::Null);
+    assert_eq!(codes(&errors), ["UNAUTHENTICATED"]);
+}
+
+#[tokio::test]
+async fn fields_have_the_model_values() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!(
+            "{{ containers(first: 100) {{ nodes {{ {CONTAINER_FIELDS} \
+               shipment {{ {SHIPMENT_FIELDS} }} events {{ {EVENT_FIELDS} }} }} }} }}"
+        ),
+    )
+    .await;
+    let nodes = data["containers"]["nodes"].as_array().unwrap();
+    let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
+    assert_eq!(nodes.len(), containers.len());
+    for (node, c) in nodes.iter().zip(&containers) {
+        let model = serde_json::to_value(c).unwrap();
+        assert_same_values(
+            "Container",
+            node,
+            &model,
+            &["current_status", "shipment", "events"],
+        );
+        assert_eq!(
+            node["currentStatus"].as_str().unwrap(),
+            c.current_status.as_str().to_uppercase()
+        );
+
+        let shipment = f.store.shipment(f.a.id, c.shipment_id).await.unwrap().unwrap();
+        assert_same_values(
+            "Shipment",
+            &node["shipment"],
+            &serde_json::to_value(&shipment).unwrap(),
+            &[],
+        );
+
+        let mut events = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
+        let events = events.remove(&c.id).unwrap_or_default();
+        let got = node["events"].as_array().unwrap();
+        assert_eq!(got.len(), events.len());
+        for (g, e) in got.iter().zip(&events) {
+            assert_same_values("TransportEvent", g, &serde_json::to_value(e).unwrap(), &["voyage"]);
+            let voyage = e.event.import_voyage.clone().or(e.event.export_voyage.clone());
+            assert_eq!(g["voyage"], json!(voyage));
+        }
+    }
+}
+
+#[tokio::test]
+async fn nested_fields_are_batched() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id events { id } shipment { id containers { id } } } } }",
+    )
+    .await;
+    assert!(data["containers"]["nodes"].as_array().unwrap().len() >= 2);
+    let calls = &f.schema.data::<StoreDataLoader>().unwrap().loader().calls;
+    assert_eq!(calls.shipments_by_ids.load(Ordering::Relaxed), 1);
+    assert_eq!(calls.events_of_containers.load(Ordering::Relaxed), 1);
+    assert_eq!(calls.containers_of_shipments.load(Ordering::Relaxed), 1);
+}
+
+#[tokio::test]
+async fn router_serves_graphiql_and_executes_with_the_account() {
+    let f = fixture().await;
+    let app = router(f.schema.clone());
+
+    let response = app
+        .clone()
+        .oneshot(
+            axum::http::Request::get("/graphql")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = response.into_body().collect().await.unwrap().to_bytes();
+    let html = String::from_utf8_lossy(&html);
+    assert!(html.contains("graphiql"), "GET /graphql should serve GraphiQL");
+    assert!(html.contains("/graphql"));
+
+    let post = |account: Option<Account>| {
+        let mut request = axum::http::Request::builder()
+            .method(Method::POST)
+            .uri("/graphql")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                json!({ "query": "{ containers { totalCount } }" }).to_string(),
+            ))
+            .unwrap();
+        if let Some(account) = account {
+            request.extensions_mut().insert(account);
+        }
+        request
+    };
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
+    for (account, want) in [
+        (Some(f.a.clone()), json!({ "data": { "containers": { "totalCount": total } } })),
+        (Some(f.b.clone()), json!({ "data": { "containers": { "totalCount": 0 } } })),
+    ] {
+        let response = app.clone().oneshot(post(account)).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body, want);
+    }
+    let response = app.oneshot(post(None)).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["errors"][0]["extensions"]["code"], json!("UNAUTHENTICATED"));
+}
+
+#[test]
+fn status_enum_matches_the_spec_values() {
+    for status in model::ContainerStatus::ALL {
+        let ours = ContainerStatus::from(status);
+        let item = ContainerStatus::items()
+            .iter()
+            .find(|i| i.value == ours)
+            .unwrap();
+        assert_eq!(item.name, status.as_str().to_uppercase());
+    }
+    assert_eq!(ContainerStatus::items().len(), model::ContainerStatus::ALL.len());
+}
+
+#[test]
+fn schema_file_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema.graphql");
+    let sdl = sdl();
+    if std::env::var_os("UPDATE_SCHEMA").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &sdl).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == sdl,
+        "{} is out of date with the schema; regenerate it with\n  \
+         UPDATE_SCHEMA=1 cargo test -p teu-graphql schema_file_is_up_to_date",
+        path.display()
+    );
+}

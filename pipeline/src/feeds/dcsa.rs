@@ -1,0 +1,668 @@
+//! DCSA Track & Trace 2.2 and 3.0 event readers.
+//!
+//! Field sources (DCSA T&T 2.2 OpenAPI, `TNT_v2.2.0-resolved.yaml`; T&T 3.0 `events` document):
+//!
+//! | EventRow field | 2.2 | 3.0 |
+//! |---|---|---|
+//! | event_id | `eventID` (UUID) | `eventID` (string ≤ 100) |
+//! | event_type, classifier | `eventType`, `eventClassifierCode` | `eventClassification.eventTypeCode`, `.eventClassifierCode` |
+//! | code | `transportEventTypeCode` / `equipmentEventTypeCode` / `shipmentEventTypeCode` | same names under `eventClassification` |
+//! | event_at | `eventDateTime` | `eventDateTime` |
+//! | event_created_at | `eventCreatedDateTime` (required) | `eventUpdatedDateTime` |
+//! | container_number | `equipmentReference`, else `references[type=EQ]` | `equipmentDetails.equipmentReference` |
+//! | bill_of_lading / booking | `documentReferences[TRD/BKG]`, `documentID`+`documentTypeCode` | `shipmentDetails.documentReference` and `additionalDocumentReferences` |
+//! | locode | `eventLocation.UNLocationCode`, else `transportCall.UNLocationCode`, else `transportCall.location.UNLocationCode` | `eventLocation.UNLocationCode` |
+//! | vessel, voyages, mode | `transportCall.vessel`, `exportVoyageNumber`, `importVoyageNumber`, `modeOfTransport` | `transportDetails.transportCall.vesselTransport`, `...VoyageNumberOrReference.carrierVoyageNumber` |
+//!
+//! Validation (each failure quarantines the event with a JSON pointer and a reason):
+//! - the event must be an object with an event type and classifier from the DCSA code lists, and
+//!   the type's event code from its code list;
+//! - `eventID` must be present and a string (a UUID in 2.2) and unique within the file;
+//! - `eventDateTime` (and in 2.2 `eventCreatedDateTime`) must be present RFC 3339 date-times;
+//! - `eventCreatedDateTime` may not lie in the future, and an actual (ACT) 2.2 event cannot have
+//!   happened after it was created;
+//! - UN/LOCODEs must be 2-letter ISO 3166 country + 3 characters `[A-Z2-9]` (UN/LOCODE manual §3);
+//! - container numbers in the ISO 6346 shape must carry the right check digit;
+//! - `VOID` applies only to a transport document (TRD);
+//! - an event must name a container, bill of lading or booking, or it cannot be attached;
+//! - IMO numbers must be 7 digits.
+//!
+//! DCSA 3.0 IOT and REEFER events are not used by teu; they are quarantined with that reason, so
+//! that nothing is dropped silently.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::Value;
+
+use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
+use crate::iso6346;
+use crate::model::{Classifier, EventRow, EventType};
+
+const TRANSPORT_CODES: [&str; 2] = ["ARRI", "DEPA"];
+const EQUIPMENT_CODES: [&str; 11] = [
+    "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA", "RMVD",
+];
+const SHIPMENT_CODES: [&str; 16] = [
+    "RECE", "DRFT", "PENA", "PENU", "REJE", "APPR", "ISSU", "SURR", "SUBM", "VOID", "CONF", "REQS",
+    "CMPL", "HOLD", "RELS", "CANC",
+];
+const DOCUMENT_TYPE_CODES: [&str; 12] = [
+    "CBR", "BKG", "SHI", "SRM", "TRD", "ARN", "VGM", "CAS", "CUS", "DGD", "OOG", "BOL",
+];
+
+/// How far in the future an `eventCreatedDateTime` may lie (clock skew between systems).
+const CREATED_SKEW: i64 = 1; // hours
+
+/// Reads a parsed DCSA document. A JSON array is T&T 2.2, an object with `events` is T&T 3.0.
+pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedError> {
+    read_value_at(value, source_file, Utc::now())
+}
+
+/// [`read_value`] with an explicit "now" for the future-timestamp rule.
+pub fn read_value_at(
+    value: Value,
+    source_file: &str,
+    now: DateTime<Utc>,
+) -> Result<FeedBatch, FeedError> {
+    let (format, items, prefix) = match value {
+        Value::Array(items) => (FeedFormat::DcsaTnt22, items, ""),
+        Value::Object(mut obj) => match obj.remove("events") {
+            Some(Value::Array(items)) => (FeedFormat::DcsaTnt30, items, "/events"),
+            _ => {
+                return Err(FeedError::UnknownFormat {
+                    source_file: source_file.to_string(),
+                    detail: "JSON object without an \"events\" array (DCSA T&T 3.0 expected)".into(),
+                })
+            }
+        },
+        _ => {
+            return Err(FeedError::UnknownFormat {
+                source_file: source_file.to_string(),
+                detail: "expected a JSON array or object".into(),
+            })
+        }
+    };
+    let mut batch = FeedBatch {
+        source_file: source_file.to_string(),
+        format,
+        rows_read: items.len(),
+        events: Vec::with_capacity(items.len()),
+        quarantined: Vec::new(),
+    };
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (index, item) in items.into_iter().enumerate() {
+        let base = format!("{prefix}/{index}");
+        let parsed = match format {
+            FeedFormat::DcsaTnt22 => parse_v22(&item, now),
+            FeedFormat::DcsaTnt30 => parse_v30(&item, now),
+        };
+        let result = parsed.and_then(|row| match seen.get(&row.event_id) {
+            Some(first) => Err(Problem::new(
+                "/eventID",
+                format!(
+                    "duplicate eventID {:?}: already used by the event at index {first}",
+                    row.event_id
+                ),
+            )),
+            None => {
+                seen.insert(row.event_id.clone(), index);
+                Ok(row)
+            }
+        });
+        let raw = serde_json::to_string(&item).unwrap_or_default();
+        match result {
+            Ok(row) => batch.events.push(ReadEvent { index, row, raw }),
+            Err(p) => batch.quarantined.push(Quarantined {
+                source_file: source_file.to_string(),
+                index: Some(index),
+                pointer: format!("{base}{}", p.pointer),
+                reason: p.reason,
+                payload: Some(raw),
+            }),
+        }
+    }
+    Ok(batch)
+}
+
+/// A validation failure inside one event: pointer relative to the event, and the reason.
+#[derive(Debug)]
+struct Problem {
+    pointer: String,
+    reason: String,
+}
+
+impl Problem {
+    fn new(pointer: &str, reason: impl Into<String>) -> Self {
+        Problem {
+            pointer: pointer.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+type Parsed = Result<EventRow, Problem>;
+
+/// Looks up a JSON pointer and returns a non-empty string there.
+fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn string_at(v: &Value, pointer: &str) -> Option<String> {
+    str_at(v, pointer).map(str::to_string)
+}
+
+/// A required string at `pointer`; a clear problem when it is missing or not a string.
+fn required_str<'a>(v: &'a Value, pointer: &str) -> Result<&'a str, Problem> {
+    match v.pointer(pointer) {
+        None | Some(Value::Null) => Err(Problem::new(pointer, format!("{} is missing", field(pointer)))),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim()),
+        Some(Value::String(_)) => Err(Problem::new(pointer, format!("{} is empty", field(pointer)))),
+        Some(other) => Err(Problem::new(
+            pointer,
+            format!("{} must be a string, found {}", field(pointer), json_kind(other)),
+        )),
+    }
+}
+
+fn field(pointer: &str) -> &str {
+    pointer.rsplit('/').next().unwrap_or(pointer)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn date_time(v: &Value, pointer: &str) -> Result<DateTime<Utc>, Problem> {
+    let s = required_str(v, pointer)?;
+    DateTime::parse_from_rfc3339(s)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| {
+            Problem::new(
+                pointer,
+                format!("{} {s:?} is not an RFC 3339 date-time: {e}", field(pointer)),
+            )
+        })
+}
+
+fn optional_date_time(v: &Value, pointer: &str) -> Result<Option<DateTime<Utc>>, Problem> {
+    match v.pointer(pointer) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => date_time(v, pointer).map(Some),
+    }
+}
+
+fn code_in(list: &[&str], v: &Value, pointer: &str) -> Result<String, Problem> {
+    let s = required_str(v, pointer)?;
+    if list.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(Problem::new(
+            pointer,
+            format!("{} {s:?} is not one of {}", field(pointer), list.join(", ")),
+        ))
+    }
+}
+
+/// Validates a UN/LOCODE: ISO 3166-1 alpha-2 country and 3 characters from `[A-Z2-9]`.
+pub fn validate_locode(code: &str) -> Result<(), String> {
+    let b = code.as_bytes();
+    if b.len() != 5 {
+        return Err(format!("UN/LOCODE {code:?} must be 5 characters"));
+    }
+    if isocountry::CountryCode::for_alpha2(&code[..2]).is_err() {
+        return Err(format!(
+            "UN/LOCODE {code:?}: {:?} is not an ISO 3166 country code",
+            &code[..2]
+        ));
+    }
+    if !b[2..]
+        .iter()
+        .all(|c| c.is_ascii_uppercase() || (b'2'..=b'9').contains(c))
+    {
+        return Err(format!(
+            "UN/LOCODE {code:?}: location part must be letters A-Z or digits 2-9"
+        ));
+    }
+    Ok(())
+}
+
+/// Validates the shape of an IMO ship identification number: exactly 7 digits. The IMO check
+/// digit is not enforced: real feeds (the DCSA 3.0 sample among them) carry numbers that fail it,
+/// and a wrong IMO is no reason to lose the event.
+pub fn validate_imo(imo: &str) -> Result<(), String> {
+    if imo.len() == 7 && imo.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(format!("IMO number {imo:?} must be 7 digits"))
+    }
+}
+
+/// Container number: normalized; ISO 6346 shaped numbers must pass the check digit.
+fn container(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
+    let Some(raw) = str_at(v, pointer) else {
+        return Ok(None);
+    };
+    let number = iso6346::normalize(raw);
+    if number.is_empty() || number.len() > 15 {
+        return Err(Problem::new(
+            pointer,
+            format!("equipment reference {raw:?} must be 1 to 15 characters"),
+        ));
+    }
+    if iso6346::looks_like_iso6346(&number) {
+        iso6346::validate(&number).map_err(|e| Problem::new(pointer, e.to_string()))?;
+    }
+    Ok(Some(number))
+}
+
+fn locode(v: &Value, pointers: &[&str]) -> Result<Option<String>, Problem> {
+    for p in pointers {
+        if let Some(code) = str_at(v, p) {
+            let code = code.to_ascii_uppercase();
+            validate_locode(&code).map_err(|e| Problem::new(p, e))?;
+            return Ok(Some(code));
+        }
+    }
+    Ok(None)
+}
+
+fn imo(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
+    match str_at(v, pointer) {
+        None => Ok(None),
+        Some(s) => validate_imo(s)
+            .map(|_| Some(s.to_string()))
+            .map_err(|e| Problem::new(pointer, e)),
+    }
+}
+
+/// Last check after parsing: the event must name something to attach it to.
+fn finish(row: EventRow) -> Parsed {
+    if row.container_number.is_none() && row.bill_of_lading.is_none() && row.booking.is_none() {
+        return Err(Problem::new(
+            "",
+            "event names no container (equipmentReference or EQ reference), bill of lading (TRD) or booking (BKG)",
+        ));
+    }
+    Ok(row)
+}
+
+/// Applies one document reference (type code, value) to the row.
+fn apply_document(row: &mut EventRow, type_code: &str, value: &str) {
+    match type_code {
+        "TRD" | "BOL" if row.bill_of_lading.is_none() => {
+            row.bill_of_lading = Some(value.to_string())
+        }
+        "BKG" | "CBR" if row.booking.is_none() => row.booking = Some(value.to_string()),
+        _ => {}
+    }
+}
+
+fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
+    if !e.is_object() {
+        return Err(Problem::new("", format!("event must be an object, found {}", json_kind(e))));
+    }
+    if e.get("eventType").is_none() && e.get("eventID").is_none() {
+        let keys: Vec<&str> = e
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        return Err(Problem::new(
+            "",
+            format!(
+                "not a DCSA T&T 2.2 event: no eventType or eventID (found keys: {})",
+                keys.join(", ")
+            ),
+        ));
+    }
+    let type_str = required_str(e, "/eventType")?;
+    let event_type = EventType::parse(type_str).ok_or_else(|| {
+        Problem::new(
+            "/eventType",
+            format!("eventType {type_str:?} is not TRANSPORT, EQUIPMENT or SHIPMENT"),
+        )
+    })?;
+    let classifier = classifier(e, "/eventClassifierCode")?;
+    let code = match event_type {
+        EventType::Transport => code_in(&TRANSPORT_CODES, e, "/transportEventTypeCode")?,
+        EventType::Equipment => code_in(&EQUIPMENT_CODES, e, "/equipmentEventTypeCode")?,
+        EventType::Shipment => code_in(&SHIPMENT_CODES, e, "/shipmentEventTypeCode")?,
+    };
+    let event_created_at = Some(date_time(e, "/eventCreatedDateTime")?);
+    let event_at = date_time(e, "/eventDateTime")?;
+    let created_at = event_created_at.unwrap_or(event_at);
+    if created_at > now + Duration::hours(CREATED_SKEW) {
+        return Err(Problem::new(
+            "/eventCreatedDateTime",
+            format!("eventCreatedDateTime {created_at} lies in the future"),
+        ));
+    }
+    if classifier == Classifier::Act && event_at > created_at + Duration::hours(CREATED_SKEW) {
+        return Err(Problem::new(
+            "/eventDateTime",
+            format!("actual (ACT) event dated {event_at} is after its eventCreatedDateTime {created_at}"),
+        ));
+    }
+    let event_id = required_str(e, "/eventID")?;
+    if uuid::Uuid::parse_str(event_id).is_err() {
+        return Err(Problem::new(
+            "/eventID",
+            format!("eventID {event_id:?} is not a UUID (DCSA T&T 2.2 eventID has format uuid)"),
+        ));
+    }
+
+    let mut row = EventRow {
+        event_id: event_id.to_string(),
+        event_type,
+        classifier,
+        code,
+        event_at,
+        event_created_at,
+        container_number: container(e, "/equipmentReference")?,
+        bill_of_lading: None,
+        booking: None,
+        locode: locode(
+            e,
+            &[
+                "/eventLocation/UNLocationCode",
+                "/transportCall/UNLocationCode",
+                "/transportCall/location/UNLocationCode",
+            ],
+        )?,
+        location_name: string_at(e, "/eventLocation/locationName"),
+        facility_code: string_at(e, "/eventLocation/facilityCode")
+            .or_else(|| string_at(e, "/transportCall/facilityCode")),
+        mode_of_transport: string_at(e, "/transportCall/modeOfTransport"),
+        transport_call_sequence: e
+            .pointer("/transportCall/transportCallSequenceNumber")
+            .and_then(Value::as_i64),
+        vessel_imo: imo(e, "/transportCall/vessel/vesselIMONumber")?,
+        vessel_name: string_at(e, "/transportCall/vessel/vesselName"),
+        export_voyage: string_at(e, "/transportCall/exportVoyageNumber"),
+        import_voyage: string_at(e, "/transportCall/importVoyageNumber"),
+        carrier_scac: string_at(e, "/transportCall/vessel/vesselOperatorCarrierCode"),
+        iso_equipment_code: string_at(e, "/ISOEquipmentCode"),
+        empty: empty_indicator(e, "/emptyIndicatorCode")?,
+        seal_number: string_at(e, "/seals/0/sealNumber"),
+        delay_reason: string_at(e, "/delayReasonCode"),
+        remark: string_at(e, "/changeRemark").or_else(|| string_at(e, "/reason")),
+    };
+    if let Some(refs) = e.get("documentReferences").and_then(Value::as_array) {
+        for (i, r) in refs.iter().enumerate() {
+            if let (Some(t), Some(v)) = (
+                str_at(r, "/documentReferenceType"),
+                str_at(r, "/documentReferenceValue"),
+            ) {
+                if !DOCUMENT_TYPE_CODES.contains(&t) {
+                    return Err(Problem::new(
+                        &format!("/documentReferences/{i}/documentReferenceType"),
+                        format!("document reference type {t:?} is not a DCSA document type code"),
+                    ));
+                }
+                apply_document(&mut row, t, v);
+            }
+        }
+    }
+    if event_type == EventType::Shipment {
+        let doc_type = code_in(&DOCUMENT_TYPE_CODES, e, "/documentTypeCode")?;
+        let doc_id = required_str(e, "/documentID")?;
+        if row.code == "VOID" && doc_type != "TRD" {
+            return Err(Problem::new(
+                "/shipmentEventTypeCode",
+                format!("shipment event VOID applies only to a transport document (TRD), not to {doc_type}"),
+            ));
+        }
+        // The document an event is about names the shipment first.
+        match doc_type.as_str() {
+            "TRD" | "BOL" => row.bill_of_lading = Some(doc_id.to_string()),
+            "BKG" | "CBR" => row.booking = Some(doc_id.to_string()),
+            _ => {}
+        }
+    }
+    if row.container_number.is_none() {
+        if let Some(refs) = e.get("references").and_then(Value::as_array) {
+            for (i, r) in refs.iter().enumerate() {
+                if str_at(r, "/referenceType") == Some("EQ") {
+                    row.container_number =
+                        container(e, &format!("/references/{i}/referenceValue"))?;
+                    break;
+                }
+            }
+        }
+    }
+    finish(row)
+}
+
+fn classifier(e: &Value, pointer: &str) -> Result<Classifier, Problem> {
+    let s = required_str(e, pointer)?;
+    Classifier::parse(s).ok_or_else(|| {
+        Problem::new(
+            pointer,
+            format!("eventClassifierCode {s:?} is not ACT, EST, PLN or REQ"),
+        )
+    })
+}
+
+fn empty_indicator(e: &Value, pointer: &str) -> Result<Option<bool>, Problem> {
+    match str_at(e, pointer) {
+        None => Ok(None),
+        Some("EMPTY") => Ok(Some(true)),
+        Some("LADEN") => Ok(Some(false)),
+        Some(other) => Err(Problem::new(
+            pointer,
+            format!("emptyIndicatorCode {other:?} is not EMPTY or LADEN"),
+        )),
+    }
+}
+
+fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
+    if !e.is_object() {
+        return Err(Problem::new("", format!("event must be an object, found {}", json_kind(e))));
+    }
+    let event_id = required_str(e, "/eventID")?;
+    if event_id.len() > 100 {
+        return Err(Problem::new("/eventID", "eventID is longer than 100 characters"));
+    }
+    let type_str = required_str(e, "/eventClassification/eventTypeCode")?;
+    let event_type = match type_str {
+        "IOT" | "REEFER" => {
+            return Err(Problem::new(
+                "/eventClassification/eventTypeCode",
+                format!("{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"),
+            ))
+        }
+        other => EventType::parse(other).ok_or_else(|| {
+            Problem::new(
+                "/eventClassification/eventTypeCode",
+                format!("eventTypeCode {other:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"),
+            )
+        })?,
+    };
+    let classifier = classifier(e, "/eventClassification/eventClassifierCode")?;
+    let code = match event_type {
+        EventType::Transport => code_in(&TRANSPORT_CODES, e, "/eventClassification/transportEventTypeCode")?,
+        EventType::Equipment => code_in(&EQUIPMENT_CODES, e, "/eventClassification/equipmentEventTypeCode")?,
+        EventType::Shipment => code_in(&SHIPMENT_CODES, e, "/eventClassification/shipmentEventTypeCode")?,
+    };
+    let tc = "/transportDetails/transportCall";
+    let mut row = EventRow {
+        event_id: event_id.to_string(),
+        event_type,
+        classifier,
+        code,
+        event_at: date_time(e, "/eventDateTime")?,
+        event_created_at: optional_date_time(e, "/eventUpdatedDateTime")?,
+        container_number: container(e, "/equipmentDetails/equipmentReference")?,
+        bill_of_lading: None,
+        booking: None,
+        locode: locode(e, &["/eventLocation/UNLocationCode"])?,
+        location_name: string_at(e, "/eventLocation/locationName"),
+        facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
+        mode_of_transport: string_at(e, &format!("{tc}/modeOfTransport")),
+        transport_call_sequence: e
+            .pointer(&format!("{tc}/transportCallSequenceNumber"))
+            .and_then(Value::as_i64),
+        vessel_imo: imo(e, &format!("{tc}/vesselTransport/vesselIMONumber"))?,
+        vessel_name: string_at(e, &format!("{tc}/vesselTransport/vesselName")),
+        export_voyage: string_at(e, &format!("{tc}/exportVoyageNumberOrReference/carrierVoyageNumber")),
+        import_voyage: string_at(e, &format!("{tc}/importVoyageNumberOrReference/carrierVoyageNumber")),
+        carrier_scac: string_at(e, "/eventRouting/originatingParty/partyCode")
+            .filter(|_| str_at(e, "/eventRouting/originatingParty/codeListProvider") == Some("NMFTA")),
+        iso_equipment_code: string_at(e, "/equipmentDetails/ISOEquipmentCode"),
+        empty: empty_indicator(e, "/equipmentDetails/emptyIndicatorCode")?,
+        seal_number: string_at(e, "/equipmentDetails/seals/0/number"),
+        delay_reason: string_at(e, "/delayReason/delayReasonCode"),
+        remark: string_at(e, "/changeRemark"),
+    };
+    if let (Some(t), Some(v)) = (
+        str_at(e, "/shipmentDetails/documentReference/typeCode"),
+        str_at(e, "/shipmentDetails/documentReference/reference"),
+    ) {
+        apply_document(&mut row, t, v);
+    }
+    if let Some(refs) = e
+        .pointer("/shipmentDetails/additionalDocumentReferences")
+        .and_then(Value::as_array)
+    {
+        for r in refs {
+            if let (Some(t), Some(v)) = (str_at(r, "/typeCode"), str_at(r, "/reference")) {
+                apply_document(&mut row, t, v);
+            }
+        }
+    }
+    if let Some(updated) = row.event_created_at {
+        if updated > now + Duration::hours(CREATED_SKEW) {
+            return Err(Problem::new(
+                "/eventUpdatedDateTime",
+                format!("eventUpdatedDateTime {updated} lies in the future"),
+            ));
+        }
+    }
+    finish(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str) -> FeedBatch {
+        let path = format!("{}/../data/dcsa/{name}", env!("CARGO_MANIFEST_DIR"));
+        crate::feeds::read_file(std::path::Path::new(&path)).expect(name)
+    }
+
+    #[test]
+    fn reads_the_real_22_sample_completely() {
+        let b = read("tnt-220-response.json");
+        assert_eq!(b.format, FeedFormat::DcsaTnt22);
+        assert_eq!(b.rows_read, 7);
+        assert!(b.quarantined.is_empty(), "{:?}", b.quarantined);
+        let first = &b.events[0].row;
+        assert_eq!(first.code, "ARRI");
+        assert_eq!(first.event_at.to_rfc3339(), "2021-01-09T13:12:56+00:00");
+        assert_eq!(first.locode.as_deref(), Some("FRPAR"));
+        assert_eq!(first.vessel_imo.as_deref(), Some("9321483"));
+        assert_eq!(first.bill_of_lading.as_deref(), Some("reserved-HHL123"));
+        assert_eq!(first.booking.as_deref(), Some("ABC123123123"));
+        assert_eq!(first.container_number.as_deref(), Some("APZU4812090"));
+        assert!(b.events.iter().all(|e| e.row.container_number.as_deref() == Some("APZU4812090")));
+    }
+
+    #[test]
+    fn wrong_files_quarantine_each_bad_event_with_a_pointer() {
+        let b = read("tnt-220-response-wrong-date-times.json");
+        assert_eq!(b.rows_read, 7);
+        let reasons: Vec<(String, String)> = b
+            .quarantined
+            .iter()
+            .map(|q| (q.pointer.clone(), q.reason.clone()))
+            .collect();
+        assert_eq!(b.quarantined.len(), 7, "{reasons:?}");
+        let expect = [
+            ("/0/eventID", "eventID is missing"),
+            ("/1/eventCreatedDateTime", "eventCreatedDateTime is missing"),
+            ("/2/eventDateTime", "eventDateTime is missing"),
+            ("/3/eventCreatedDateTime", "not an RFC 3339 date-time"),
+            ("/4/eventDateTime", "not an RFC 3339 date-time"),
+            ("/5/eventDateTime", "after its eventCreatedDateTime"),
+            ("/6/eventCreatedDateTime", "lies in the future"),
+        ];
+        for ((p, r), (ep, er)) in reasons.iter().zip(expect) {
+            assert_eq!(p, ep);
+            assert!(r.contains(er), "{p}: {r}");
+        }
+
+        let b = read("tnt-220-response-wrong-event-ids.json");
+        let by_index: Vec<usize> = b.quarantined.iter().filter_map(|q| q.index).collect();
+        // 0: a number, 1: not a UUID, 3 and 6: duplicates of 2 and 5.
+        assert_eq!(by_index, vec![0, 1, 3, 6], "{:?}", b.quarantined);
+        assert!(b.quarantined[0].reason.contains("must be a string, found a number"));
+        assert!(b.quarantined[2].reason.contains("duplicate eventID"));
+        assert_eq!(b.events.len(), 3);
+
+        let b = read("tnt-220-response-wrong-structure.json");
+        assert_eq!((b.rows_read, b.quarantined.len()), (2, 2));
+        assert!(b.quarantined[0].reason.contains("someEvents"));
+
+        let b = read("tnt-220-response-wrong-attribute-values.json");
+        assert_eq!(b.events.len(), 0);
+        let q: Vec<&str> = b.quarantined.iter().map(|q| q.pointer.as_str()).collect();
+        assert_eq!(q, vec!["/0/eventID", "/1/shipmentEventTypeCode", "/2/equipmentReference"]);
+    }
+
+    #[test]
+    fn date_time_rules() {
+        let now = DateTime::parse_from_rfc3339("2026-11-21T00:00:00Z").unwrap().with_timezone(&Utc);
+        let base = serde_json::json!({
+            "eventID": "3cecb101-7a1a-43a4-9d62-e88a131651e3",
+            "eventCreatedDateTime": "2021-01-01T14:12:56Z",
+            "eventType": "SHIPMENT", "eventClassifierCode": "ACT",
+            "eventDateTime": "2019-11-12T07:41:00+08:30",
+            "shipmentEventTypeCode": "DRFT", "documentID": "HHL123", "documentTypeCode": "TRD"
+        });
+        let mut future = base.clone();
+        future["eventCreatedDateTime"] = "2099-01-01T14:12:56Z".into();
+        let mut before = base.clone();
+        before["eventCreatedDateTime"] = "1999-01-01T14:12:56Z".into();
+        let mut bad = base.clone();
+        bad["eventDateTime"] = "2019/11/12 07:41:00 +08:30".into();
+        let b = read_value_at(serde_json::json!([base, future, before, bad]), "t.json", now).unwrap();
+        assert_eq!(b.events.len(), 1);
+        let r: Vec<&str> = b.quarantined.iter().map(|q| q.reason.as_str()).collect();
+        assert!(r[0].contains("future"), "{r:?}");
+        assert!(r[1].contains("after its eventCreatedDateTime"), "{r:?}");
+        assert!(r[2].contains("not an RFC 3339"), "{r:?}");
+        assert_eq!(b.quarantined[2].pointer, "/3/eventDateTime");
+    }
+
+    #[test]
+    fn reads_the_real_30_samples() {
+        let b = read("tnt-300-response.json");
+        assert_eq!(b.format, FeedFormat::DcsaTnt30);
+        assert_eq!((b.rows_read, b.events.len()), (5, 3));
+        assert!(b.quarantined.iter().all(|q| q.reason.contains("not used by teu")));
+        let depa = &b.events[1].row;
+        assert_eq!(depa.code, "DEPA");
+        assert_eq!(depa.vessel_imo.as_deref(), Some("7654321"));
+        assert_eq!(depa.bill_of_lading.as_deref(), Some("HHL71800000"));
+        assert_eq!(depa.booking.as_deref(), Some("ABC709951"));
+        assert_eq!(depa.export_voyage.as_deref(), Some("V002E"));
+    }
+
+    #[test]
+    fn locode_and_imo_rules() {
+        assert!(validate_locode("NLRTM").is_ok());
+        assert!(validate_locode("XYABC").unwrap_err().contains("ISO 3166"));
+        assert!(validate_locode("NLRT1").is_err());
+        assert!(validate_imo("9321483").is_ok());
+        assert!(validate_imo("932148").is_err());
+        assert!(validate_imo("93214A3").is_err());
+    }
+}

@@ -1,0 +1,119 @@
+//! Feed readers: detect a file's format, read it into validated [`EventRow`]s, and quarantine
+//! the rows that fail validation with their file, index, JSON pointer and reason.
+//!
+//! A file-level problem (unreadable, not JSON, unknown format) is a [`FeedError`]; a row-level
+//! problem never is: the row goes to [`Quarantined`] and the good rows carry on.
+
+pub mod dcsa;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::EventRow;
+
+/// The feed formats teu can detect and read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeedFormat {
+    /// DCSA Track & Trace 2.2: a JSON array of events.
+    DcsaTnt22,
+    /// DCSA Track & Trace 3.0: a JSON object `{"events": [...]}`.
+    DcsaTnt30,
+}
+
+impl FeedFormat {
+    /// Human-readable name, used in summaries.
+    pub fn label(self) -> &'static str {
+        match self {
+            FeedFormat::DcsaTnt22 => "DCSA T&T 2.2",
+            FeedFormat::DcsaTnt30 => "DCSA T&T 3.0",
+        }
+    }
+}
+
+/// A row that failed validation: where it was and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quarantined {
+    /// The file (path as given on the command line) or other source name.
+    pub source_file: String,
+    /// Zero-based index of the row in the file's event array, when it has one.
+    pub index: Option<usize>,
+    /// JSON pointer (RFC 6901) of the offending value within the file, e.g. `/2/eventID`.
+    pub pointer: String,
+    /// What is wrong, in words.
+    pub reason: String,
+    /// The row's original text, when it could be serialized.
+    pub payload: Option<String>,
+}
+
+/// One accepted row: its index in the file, the normalized event and the original JSON text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadEvent {
+    pub index: usize,
+    pub row: EventRow,
+    pub raw: String,
+}
+
+/// What a reader made of one file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedBatch {
+    pub source_file: String,
+    pub format: FeedFormat,
+    /// Rows found in the file (accepted + quarantined).
+    pub rows_read: usize,
+    pub events: Vec<ReadEvent>,
+    pub quarantined: Vec<Quarantined>,
+}
+
+/// File-level failures: nothing of the file could be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    #[error("{path}: cannot read file: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{source_file}: not valid JSON at line {line}, column {column}: {message}")]
+    Json {
+        source_file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{source_file}: unknown feed format: {detail}")]
+    UnknownFormat { source_file: String, detail: String },
+}
+
+/// Reads one file from disk, detecting its format. See [`read_bytes`].
+pub fn read_file(path: &Path) -> Result<FeedBatch, FeedError> {
+    let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_bytes(&bytes, &path.display().to_string())
+}
+
+/// Detects the format of `bytes` (named `source_file` in errors and quarantine records) and
+/// reads it.
+///
+/// Detection: a JSON array is a DCSA T&T 2.2 event list; a JSON object with an `events` array is
+/// a DCSA T&T 3.0 document. Anything else is [`FeedError::UnknownFormat`].
+pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if !matches!(first, Some(b'[') | Some(b'{')) {
+        return Err(FeedError::UnknownFormat {
+            source_file: source_file.to_string(),
+            detail: "expected a DCSA Track & Trace JSON document (an event array or {\"events\": [...]})".into(),
+        });
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| FeedError::Json {
+            source_file: source_file.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+    dcsa::read_value(value, source_file)
+}

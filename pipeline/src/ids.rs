@@ -1,0 +1,61 @@
+//! Deterministic identifiers: UUID v5 of a natural key, scoped by account (DESIGN.md, "store").
+//!
+//! The same feed ingested twice yields the same ids, so writes are idempotent upserts.
+
+use uuid::Uuid;
+
+/// Namespace for all teu ids (a fixed, random v4 chosen once).
+const TEU_NAMESPACE: Uuid = Uuid::from_u128(0x6f1c_2b9e_4d3a_4e8f_9a51_c0d7_3e2b_8a14);
+
+/// UUID v5 of `kind` and `parts`, scoped by `account`. Parts are joined with a unit separator
+/// (0x1f), which cannot occur in the identifiers teu reads.
+pub fn scoped(account: Uuid, kind: &str, parts: &[&str]) -> Uuid {
+    let mut name = Vec::with_capacity(64);
+    name.extend_from_slice(account.as_bytes());
+    name.extend_from_slice(kind.as_bytes());
+    for p in parts {
+        name.push(0x1f);
+        name.extend_from_slice(p.as_bytes());
+    }
+    Uuid::new_v5(&TEU_NAMESPACE, &name)
+}
+
+/// Id of a shipment, from its shipment key (bill of lading, or booking when that is all there is).
+pub fn shipment_id(account: Uuid, shipment_key: &str) -> Uuid {
+    scoped(account, "shipment", &[shipment_key])
+}
+
+/// Id of a container: its number during one shipment's journey.
+pub fn container_id(account: Uuid, shipment_key: &str, number: &str) -> Uuid {
+    scoped(account, "container", &[shipment_key, number])
+}
+
+/// Id of a normalized (transport) event, from the feed's `eventID`.
+pub fn event_id(account: Uuid, source_event_id: &str) -> Uuid {
+    scoped(account, "transport_event", &[source_event_id])
+}
+
+/// Id of the raw event a normalized event came from.
+pub fn raw_event_id(account: Uuid, source_event_id: &str) -> Uuid {
+    scoped(account, "raw_event", &[source_event_id])
+}
+
+/// Id of a port (reference data, the same for every account), from its UN/LOCODE.
+pub fn port_id(locode: &str) -> Uuid {
+    scoped(Uuid::nil(), "port", &[locode])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_stable_and_scoped_by_account() {
+        let a = Uuid::from_u128(1);
+        let b = Uuid::from_u128(2);
+        assert_eq!(shipment_id(a, "MEDU1234567"), shipment_id(a, "MEDU1234567"));
+        assert_ne!(shipment_id(a, "MEDU1234567"), shipment_id(b, "MEDU1234567"));
+        assert_ne!(container_id(a, "X", "AB"), container_id(a, "XA", "B"));
+        assert_eq!(shipment_id(a, "K").get_version_num(), 5);
+    }
+}

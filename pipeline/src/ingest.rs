@@ -1,0 +1,163 @@
+//! Ingest: one read feed batch into the store, then re-derivation of what it touched.
+//!
+//! 1. Accepted events are upserted as raw events (original JSON) and normalized events;
+//!    quarantined rows are recorded with file, index, JSON pointer and reason.
+//! 2. Every stored event of the account that names a container, bill of lading or booking of
+//!    the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
+//!    containers from the whole history, so a late file cannot undo newer facts.
+//! 3. Derived rows are upserted; unchanged rows are left as they were.
+//!
+//! Ids are deterministic (see [`crate::ids`]), so ingesting the same file again changes nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+use serde::Serialize;
+
+use crate::feeds::{self, FeedBatch, FeedError, FeedFormat, Quarantined};
+use crate::ids;
+use crate::model::{Account, TransportEvent};
+use crate::normalize::{self, NormalizeError, Refs};
+use crate::reference;
+use crate::store::{NewEvent, Store, StoreError};
+
+/// Ingest failures of one file.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error(transparent)]
+    Feed(#[from] FeedError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Normalize(#[from] NormalizeError),
+    #[error("reference data: {0}")]
+    Reference(String),
+    #[error("{path}: cannot list directory: {source}")]
+    Walk {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileSummary {
+    pub file: String,
+    pub format: FeedFormat,
+    /// Rows found in the file.
+    pub rows_read: usize,
+    /// Rows stored as events.
+    pub accepted: usize,
+    /// Rows quarantined, each with file, index, JSON pointer and reason.
+    pub quarantined: Vec<Quarantined>,
+    /// Shipments and containers (re)derived because of this file.
+    pub shipments: usize,
+    pub containers: usize,
+}
+
+/// Expands the paths given on the command line: files as they are, directories recursively
+/// (only `*.json` files, sorted by path).
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
+    let err = |source| IngestError::Walk {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(err)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads and ingests one file for `account`.
+pub async fn ingest_file(store: &Store, account: &Account, path: &Path) -> Result<FileSummary, IngestError> {
+    let batch = feeds::read_file(path)?;
+    ingest_batch(store, account, batch).await
+}
+
+/// Ingests one read batch for `account` (steps in the module documentation).
+pub async fn ingest_batch(store: &Store, account: &Account, batch: FeedBatch) -> Result<FileSummary, IngestError> {
+    let (ports, carriers) = reference::bundled();
+    let events: Vec<TransportEvent> = batch
+        .events
+        .iter()
+        .map(|e| TransportEvent {
+            id: ids::event_id(account.id, &e.row.event_id),
+            raw_event_id: ids::raw_event_id(account.id, &e.row.event_id),
+            timezone: None,
+            event: e.row.clone(),
+        })
+        .collect();
+    let new: Vec<NewEvent<'_>> = events
+        .iter()
+        .zip(&batch.events)
+        .map(|(event, read)| NewEvent {
+            event,
+            raw: &read.raw,
+            source_file: &batch.source_file,
+            source_index: read.index,
+        })
+        .collect();
+    store.upsert_events(account.id, &new).await?;
+    store.insert_quarantine(account.id, &batch.quarantined).await?;
+
+    let mut containers = BTreeSet::new();
+    let mut bills = BTreeSet::new();
+    let mut bookings = BTreeSet::new();
+    for e in &batch.events {
+        containers.extend(e.row.container_number.clone());
+        bills.extend(e.row.bill_of_lading.clone());
+        bookings.extend(e.row.booking.clone());
+    }
+    let history = store
+        .events_matching(
+            account.id,
+            &containers.into_iter().collect::<Vec<_>>(),
+            &bills.into_iter().collect::<Vec<_>>(),
+            &bookings.into_iter().collect::<Vec<_>>(),
+        )
+        .await?;
+    let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
+    let refs = Refs { ports, carriers };
+    let derived = normalize::derive(account.id, &rows, &refs, Utc::now())?;
+    let links: Vec<_> = derived
+        .links
+        .iter()
+        .map(|l| (l.container_id, history[l.event_index].id))
+        .collect();
+    store
+        .upsert_derived(account.id, &derived.shipments, &derived.containers, &links)
+        .await?;
+    Ok(FileSummary {
+        file: batch.source_file,
+        format: batch.format,
+        rows_read: batch.rows_read,
+        accepted: batch.events.len(),
+        quarantined: batch.quarantined,
+        shipments: derived.shipments.len(),
+        containers: derived.containers.len(),
+    })
+}

@@ -1,0 +1,139 @@
+//! ISO 6346 container identification: owner code (3 letters), category identifier (U, J or Z),
+//! 6-digit serial number and check digit.
+//!
+//! Check digit (ISO 6346:1995 Annex A): letters map to A=10, B=12, … skipping multiples of 11;
+//! each of the first ten characters is weighted by 2^position; the check digit is the sum
+//! modulo 11, with 10 written as 0. Example: `CSQU305438` → 3.
+
+/// Upper-cases `raw` and removes spaces, dashes, dots and slashes: `"msku 123456-7"` → `"MSKU1234567"`.
+pub fn normalize(raw: &str) -> String {
+    raw.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '.' | '/' | '\t'))
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+/// Letter values A..Z (ISO 6346 Annex A): 10 upwards, skipping 11, 22 and 33.
+const LETTER_VALUES: [u32; 26] = [10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 34, 35, 36, 37, 38];
+
+/// Numeric value of one character of a container number (ISO 6346 Annex A), `None` for a
+/// character that may not appear.
+fn char_value(c: char) -> Option<u32> {
+    match c {
+        '0'..='9' => c.to_digit(10),
+        'A'..='Z' => Some(LETTER_VALUES[(c as u8 - b'A') as usize]),
+        _ => None,
+    }
+}
+
+/// The check digit of the first ten characters of `number` (owner code, category, serial), or
+/// `None` when they are not 4 letters followed by 6 digits.
+pub fn check_digit(number: &str) -> Option<u32> {
+    let chars: Vec<char> = number.chars().take(10).collect();
+    if chars.len() != 10
+        || !chars[..4].iter().all(|c| c.is_ascii_uppercase())
+        || !chars[4..].iter().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let sum: u32 = chars
+        .iter()
+        .enumerate()
+        .map(|(i, c)| char_value(*c).unwrap_or(0) << i)
+        .sum();
+    Some(sum % 11 % 10)
+}
+
+/// Why a container number is not a valid ISO 6346 identifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Iso6346Error {
+    #[error("container number {0:?} must be 11 characters (3-letter owner code, category U/J/Z, 6-digit serial, check digit)")]
+    Length(String),
+    #[error("container number {0:?}: owner code must be 3 letters")]
+    OwnerCode(String),
+    #[error("container number {0:?}: category identifier must be U, J or Z")]
+    Category(String),
+    #[error("container number {0:?}: serial number and check digit must be 7 digits")]
+    Serial(String),
+    #[error("container number {number:?}: check digit is {found}, ISO 6346 gives {expected}")]
+    CheckDigit {
+        number: String,
+        found: u32,
+        expected: u32,
+    },
+}
+
+/// Validates a normalized container number (see [`normalize`]).
+pub fn validate(number: &str) -> Result<(), Iso6346Error> {
+    let owned = || number.to_string();
+    let chars: Vec<char> = number.chars().collect();
+    if chars.len() != 11 {
+        return Err(Iso6346Error::Length(owned()));
+    }
+    if !chars[..3].iter().all(|c| c.is_ascii_uppercase()) {
+        return Err(Iso6346Error::OwnerCode(owned()));
+    }
+    if !matches!(chars[3], 'U' | 'J' | 'Z') {
+        return Err(Iso6346Error::Category(owned()));
+    }
+    if !chars[4..].iter().all(|c| c.is_ascii_digit()) {
+        return Err(Iso6346Error::Serial(owned()));
+    }
+    let expected = check_digit(number).ok_or_else(|| Iso6346Error::Serial(owned()))?;
+    let found = chars[10].to_digit(10).unwrap_or(99);
+    if found != expected {
+        return Err(Iso6346Error::CheckDigit {
+            number: owned(),
+            found,
+            expected,
+        });
+    }
+    Ok(())
+}
+
+/// Whether `number` has the ISO 6346 shape (4 letters, 7 digits), valid check digit or not.
+pub fn looks_like_iso6346(number: &str) -> bool {
+    number.len() == 11
+        && number[..4].bytes().all(|b| b.is_ascii_uppercase())
+        && number[4..].bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letter_values_skip_multiples_of_eleven() {
+        let table = [
+            ('A', 10),
+            ('B', 12),
+            ('K', 21),
+            ('L', 23),
+            ('U', 32),
+            ('V', 34),
+            ('Z', 38),
+        ];
+        for (c, v) in table {
+            assert_eq!(char_value(c), Some(v), "{c}");
+        }
+    }
+
+    #[test]
+    fn known_numbers() {
+        assert_eq!(check_digit("CSQU305438"), Some(3));
+        assert!(validate("CSQU3054383").is_ok());
+        // The DCSA T&T 2.2 sample container.
+        assert!(validate("APZU4812090").is_ok());
+        assert_eq!(
+            validate("APZU2134567"),
+            Err(Iso6346Error::CheckDigit {
+                number: "APZU2134567".into(),
+                found: 7,
+                expected: 4
+            })
+        );
+        assert!(matches!(validate("APZX4812090"), Err(Iso6346Error::Category(_))));
+        assert!(matches!(validate("APZU481209"), Err(Iso6346Error::Length(_))));
+        assert_eq!(normalize(" apzu-481209 0"), "APZU4812090");
+    }
+}

@@ -1,0 +1,16 @@
+//! teu-pipeline: the domain model, feed readers, normalization, derivation and the store.
+//!
+//! Data flows `feeds` (readers, quarantine) → `normalize` (polars: events → containers and
+//! shipments, with `status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
+//! nothing of HTTP.
+
+pub mod feeds;
+pub mod generate;
+pub mod ids;
+pub mod iso6346;
+pub mod model;
+pub mod reference;
+pub mod normalize;
+pub mod status;
+pub mod ingest;
+pub mod store;

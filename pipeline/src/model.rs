@@ -1,0 +1,371 @@
+//! The domain model shared by the pipeline, the `/v2` REST layer and GraphQL.
+//!
+//! Field names follow `spec/interface.md` (the `/v2` interface). All timestamps are UTC
+//! (`DateTime<Utc>`); the IANA time zone of the place where a timestamp happened is kept in the
+//! `*_timezone` field beside it. Identifiers are UUIDs: v5 of the natural key scoped by account
+//! (see [`crate::ids`]), so re-ingesting the same feed yields the same ids.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// An account: the unit of tenancy. Every stored row belongs to exactly one account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    pub id: Uuid,
+    /// Unique short name used on the command line (`teu ingest --account NAME`).
+    pub name: String,
+    /// Display name, served as `company_name` on included account resources.
+    pub company_name: String,
+    /// Whether the account has the paid Routing Data feature (`map_geojson`).
+    pub routing_data: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// DCSA event type (`eventType` in T&T 2.2, `eventClassification.eventTypeCode` in 3.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EventType {
+    Transport,
+    Equipment,
+    Shipment,
+}
+
+impl EventType {
+    /// The DCSA code: `TRANSPORT`, `EQUIPMENT` or `SHIPMENT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Transport => "TRANSPORT",
+            EventType::Equipment => "EQUIPMENT",
+            EventType::Shipment => "SHIPMENT",
+        }
+    }
+
+    /// Parses a DCSA event type code (exact, upper case). `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "TRANSPORT" => Some(EventType::Transport),
+            "EQUIPMENT" => Some(EventType::Equipment),
+            "SHIPMENT" => Some(EventType::Shipment),
+            _ => None,
+        }
+    }
+}
+
+/// DCSA event classifier: actual, estimated, planned or requested (`eventClassifierCode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Classifier {
+    Act,
+    Est,
+    Pln,
+    Req,
+}
+
+impl Classifier {
+    /// The DCSA code: `ACT`, `EST`, `PLN` or `REQ`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classifier::Act => "ACT",
+            Classifier::Est => "EST",
+            Classifier::Pln => "PLN",
+            Classifier::Req => "REQ",
+        }
+    }
+
+    /// Parses a DCSA classifier code (exact, upper case). `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "ACT" => Some(Classifier::Act),
+            "EST" => Some(Classifier::Est),
+            "PLN" => Some(Classifier::Pln),
+            "REQ" => Some(Classifier::Req),
+            _ => None,
+        }
+    }
+}
+
+/// One validated carrier event, flattened from DCSA Track & Trace 2.2 or 3.0.
+///
+/// `code` is the event's type code: transport (`ARRI`, `DEPA`), equipment (`LOAD`, `DISC`,
+/// `GTIN`, `GTOT`, `STUF`, `STRP`, `PICK`, `DROP`, `INSP`, `RSEA`, `RMVD`) or shipment
+/// (`RECE`, `DRFT`, `PENA`, `PENU`, `REJE`, `APPR`, `ISSU`, `SURR`, `SUBM`, `VOID`, `CONF`,
+/// `REQS`, `CMPL`, `HOLD`, `RELS`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventRow {
+    /// The feed's own `eventID`.
+    pub event_id: String,
+    pub event_type: EventType,
+    pub classifier: Classifier,
+    pub code: String,
+    /// `eventDateTime`, converted to UTC.
+    pub event_at: DateTime<Utc>,
+    /// `eventCreatedDateTime` (2.2) or `eventUpdatedDateTime` (3.0), UTC: when the carrier
+    /// issued this version of the event. Later versions win when estimates change.
+    pub event_created_at: Option<DateTime<Utc>>,
+    /// ISO 6346 container number (`equipmentReference`, or an `EQ` reference).
+    pub container_number: Option<String>,
+    /// Transport document (bill of lading) number: `TRD`/`BOL` document reference.
+    pub bill_of_lading: Option<String>,
+    /// Carrier booking reference: `BKG` document reference.
+    pub booking: Option<String>,
+    /// UN/LOCODE of the event location (or of the transport call).
+    pub locode: Option<String>,
+    pub location_name: Option<String>,
+    /// Facility code (SMDG or BIC) of the event location.
+    pub facility_code: Option<String>,
+    /// `VESSEL`, `RAIL`, `TRUCK` or `BARGE`.
+    pub mode_of_transport: Option<String>,
+    pub transport_call_sequence: Option<i64>,
+    /// IMO number, 7 digits.
+    pub vessel_imo: Option<String>,
+    pub vessel_name: Option<String>,
+    pub export_voyage: Option<String>,
+    pub import_voyage: Option<String>,
+    /// SCAC of the carrier operating the vessel / issuing the event.
+    pub carrier_scac: Option<String>,
+    /// ISO 6346 size-type code, e.g. `22GP`, `45G1`.
+    pub iso_equipment_code: Option<String>,
+    /// `true` for `emptyIndicatorCode` EMPTY, `false` for LADEN, `None` when absent.
+    pub empty: Option<bool>,
+    pub seal_number: Option<String>,
+    pub delay_reason: Option<String>,
+    pub remark: Option<String>,
+}
+
+/// Container status (spec: States and transitions). The rules that set it are in
+/// [`crate::status`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerStatus {
+    New,
+    OnShip,
+    Available,
+    NotAvailable,
+    Grounded,
+    OnRail,
+    PickedUp,
+    OffDock,
+    Delivered,
+    Dropped,
+    Loaded,
+    EmptyReturned,
+    AwaitingInlandTransfer,
+}
+
+impl ContainerStatus {
+    /// Every status, in the order the spec lists them.
+    pub const ALL: [ContainerStatus; 13] = [
+        ContainerStatus::New,
+        ContainerStatus::OnShip,
+        ContainerStatus::Available,
+        ContainerStatus::NotAvailable,
+        ContainerStatus::Grounded,
+        ContainerStatus::OnRail,
+        ContainerStatus::PickedUp,
+        ContainerStatus::OffDock,
+        ContainerStatus::Delivered,
+        ContainerStatus::Dropped,
+        ContainerStatus::Loaded,
+        ContainerStatus::EmptyReturned,
+        ContainerStatus::AwaitingInlandTransfer,
+    ];
+
+    /// The spec's snake_case value, e.g. `on_ship`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainerStatus::New => "new",
+            ContainerStatus::OnShip => "on_ship",
+            ContainerStatus::Available => "available",
+            ContainerStatus::NotAvailable => "not_available",
+            ContainerStatus::Grounded => "grounded",
+            ContainerStatus::OnRail => "on_rail",
+            ContainerStatus::PickedUp => "picked_up",
+            ContainerStatus::OffDock => "off_dock",
+            ContainerStatus::Delivered => "delivered",
+            ContainerStatus::Dropped => "dropped",
+            ContainerStatus::Loaded => "loaded",
+            ContainerStatus::EmptyReturned => "empty_returned",
+            ContainerStatus::AwaitingInlandTransfer => "awaiting_inland_transfer",
+        }
+    }
+
+    /// Parses the spec's snake_case value. `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// A hold at the POD terminal (spec: terminal_hold).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TerminalHold {
+    pub name: String,
+    /// `pending` or `hold`.
+    pub status: String,
+    pub description: Option<String>,
+}
+
+/// A fee at the POD terminal (spec: terminal_fee).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TerminalFee {
+    /// `demurrage`, `exam`, `extended_dwell_time`, `other` or `total`.
+    #[serde(rename = "type")]
+    pub fee_type: String,
+    /// Amount in the local currency.
+    pub amount: f64,
+    /// ISO 4217 code.
+    pub currency_code: Option<String>,
+}
+
+/// Last free days (spec: container `import_deadlines`), all UTC.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ImportDeadlines {
+    pub pickup_lfd_terminal: Option<DateTime<Utc>>,
+    pub pickup_lfd_rail: Option<DateTime<Utc>>,
+    pub pickup_lfd_line: Option<DateTime<Utc>>,
+}
+
+/// A container: one piece of equipment during one journey (one shipment), with every attribute
+/// of the spec's container resource.
+///
+/// The event-derived fields are computed by [`crate::normalize`]; the terminal, rail and deadline
+/// fields stay `None` / empty until a feed that carries them is ingested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Container {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    pub shipment_id: Uuid,
+    /// ISO 6346 container number, upper case without spaces.
+    pub number: String,
+    pub ref_numbers: Vec<String>,
+    pub seal_number: Option<String>,
+    /// When teu first stored this container (UTC).
+    pub created_at: DateTime<Utc>,
+    /// When an ingest last changed this container (UTC); the list is ordered by it.
+    pub refreshed_at: DateTime<Utc>,
+    /// dry, reefer, open top, flat rack, bulk, tank (from the ISO 6346 size-type code).
+    pub equipment_type: Option<String>,
+    /// Feet: 10, 20, 40, 45.
+    pub equipment_length: Option<i32>,
+    /// standard or high_cube.
+    pub equipment_height: Option<String>,
+    /// Pounds.
+    pub weight_in_lbs: Option<f64>,
+    pub pickup_lfd: Option<DateTime<Utc>>,
+    pub pickup_appointment_at: Option<DateTime<Utc>>,
+    pub availability_known: bool,
+    pub available_for_pickup: Option<bool>,
+    pub pod_arrived_at: Option<DateTime<Utc>>,
+    pub pod_discharged_at: Option<DateTime<Utc>>,
+    pub pod_full_out_at: Option<DateTime<Utc>>,
+    pub terminal_checked_at: Option<DateTime<Utc>>,
+    pub pod_full_out_chassis_number: Option<String>,
+    pub location_at_pod_terminal: Option<String>,
+    pub final_destination_full_out_at: Option<DateTime<Utc>>,
+    pub empty_terminated_at: Option<DateTime<Utc>>,
+    pub holds_at_pod_terminal: Vec<TerminalHold>,
+    pub fees_at_pod_terminal: Vec<TerminalFee>,
+    pub pod_timezone: Option<String>,
+    pub final_destination_timezone: Option<String>,
+    pub empty_terminated_timezone: Option<String>,
+    pub pod_rail_carrier_scac: Option<String>,
+    pub ind_rail_carrier_scac: Option<String>,
+    pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
+    pub shipment_last_tracking_request_at: Option<DateTime<Utc>>,
+    pub pod_rail_loaded_at: Option<DateTime<Utc>>,
+    pub pod_rail_departed_at: Option<DateTime<Utc>>,
+    pub ind_eta_at: Option<DateTime<Utc>>,
+    pub ind_ata_at: Option<DateTime<Utc>>,
+    pub ind_rail_unloaded_at: Option<DateTime<Utc>>,
+    pub ind_facility_lfd_on: Option<DateTime<Utc>>,
+    pub import_deadlines: Option<ImportDeadlines>,
+    pub current_status: ContainerStatus,
+    /// UN/LOCODE of the port of discharge (for the `pod_terminal` relationship and filters).
+    pub pod_locode: Option<String>,
+    /// Terminal (facility) id at the POD, when known.
+    pub pod_terminal_id: Option<Uuid>,
+    /// Pickup facility id, when known.
+    pub pickup_facility_id: Option<Uuid>,
+}
+
+/// A shipment: one bill of lading (or, when that is all the feed gives, one booking), with every
+/// attribute of the spec's shipment resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shipment {
+    pub id: Uuid,
+    pub account_id: Uuid,
+    /// The bill of lading number, or the booking reference when no bill of lading is known.
+    pub bill_of_lading_number: String,
+    /// Upper case, without spaces, dashes or the carrier's SCAC prefix.
+    pub normalized_number: String,
+    /// Other references (booking, when the bill of lading is known).
+    pub ref_numbers: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub refreshed_at: DateTime<Utc>,
+    pub tags: Vec<String>,
+    pub port_of_lading_locode: Option<String>,
+    pub port_of_lading_name: Option<String>,
+    pub port_of_discharge_locode: Option<String>,
+    pub port_of_discharge_name: Option<String>,
+    pub destination_locode: Option<String>,
+    pub destination_name: Option<String>,
+    pub shipping_line_scac: String,
+    pub shipping_line_name: String,
+    pub shipping_line_short_name: String,
+    pub customer_name: Option<String>,
+    pub pod_vessel_name: Option<String>,
+    pub pod_vessel_imo: Option<String>,
+    pub pod_voyage_number: Option<String>,
+    pub pol_etd_at: Option<DateTime<Utc>>,
+    pub pol_atd_at: Option<DateTime<Utc>>,
+    pub pod_eta_at: Option<DateTime<Utc>>,
+    pub pod_original_eta_at: Option<DateTime<Utc>>,
+    pub pod_ata_at: Option<DateTime<Utc>>,
+    pub destination_eta_at: Option<DateTime<Utc>>,
+    pub destination_ata_at: Option<DateTime<Utc>>,
+    pub pol_timezone: Option<String>,
+    pub pod_timezone: Option<String>,
+    pub destination_timezone: Option<String>,
+    pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
+    pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
+    pub line_tracking_stopped_at: Option<DateTime<Utc>>,
+    pub line_tracking_stopped_reason: Option<String>,
+}
+
+/// A stored, normalized event (spec relationship `transport_events`), with the id of the raw
+/// event it came from (spec relationship `raw_events`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransportEvent {
+    pub id: Uuid,
+    pub raw_event_id: Uuid,
+    /// IANA time zone of the event's UN/LOCODE, when the port is known.
+    pub timezone: Option<String>,
+    #[serde(flatten)]
+    pub event: EventRow,
+}
+
+/// A port from the reference data: UN/LOCODE, name, country, coordinates (degrees, WGS84) and
+/// IANA time zone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Port {
+    pub locode: String,
+    pub name: String,
+    /// ISO 3166-1 alpha-2, the first two letters of the UN/LOCODE.
+    pub country_code: String,
+    pub country: Option<String>,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub time_zone: Option<String>,
+}
+
+/// An ocean carrier from the reference data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Carrier {
+    pub scac: String,
+    /// Short name, e.g. `MSC`.
+    pub short_name: String,
+    /// Legal name, e.g. `Mediterranean Shipping Company`.
+    pub name: String,
+    pub alternative_scacs: Vec<String>,
+    pub bill_of_lading_prefix: Option<String>,
+}

@@ -1,0 +1,641 @@
+//! Normalization: validated events in, container and shipment tables out (polars).
+//!
+//! 1. **Shipment keys** (per event): the bill of lading (`TRD`), else the bill of lading known
+//!    for the event's booking, else the booking; events that name only a container take the
+//!    shipment of that container's other events. Events with no shipment to attach to are
+//!    counted in [`Derived::unattached`]; they stay stored and attach when a later feed names
+//!    their shipment.
+//! 2. **Routes** (polars, per shipment): port of lading = the first vessel load/departure
+//!    port, port of discharge = the last vessel discharge/arrival port (by event time); ports in
+//!    between are transshipment ports.
+//! 3. **Shipment fields** (polars, per shipment): `pol_atd_at` (actual `DEPA` at the POL),
+//!    `pol_etd_at` (latest issued estimate of it), `pod_ata_at` (actual `ARRI` at the POD),
+//!    `pod_eta_at` / `pod_original_eta_at` (latest / first issued estimate of the arrival),
+//!    vessel name, IMO and voyage of the vessel that calls at the POD, carrier SCAC.
+//! 4. **Container fields** (polars, per container; shipment-level events such as vessel
+//!    arrivals apply to every container of the shipment): `pod_arrived_at`,
+//!    `pod_discharged_at`, `pod_full_out_at` (actual laden `GTOT` at the POD),
+//!    `empty_terminated_at` (actual empty `GTIN`/`DROP` after discharge at the POD), seal,
+//!    ISO size-type, and the latest actual movement for [`crate::status`].
+//!
+//! "Latest" means by `eventDateTime`, ties broken by `eventCreatedDateTime`; estimates are
+//! ordered by when they were issued (`eventCreatedDateTime`).
+
+use std::collections::{BTreeSet, HashMap};
+
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use uuid::Uuid;
+
+use crate::ids;
+use crate::model::{Classifier, Container, ContainerStatus, EventRow, EventType, Shipment};
+use crate::reference::{CarrierIndex, PortIndex};
+use crate::status::{self, LastMovement};
+
+/// Normalization failures. Validated input should never produce one; it means a bug or an
+/// internal limit, and names the stage.
+#[derive(Debug, thiserror::Error)]
+pub enum NormalizeError {
+    #[error("normalization failed in stage {stage}: {source}")]
+    Polars {
+        stage: &'static str,
+        #[source]
+        source: PolarsError,
+    },
+}
+
+fn stage(stage: &'static str) -> impl FnOnce(PolarsError) -> NormalizeError {
+    move |source| NormalizeError::Polars { stage, source }
+}
+
+/// Which containers an event applies to: the stored event id and the container ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLink {
+    /// Index of the event in the input slice.
+    pub event_index: usize,
+    pub container_id: Uuid,
+    pub shipment_id: Uuid,
+}
+
+/// The result of [`derive`].
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    pub shipments: Vec<Shipment>,
+    pub containers: Vec<Container>,
+    /// Event → container links (an event without a container applies to all of its shipment's).
+    pub links: Vec<EventLink>,
+    /// Indexes of events that could not be attached to any shipment yet.
+    pub unattached: Vec<usize>,
+}
+
+/// Reference data the derivation reads: port names and time zones, carrier names.
+pub struct Refs<'a> {
+    pub ports: &'a PortIndex,
+    pub carriers: &'a CarrierIndex,
+}
+
+/// Derives shipments, containers and event links for `account` from `events` (all the events
+/// known for the affected shipments, in any order). `now` becomes `created_at`/`refreshed_at`
+/// of new rows (the store keeps an existing row's `created_at`).
+pub fn derive(
+    account: Uuid,
+    events: &[EventRow],
+    refs: &Refs<'_>,
+    now: DateTime<Utc>,
+) -> Result<Derived, NormalizeError> {
+    let keys = shipment_keys(events);
+    let mut derived = Derived::default();
+    for (i, k) in keys.iter().enumerate() {
+        if k.is_none() {
+            derived.unattached.push(i);
+        }
+    }
+    // Containers of each shipment (sorted for stable output).
+    let mut containers_of: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    for (e, k) in events.iter().zip(&keys) {
+        if let (Some(k), Some(c)) = (k.as_deref(), e.container_number.as_deref()) {
+            containers_of.entry(k).or_default().insert(c);
+        }
+    }
+    for (i, (e, k)) in events.iter().zip(&keys).enumerate() {
+        let Some(k) = k.as_deref() else { continue };
+        let shipment_id = ids::shipment_id(account, k);
+        match e.container_number.as_deref() {
+            Some(c) => derived.links.push(EventLink {
+                event_index: i,
+                container_id: ids::container_id(account, k, c),
+                shipment_id,
+            }),
+            None => {
+                for c in containers_of.get(k).into_iter().flatten() {
+                    derived.links.push(EventLink {
+                        event_index: i,
+                        container_id: ids::container_id(account, k, c),
+                        shipment_id,
+                    });
+                }
+            }
+        }
+    }
+
+    let frame = event_frame(events, &keys).map_err(stage("build event frame"))?;
+    let pairs = container_pairs(&containers_of).map_err(stage("build container list"))?;
+    let routes = routes(frame.clone().lazy());
+    let with_route = frame
+        .lazy()
+        .join(routes, [col("key")], [col("key")], JoinArgs::new(JoinType::Left))
+        .with_columns([
+            col("locode").eq(col("pol")).fill_null(lit(false)).alias("at_pol"),
+            col("locode").eq(col("pod")).fill_null(lit(false)).alias("at_pod"),
+        ]);
+    let shipments = shipment_aggregates(with_route.clone())
+        .collect()
+        .map_err(stage("shipment fields"))?;
+    let containers = container_aggregates(with_route, pairs)
+        .map_err(stage("expand shipment events to containers"))?
+        .collect()
+        .map_err(stage("container fields"))?;
+
+    derived.shipments = shipment_rows(account, &shipments, refs, now).map_err(stage("read shipment fields"))?;
+    derived.containers = container_rows(account, &containers, refs, now).map_err(stage("read container fields"))?;
+    Ok(derived)
+}
+
+/// Step 1: the shipment key of every event (see the module documentation).
+fn shipment_keys(events: &[EventRow]) -> Vec<Option<String>> {
+    let mut bl_of_booking: HashMap<&str, &str> = HashMap::new();
+    for e in events {
+        if let (Some(b), Some(bl)) = (e.booking.as_deref(), e.bill_of_lading.as_deref()) {
+            bl_of_booking.entry(b).or_insert(bl);
+        }
+    }
+    let direct: Vec<Option<&str>> = events
+        .iter()
+        .map(|e| {
+            e.bill_of_lading.as_deref().or_else(|| {
+                e.booking
+                    .as_deref()
+                    .map(|b| bl_of_booking.get(b).copied().unwrap_or(b))
+            })
+        })
+        .collect();
+    // A container's shipment: the key of its latest event that names one.
+    let mut shipment_of_container: HashMap<&str, (DateTime<Utc>, &str)> = HashMap::new();
+    for (e, k) in events.iter().zip(&direct) {
+        if let (Some(c), Some(k)) = (e.container_number.as_deref(), k) {
+            let slot = shipment_of_container.entry(c).or_insert((e.event_at, k));
+            if e.event_at >= slot.0 {
+                *slot = (e.event_at, k);
+            }
+        }
+    }
+    events
+        .iter()
+        .zip(direct)
+        .map(|(e, k)| {
+            k.or_else(|| {
+                e.container_number
+                    .as_deref()
+                    .and_then(|c| shipment_of_container.get(c).map(|(_, k)| *k))
+            })
+            .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Milliseconds since the Unix epoch (UTC), the time unit of the event frame.
+fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_millis(ms: Option<i64>) -> Option<DateTime<Utc>> {
+    ms.and_then(DateTime::from_timestamp_millis)
+}
+
+/// The event frame: one row per attached event; booleans that classify the event are computed
+/// here once so that the polars stages stay simple.
+fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<DataFrame> {
+    let n = events.len();
+    let mut key = Vec::with_capacity(n);
+    let mut container = Vec::with_capacity(n);
+    let mut etype = Vec::with_capacity(n);
+    let mut code = Vec::with_capacity(n);
+    let mut act = Vec::with_capacity(n);
+    let mut at = Vec::with_capacity(n);
+    let mut created = Vec::with_capacity(n);
+    let mut locode = Vec::with_capacity(n);
+    let mut mode = Vec::with_capacity(n);
+    let mut imo = Vec::with_capacity(n);
+    let mut vessel = Vec::with_capacity(n);
+    let mut voyage = Vec::with_capacity(n);
+    let mut carrier = Vec::with_capacity(n);
+    let mut iso = Vec::with_capacity(n);
+    let mut empty = Vec::with_capacity(n);
+    let mut seal = Vec::with_capacity(n);
+    let mut moves = Vec::with_capacity(n);
+    let mut departure_call = Vec::with_capacity(n);
+    let mut arrival_call = Vec::with_capacity(n);
+    let mut booking = Vec::with_capacity(n);
+    for (e, k) in events.iter().zip(keys) {
+        let Some(k) = k else { continue };
+        let vessel_mode = matches!(e.mode_of_transport.as_deref(), None | Some("VESSEL") | Some("BARGE"));
+        let vessel_call = e.locode.is_some()
+            && vessel_mode
+            && match e.event_type {
+                EventType::Transport => true,
+                EventType::Equipment => matches!(e.code.as_str(), "LOAD" | "DISC"),
+                EventType::Shipment => false,
+            };
+        key.push(k.as_str());
+        container.push(e.container_number.as_deref());
+        etype.push(e.event_type.as_str());
+        code.push(e.code.as_str());
+        act.push(e.classifier == Classifier::Act);
+        at.push(millis(e.event_at));
+        created.push(millis(e.event_created_at.unwrap_or(e.event_at)));
+        locode.push(e.locode.as_deref());
+        mode.push(e.mode_of_transport.as_deref());
+        imo.push(e.vessel_imo.as_deref());
+        vessel.push(e.vessel_name.as_deref());
+        voyage.push(e.import_voyage.as_deref().or(e.export_voyage.as_deref()));
+        carrier.push(e.carrier_scac.as_deref());
+        iso.push(e.iso_equipment_code.as_deref());
+        empty.push(e.empty);
+        seal.push(e.seal_number.as_deref());
+        moves.push(status::is_movement(e.event_type, &e.code));
+        departure_call.push(vessel_call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
+        arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
+        booking.push(e.booking.as_deref());
+    }
+    df!(
+        "key" => key,
+        "etype" => etype,
+        "code" => code,
+        "act" => act,
+        "at" => at,
+        "created" => created,
+        "locode" => locode,
+        "mode" => mode,
+        "imo" => imo,
+        "vessel" => vessel,
+        "voyage" => voyage,
+        "carrier" => carrier,
+        "iso" => iso,
+        "empty" => empty,
+        "seal" => seal,
+        "moves" => moves,
+        "departure_call" => departure_call,
+        "arrival_call" => arrival_call,
+        "booking" => booking,
+        "container" => container,
+    )
+}
+
+fn container_pairs(containers_of: &HashMap<&str, BTreeSet<&str>>) -> PolarsResult<DataFrame> {
+    let mut keys = Vec::new();
+    let mut numbers = Vec::new();
+    for (k, cs) in containers_of {
+        for c in cs {
+            keys.push(*k);
+            numbers.push(*c);
+        }
+    }
+    df!("key" => keys, "container" => numbers)
+}
+
+/// The value of `name` in the latest row (by event time, then issue time) matching `mask`.
+fn latest(name: &str, mask: Expr) -> Expr {
+    col(name)
+        .filter(mask.clone())
+        .sort_by(
+            [col("at").filter(mask.clone()), col("created").filter(mask)],
+            SortMultipleOptions::default(),
+        )
+        .last()
+}
+
+/// The value of `name` in the row matching `mask` issued last (`last = true`) or first.
+fn by_issue(name: &str, mask: Expr, last: bool) -> Expr {
+    let sorted = col(name).filter(mask.clone()).sort_by(
+        [col("created").filter(mask.clone()), col("at").filter(mask)],
+        SortMultipleOptions::default(),
+    );
+    if last {
+        sorted.last()
+    } else {
+        sorted.first()
+    }
+}
+
+fn is(name: &str, value: &str) -> Expr {
+    col(name).eq(lit(value))
+}
+
+fn transport(code: &str) -> Expr {
+    is("etype", "TRANSPORT").and(is("code", code))
+}
+
+fn equipment(code: &str) -> Expr {
+    is("etype", "EQUIPMENT").and(is("code", code))
+}
+
+fn estimate() -> Expr {
+    col("act").not()
+}
+
+fn laden() -> Expr {
+    col("empty").fill_null(lit(false)).not()
+}
+
+/// Step 2: POL and POD per shipment key.
+fn routes(frame: LazyFrame) -> LazyFrame {
+    frame.group_by([col("key")]).agg([
+        latest_first("locode", col("departure_call")).alias("pol"),
+        latest("locode", col("arrival_call")).alias("pod"),
+    ])
+}
+
+/// The value of `name` in the earliest row (by event time) matching `mask`.
+fn latest_first(name: &str, mask: Expr) -> Expr {
+    col(name)
+        .filter(mask.clone())
+        .sort_by(
+            [col("at").filter(mask.clone()), col("created").filter(mask)],
+            SortMultipleOptions::default(),
+        )
+        .first()
+}
+
+/// Step 3: shipment fields.
+fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
+    let pod_call = col("arrival_call").and(col("at_pod"));
+    let pod_vessel = pod_call.clone().and(col("vessel").is_not_null());
+    frame.group_by([col("key")]).agg([
+        col("pol").first(),
+        col("pod").first(),
+        latest("at", transport("DEPA").and(col("act")).and(col("at_pol"))).alias("pol_atd_at"),
+        by_issue("at", transport("DEPA").and(estimate()).and(col("at_pol")), true).alias("pol_etd_at"),
+        latest("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_ata_at"),
+        by_issue("at", transport("ARRI").and(estimate()).and(col("at_pod")), true).alias("pod_eta_at"),
+        by_issue("at", transport("ARRI").and(estimate()).and(col("at_pod")), false)
+            .alias("pod_original_eta_at"),
+        latest("vessel", pod_vessel.clone()).alias("pod_vessel_name"),
+        latest("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
+        latest("voyage", pod_vessel).alias("pod_voyage_number"),
+        latest("carrier", col("carrier").is_not_null()).alias("carrier"),
+        latest("booking", col("booking").is_not_null()).alias("booking"),
+        col("created").max().alias("updated"),
+    ])
+}
+
+/// Step 4: container fields. Events without a container apply to all of the shipment's.
+fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<LazyFrame> {
+    let own = frame.clone().filter(col("container").is_not_null());
+    let shared = frame
+        .filter(col("container").is_null())
+        .select([all().exclude_cols(["container"]).as_expr()])
+        .join(
+            pairs.lazy(),
+            [col("key")],
+            [col("key")],
+            JoinArgs::new(JoinType::Inner),
+        );
+    let all_events = concat([own, shared], UnionArgs::default())?;
+    let act_move = col("act").and(col("moves"));
+    let disc_at_pod = equipment("DISC").and(col("act")).and(col("at_pod"));
+    let discharged_before = col("at").gt_eq(col("at").filter(disc_at_pod.clone()).min());
+    let empty_return = col("act")
+        .and(equipment("GTIN").or(equipment("DROP")))
+        .and(col("empty").fill_null(lit(false)))
+        .and(discharged_before);
+    Ok(all_events.group_by([col("key"), col("container")]).agg([
+        col("pod").first(),
+        latest("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_arrived_at"),
+        latest("at", disc_at_pod.clone()).alias("pod_discharged_at"),
+        latest("at", equipment("GTOT").and(col("act")).and(col("at_pod")).and(laden()))
+            .alias("pod_full_out_at"),
+        latest("at", empty_return.clone()).alias("empty_terminated_at"),
+        latest("locode", empty_return).alias("empty_terminated_locode"),
+        latest("seal", col("seal").is_not_null()).alias("seal"),
+        latest("iso", col("iso").is_not_null()).alias("iso"),
+        latest("etype", act_move.clone()).alias("last_type"),
+        latest("code", act_move.clone()).alias("last_code"),
+        latest("empty", act_move.clone()).alias("last_empty"),
+        latest("mode", act_move.clone()).alias("last_mode"),
+        latest("at_pod", act_move.clone()).alias("last_at_pod"),
+        latest("at", act_move).alias("last_at"),
+        col("at").filter(disc_at_pod).min().alias("first_pod_discharge"),
+        col("at")
+            .filter(col("act").and(col("departure_call")))
+            .min()
+            .alias("first_vessel_load"),
+        col("created").max().alias("updated"),
+    ]))
+}
+
+/// Typed column readers over a collected frame.
+struct Cols<'a>(&'a DataFrame);
+
+impl<'a> Cols<'a> {
+    fn str(&self, name: &str) -> PolarsResult<Vec<Option<&'a str>>> {
+        Ok(self.0.column(name)?.str()?.iter().collect())
+    }
+    fn i64(&self, name: &str) -> PolarsResult<Vec<Option<i64>>> {
+        Ok(self.0.column(name)?.i64()?.iter().collect())
+    }
+    fn bool(&self, name: &str) -> PolarsResult<Vec<Option<bool>>> {
+        Ok(self.0.column(name)?.bool()?.iter().collect())
+    }
+    fn time(&self, name: &str) -> PolarsResult<Vec<Option<DateTime<Utc>>>> {
+        Ok(self.i64(name)?.into_iter().map(from_millis).collect())
+    }
+}
+
+fn owned(s: Option<&str>) -> Option<String> {
+    s.map(str::to_string)
+}
+
+fn shipment_rows(
+    account: Uuid,
+    df: &DataFrame,
+    refs: &Refs<'_>,
+    now: DateTime<Utc>,
+) -> PolarsResult<Vec<Shipment>> {
+    let c = Cols(df);
+    let (key, pol, pod) = (c.str("key")?, c.str("pol")?, c.str("pod")?);
+    let (pol_atd, pol_etd, pod_ata) = (c.time("pol_atd_at")?, c.time("pol_etd_at")?, c.time("pod_ata_at")?);
+    let (pod_eta, pod_oeta) = (c.time("pod_eta_at")?, c.time("pod_original_eta_at")?);
+    let (vessel, imo, voyage) = (c.str("pod_vessel_name")?, c.str("pod_vessel_imo")?, c.str("pod_voyage_number")?);
+    let (carrier, booking) = (c.str("carrier")?, c.str("booking")?);
+    let mut out = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let Some(k) = key[i] else { continue };
+        let port = |code: Option<&str>| code.and_then(|p| refs.ports.get(p));
+        let line = carrier[i]
+            .and_then(|s| refs.carriers.get(s))
+            .or_else(|| k.get(..4).and_then(|p| refs.carriers.get(p)));
+        let scac = line
+            .map(|l| l.scac.clone())
+            .or_else(|| owned(carrier[i]))
+            .unwrap_or_default();
+        let ref_numbers = booking[i].filter(|b| *b != k).map(|b| vec![b.to_string()]).unwrap_or_default();
+        out.push(Shipment {
+            id: ids::shipment_id(account, k),
+            account_id: account,
+            bill_of_lading_number: k.to_string(),
+            normalized_number: normalized_number(k, &scac, line.and_then(|l| l.bill_of_lading_prefix.as_deref())),
+            ref_numbers,
+            created_at: now,
+            refreshed_at: now,
+            tags: Vec::new(),
+            port_of_lading_locode: owned(pol[i]),
+            port_of_lading_name: port(pol[i]).map(|p| p.name.clone()),
+            port_of_discharge_locode: owned(pod[i]),
+            port_of_discharge_name: port(pod[i]).map(|p| p.name.clone()),
+            destination_locode: None,
+            destination_name: None,
+            shipping_line_name: line.map(|l| l.name.clone()).unwrap_or_else(|| scac.clone()),
+            shipping_line_short_name: line.map(|l| l.short_name.clone()).unwrap_or_else(|| scac.clone()),
+            shipping_line_scac: scac,
+            customer_name: None,
+            pod_vessel_name: owned(vessel[i]),
+            pod_vessel_imo: owned(imo[i]),
+            pod_voyage_number: owned(voyage[i]),
+            pol_etd_at: pol_etd[i],
+            pol_atd_at: pol_atd[i],
+            pod_eta_at: pod_eta[i],
+            pod_original_eta_at: pod_oeta[i],
+            pod_ata_at: pod_ata[i],
+            destination_eta_at: None,
+            destination_ata_at: None,
+            pol_timezone: port(pol[i]).and_then(|p| p.time_zone.clone()),
+            pod_timezone: port(pod[i]).and_then(|p| p.time_zone.clone()),
+            destination_timezone: None,
+            line_tracking_last_attempted_at: None,
+            line_tracking_last_succeeded_at: None,
+            line_tracking_stopped_at: None,
+            line_tracking_stopped_reason: None,
+        });
+    }
+    out.sort_by(|a, b| a.bill_of_lading_number.cmp(&b.bill_of_lading_number));
+    Ok(out)
+}
+
+/// The number to query the carrier with: upper case, no spaces or dashes, without the carrier's
+/// SCAC or bill-of-lading prefix (e.g. `MEDU1234567` → `1234567`).
+pub fn normalized_number(number: &str, scac: &str, bl_prefix: Option<&str>) -> String {
+    let n: String = number
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    for prefix in [Some(scac), bl_prefix].into_iter().flatten() {
+        if !prefix.is_empty() && n.len() > prefix.len() && n.starts_with(prefix) {
+            return n[prefix.len()..].to_string();
+        }
+    }
+    n
+}
+
+/// Equipment type, length (feet) and height from an ISO 6346 size-type code such as `45G1`
+/// (ISO 6346:1995 §4: first character length, second height, last two type group).
+pub fn equipment_from_iso(code: &str) -> (Option<String>, Option<i32>, Option<String>) {
+    let b = code.as_bytes();
+    if b.len() != 4 {
+        return (None, None, None);
+    }
+    let length = match b[0] {
+        b'1' => Some(10),
+        b'2' => Some(20),
+        b'3' => Some(30),
+        b'4' => Some(40),
+        b'L' | b'M' => Some(45),
+        _ => None,
+    };
+    let height = match b[1] {
+        b'0' | b'2' | b'4' => Some("standard"),
+        b'5' | b'6' | b'E' | b'F' => Some("high_cube"),
+        _ => None,
+    };
+    let kind = match b[2] {
+        b'G' | b'V' | b'S' => Some("dry"),
+        b'R' | b'H' => Some("reefer"),
+        b'U' => Some("open top"),
+        b'P' => Some("flat rack"),
+        b'B' => Some("bulk"),
+        b'T' => Some("tank"),
+        _ => None,
+    };
+    (kind.map(str::to_string), length, height.map(str::to_string))
+}
+
+fn container_rows(
+    account: Uuid,
+    df: &DataFrame,
+    refs: &Refs<'_>,
+    now: DateTime<Utc>,
+) -> PolarsResult<Vec<Container>> {
+    let c = Cols(df);
+    let (key, number, pod) = (c.str("key")?, c.str("container")?, c.str("pod")?);
+    let (arrived, discharged) = (c.time("pod_arrived_at")?, c.time("pod_discharged_at")?);
+    let (full_out, empty_at) = (c.time("pod_full_out_at")?, c.time("empty_terminated_at")?);
+    let empty_locode = c.str("empty_terminated_locode")?;
+    let (seal, iso) = (c.str("seal")?, c.str("iso")?);
+    let (l_type, l_code, l_mode) = (c.str("last_type")?, c.str("last_code")?, c.str("last_mode")?);
+    let (l_empty, l_at_pod, l_at) = (c.bool("last_empty")?, c.bool("last_at_pod")?, c.i64("last_at")?);
+    let (first_disc, first_load) = (c.i64("first_pod_discharge")?, c.i64("first_vessel_load")?);
+    let mut out = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let (Some(k), Some(n)) = (key[i], number[i]) else { continue };
+        let tz = |code: Option<&str>| code.and_then(|p| refs.ports.get(p)).and_then(|p| p.time_zone.clone());
+        let last = match (l_type[i].and_then(EventType::parse), l_code[i], l_at[i]) {
+            (Some(event_type), Some(code), Some(at)) => Some(LastMovement {
+                event_type,
+                code,
+                empty: l_empty[i],
+                mode: l_mode[i],
+                at_pod: l_at_pod[i].unwrap_or(false),
+                discharged_at_pod: first_disc[i].is_some_and(|d| d <= at),
+                loaded_on_vessel: first_load[i].is_some_and(|d| d <= at),
+            }),
+            _ => None,
+        };
+        let (equipment_type, equipment_length, equipment_height) =
+            iso[i].map(equipment_from_iso).unwrap_or((None, None, None));
+        out.push(Container {
+            id: ids::container_id(account, k, n),
+            account_id: account,
+            shipment_id: ids::shipment_id(account, k),
+            number: n.to_string(),
+            ref_numbers: Vec::new(),
+            seal_number: owned(seal[i]),
+            created_at: now,
+            refreshed_at: now,
+            equipment_type,
+            equipment_length,
+            equipment_height,
+            weight_in_lbs: None,
+            pickup_lfd: None,
+            pickup_appointment_at: None,
+            availability_known: false,
+            available_for_pickup: None,
+            pod_arrived_at: arrived[i],
+            pod_discharged_at: discharged[i],
+            pod_full_out_at: full_out[i],
+            terminal_checked_at: None,
+            pod_full_out_chassis_number: None,
+            location_at_pod_terminal: None,
+            final_destination_full_out_at: None,
+            empty_terminated_at: empty_at[i],
+            holds_at_pod_terminal: Vec::new(),
+            fees_at_pod_terminal: Vec::new(),
+            pod_timezone: tz(pod[i]),
+            final_destination_timezone: None,
+            empty_terminated_timezone: tz(empty_locode[i]),
+            pod_rail_carrier_scac: None,
+            ind_rail_carrier_scac: None,
+            pod_last_tracking_request_at: None,
+            shipment_last_tracking_request_at: None,
+            pod_rail_loaded_at: None,
+            pod_rail_departed_at: None,
+            ind_eta_at: None,
+            ind_ata_at: None,
+            ind_rail_unloaded_at: None,
+            ind_facility_lfd_on: None,
+            import_deadlines: None,
+            current_status: status::derive(last),
+            pod_locode: owned(pod[i]),
+            pod_terminal_id: None,
+            pickup_facility_id: None,
+        });
+    }
+    out.sort_by(|a, b| (a.shipment_id, &a.number).cmp(&(b.shipment_id, &b.number)));
+    Ok(out)
+}
+
+impl ContainerStatus {
+    /// Whether the container's journey is over (empty returned): nothing more will change.
+    pub fn is_terminal(self) -> bool {
+        self == ContainerStatus::EmptyReturned
+    }
+}

@@ -1,0 +1,764 @@
+//! The store: sqlx over SQLite (the embedded default, one file) or PostgreSQL, with migrations
+//! for each (`pipeline/migrations/{sqlite,postgres}`).
+//!
+//! Both backends share one set of SQL statements (numbered `$n` placeholders, `ON CONFLICT`
+//! upserts), run through sqlx's `Any` driver. Ids are UUID text and timestamps RFC 3339 UTC text
+//! with millisecond precision, which sort correctly as text. Domain records are stored whole as
+//! JSON in `body`; the other columns are what queries filter, join and sort on. Every query takes
+//! the account id: one account never reads another's rows.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use sha2::{Digest, Sha256};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
+use uuid::Uuid;
+
+use crate::feeds::Quarantined;
+use crate::model::{Account, Container, Port, Shipment, TransportEvent};
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unsupported database URL {0:?}: use sqlite:PATH or postgres://...")]
+    UnsupportedUrl(String),
+    #[error("cannot connect to {url}: {source}")]
+    Connect {
+        url: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("migrating the {backend} database failed: {source}")]
+    Migrate {
+        backend: &'static str,
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored {what} {id} is corrupt: {detail}")]
+    Corrupt {
+        what: &'static str,
+        id: String,
+        detail: String,
+    },
+    #[error("an account named {0:?} already exists")]
+    AccountExists(String),
+    #[error("no account named {0:?}")]
+    UnknownAccount(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Which database a store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool to the teu database. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+/// Formats a timestamp the way the store keeps it: RFC 3339, UTC, milliseconds, `Z`.
+pub fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt {
+            what,
+            id: s.to_string(),
+            detail: e.to_string(),
+        })
+}
+
+fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
+    Uuid::from_str(s).map_err(|e| StoreError::Corrupt {
+        what,
+        id: s.to_string(),
+        detail: e.to_string(),
+    })
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(body: &str, what: &'static str, id: &str) -> Result<T> {
+    serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
+        what,
+        id: id.to_string(),
+        detail: e.to_string(),
+    })
+}
+
+/// SHA-256 hex of an API key: what the `api_keys` table holds. Keys are 160-bit random
+/// strings, so a fast hash is enough (no password stretching needed).
+pub fn hash_key(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// `$start, $start+1, ...` in groups of `width`: `($1, $2), ($3, $4)`.
+fn values_placeholders(rows: usize, width: usize) -> String {
+    let mut s = String::with_capacity(rows * width * 4);
+    for r in 0..rows {
+        if r > 0 {
+            s.push_str(", ");
+        }
+        s.push('(');
+        for c in 0..width {
+            if c > 0 {
+                s.push_str(", ");
+            }
+            s.push('$');
+            s.push_str(&(r * width + c + 1).to_string());
+        }
+        s.push(')');
+    }
+    s
+}
+
+/// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
+fn in_list(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Rows per multi-row statement; keeps bind parameters far below SQLite's and PostgreSQL's limits.
+const CHUNK: usize = 400;
+
+/// A stored event ready to write: the event, its original JSON and where it came from.
+pub struct NewEvent<'a> {
+    pub event: &'a TransportEvent,
+    pub raw: &'a str,
+    pub source_file: &'a str,
+    pub source_index: usize,
+}
+
+impl Store {
+    /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates
+    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL.
+    pub async fn connect(url: &str) -> Result<Store> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = if url.starts_with("sqlite:") {
+            let url = if url.contains("mode=") {
+                url.to_string()
+            } else if url.contains('?') {
+                format!("{url}&mode=rwc")
+            } else {
+                format!("{url}?mode=rwc")
+            };
+            (Backend::Sqlite, url)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_string())
+        } else {
+            return Err(StoreError::UnsupportedUrl(url.to_string()));
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 10 })
+            .acquire_timeout(std::time::Duration::from_secs(10))
+            .connect(&url)
+            .await
+            .map_err(|source| StoreError::Connect {
+                url: redact(&url),
+                source,
+            })?;
+        let store = Store { pool, backend };
+        store.migrate().await?;
+        if store.port_count().await? == 0 {
+            let ports: Vec<Port> = crate::reference::bundled().0.iter().cloned().collect();
+            store.upsert_ports(&ports).await?;
+        }
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let result = match self.backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.pool).await,
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&self.pool).await,
+        };
+        result.map_err(|source| StoreError::Migrate {
+            backend: match self.backend {
+                Backend::Sqlite => "SQLite",
+                Backend::Postgres => "PostgreSQL",
+            },
+            source,
+        })
+    }
+
+    /// The backend this store uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The underlying pool, for tests and tools that count or inspect rows.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    // ---- accounts -------------------------------------------------------------------------
+
+    /// Creates an account and its first API key; returns both. The key is shown only here.
+    pub async fn create_account(&self, name: &str, routing_data: bool) -> Result<(Account, String)> {
+        if self.account_by_name(name).await?.is_some() {
+            return Err(StoreError::AccountExists(name.to_string()));
+        }
+        let account = Account {
+            id: Uuid::new_v4(),
+            name: name.to_string(),
+            company_name: name.to_string(),
+            routing_data,
+            created_at: Utc::now(),
+        };
+        sqlx::query(
+            "INSERT INTO accounts (id, name, company_name, routing_data, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(account.id.to_string())
+        .bind(&account.name)
+        .bind(&account.company_name)
+        .bind(routing_data)
+        .bind(ts(account.created_at))
+        .execute(&self.pool)
+        .await?;
+        let key = self.issue_key(account.id).await?;
+        Ok((account, key))
+    }
+
+    /// Returns the account named `name`, creating it (without a key) when it does not exist.
+    pub async fn ensure_account(&self, name: &str, routing_data: bool) -> Result<Account> {
+        if let Some(a) = self.account_by_name(name).await? {
+            return Ok(a);
+        }
+        match self.create_account(name, routing_data).await {
+            Ok((a, _)) => Ok(a),
+            Err(StoreError::AccountExists(_)) => self
+                .account_by_name(name)
+                .await?
+                .ok_or_else(|| StoreError::UnknownAccount(name.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Issues a new API key for the account and returns it (`teu_` + 40 hex characters).
+    pub async fn issue_key(&self, account_id: Uuid) -> Result<String> {
+        let key = format!(
+            "teu_{}{}",
+            Uuid::new_v4().simple(),
+            &Uuid::new_v4().simple().to_string()[..8]
+        );
+        sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
+            .bind(hash_key(&key))
+            .bind(account_id.to_string())
+            .bind(ts(Utc::now()))
+            .execute(&self.pool)
+            .await?;
+        Ok(key)
+    }
+
+    /// The account named `name`, if any.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>> {
+        let row = sqlx::query(
+            "SELECT id, name, company_name, routing_data, created_at FROM accounts WHERE name = $1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| account_row(&r)).transpose()
+    }
+
+    /// The account owning `key`, if the key is valid.
+    pub async fn authenticate(&self, key: &str) -> Result<Option<Account>> {
+        let row = sqlx::query(
+            "SELECT a.id, a.name, a.company_name, a.routing_data, a.created_at \
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
+        )
+        .bind(hash_key(key))
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| account_row(&r)).transpose()
+    }
+
+    // ---- reference data -------------------------------------------------------------------
+
+    /// Upserts ports (reference data, shared by all accounts).
+    pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for chunk in ports.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO ports (locode, name, country_code, country, latitude, longitude, time_zone) VALUES {} \
+                 ON CONFLICT (locode) DO UPDATE SET name = excluded.name, country_code = excluded.country_code, \
+                 country = excluded.country, latitude = excluded.latitude, longitude = excluded.longitude, \
+                 time_zone = excluded.time_zone",
+                values_placeholders(chunk.len(), 7)
+            );
+            let mut q = sqlx::query(&sql);
+            for p in chunk {
+                q = q
+                    .bind(&p.locode)
+                    .bind(&p.name)
+                    .bind(&p.country_code)
+                    .bind(&p.country)
+                    .bind(p.latitude)
+                    .bind(p.longitude)
+                    .bind(&p.time_zone);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Number of ports stored.
+    pub async fn port_count(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM ports")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
+    }
+
+    // ---- writes from ingest ---------------------------------------------------------------
+
+    /// Upserts raw and normalized events. An event whose content is unchanged is not rewritten.
+    pub async fn upsert_events(&self, account: Uuid, events: &[NewEvent<'_>]) -> Result<()> {
+        let now = ts(Utc::now());
+        let account = account.to_string();
+        let mut tx = self.pool.begin().await?;
+        for chunk in events.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, received_at) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, source_file = excluded.source_file, \
+                 source_index = excluded.source_index, received_at = excluded.received_at \
+                 WHERE raw_events.payload <> excluded.payload",
+                values_placeholders(chunk.len(), 7)
+            );
+            let mut q = sqlx::query(&sql);
+            for e in chunk {
+                q = q
+                    .bind(e.event.raw_event_id.to_string())
+                    .bind(&account)
+                    .bind(&e.event.event.event_id)
+                    .bind(e.source_file)
+                    .bind(e.source_index as i64)
+                    .bind(e.raw)
+                    .bind(&now);
+            }
+            q.execute(&mut *tx).await?;
+
+            let sql = format!(
+                "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, body) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
+                 bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
+                 body = excluded.body WHERE transport_events.body <> excluded.body",
+                values_placeholders(chunk.len(), 8)
+            );
+            let mut q = sqlx::query(&sql);
+            for e in chunk {
+                let ev = &e.event.event;
+                q = q
+                    .bind(e.event.id.to_string())
+                    .bind(&account)
+                    .bind(e.event.raw_event_id.to_string())
+                    .bind(&ev.container_number)
+                    .bind(&ev.bill_of_lading)
+                    .bind(&ev.booking)
+                    .bind(ts(ev.event_at))
+                    .bind(serde_json::to_string(ev).unwrap_or_default());
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Records quarantined rows; the same row of the same file is recorded once.
+    pub async fn insert_quarantine(&self, account: Uuid, rows: &[Quarantined]) -> Result<()> {
+        let now = ts(Utc::now());
+        let mut tx = self.pool.begin().await?;
+        for chunk in rows.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO quarantine (id, account_id, source_file, row_index, pointer, reason, payload, created_at) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET reason = excluded.reason",
+                values_placeholders(chunk.len(), 8)
+            );
+            let mut q = sqlx::query(&sql);
+            for r in chunk {
+                let index = r.index.map(|i| i.to_string()).unwrap_or_default();
+                let id = crate::ids::scoped(account, "quarantine", &[&r.source_file, &index, &r.pointer]);
+                q = q
+                    .bind(id.to_string())
+                    .bind(account.to_string())
+                    .bind(&r.source_file)
+                    .bind(r.index.map(|i| i as i64))
+                    .bind(&r.pointer)
+                    .bind(&r.reason)
+                    .bind(&r.payload)
+                    .bind(&now);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// All stored events of `account` that name one of the containers, bills of lading or
+    /// bookings given (the input of a re-derivation).
+    pub async fn events_matching(
+        &self,
+        account: Uuid,
+        containers: &[String],
+        bills_of_lading: &[String],
+        bookings: &[String],
+    ) -> Result<Vec<TransportEvent>> {
+        let mut found: HashMap<Uuid, TransportEvent> = HashMap::new();
+        for (column, values) in [
+            ("container_number", containers),
+            ("bill_of_lading", bills_of_lading),
+            ("booking", bookings),
+        ] {
+            for chunk in values.chunks(CHUNK) {
+                let sql = format!(
+                    "SELECT id, raw_event_id, body FROM transport_events WHERE account_id = $1 AND {column} IN ({})",
+                    in_list(2, chunk.len())
+                );
+                let mut q = sqlx::query(&sql).bind(account.to_string());
+                for v in chunk {
+                    q = q.bind(v);
+                }
+                for row in q.fetch_all(&self.pool).await? {
+                    let e = event_row(&row)?;
+                    found.insert(e.id, e);
+                }
+            }
+        }
+        let mut events: Vec<TransportEvent> = found.into_values().collect();
+        events.sort_by(|a, b| (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id)));
+        Ok(events)
+    }
+
+    /// Upserts derived shipments and containers and their event links. A row whose content is
+    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`.
+    pub async fn upsert_derived(
+        &self,
+        account: Uuid,
+        shipments: &[Shipment],
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+    ) -> Result<()> {
+        let account_s = account.to_string();
+        let mut tx = self.pool.begin().await?;
+        for chunk in shipments.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
+                 refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body \
+                 WHERE shipments.content_hash <> excluded.content_hash",
+                values_placeholders(chunk.len(), 7)
+            );
+            let mut q = sqlx::query(&sql);
+            for s in chunk {
+                let (hash, body) = hashed_body(s, |s| {
+                    s.created_at = DateTime::UNIX_EPOCH;
+                    s.refreshed_at = DateTime::UNIX_EPOCH;
+                });
+                q = q
+                    .bind(s.id.to_string())
+                    .bind(&account_s)
+                    .bind(&s.bill_of_lading_number)
+                    .bind(ts(s.created_at))
+                    .bind(ts(s.refreshed_at))
+                    .bind(hash)
+                    .bind(body);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        for chunk in containers.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
+                 refreshed_at, content_hash, body) VALUES {} ON CONFLICT (id) DO UPDATE SET \
+                 shipment_id = excluded.shipment_id, number = excluded.number, current_status = excluded.current_status, \
+                 pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
+                 content_hash = excluded.content_hash, body = excluded.body \
+                 WHERE containers.content_hash <> excluded.content_hash",
+                values_placeholders(chunk.len(), 10)
+            );
+            let mut q = sqlx::query(&sql);
+            for c in chunk {
+                let (hash, body) = hashed_body(c, |c| {
+                    c.created_at = DateTime::UNIX_EPOCH;
+                    c.refreshed_at = DateTime::UNIX_EPOCH;
+                });
+                q = q
+                    .bind(c.id.to_string())
+                    .bind(&account_s)
+                    .bind(c.shipment_id.to_string())
+                    .bind(&c.number)
+                    .bind(c.current_status.as_str())
+                    .bind(&c.pod_locode)
+                    .bind(ts(c.created_at))
+                    .bind(ts(c.refreshed_at))
+                    .bind(hash)
+                    .bind(body);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        for chunk in links.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
+                 ON CONFLICT (container_id, event_id) DO NOTHING",
+                values_placeholders(chunk.len(), 3)
+            );
+            let mut q = sqlx::query(&sql);
+            for (c, e) in chunk {
+                q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    // ---- reads ----------------------------------------------------------------------------
+
+    /// One page of the account's containers, most recently refreshed first (then newest
+    /// created, then id), and the total count. `offset` and `limit` count rows.
+    pub async fn list_containers(&self, account: Uuid, offset: i64, limit: i64) -> Result<(Vec<Container>, i64)> {
+        let total = self.count("containers", account).await?;
+        let rows = sqlx::query(
+            "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 \
+             ORDER BY refreshed_at DESC, created_at DESC, id DESC LIMIT $2 OFFSET $3",
+        )
+        .bind(account.to_string())
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.pool)
+        .await?;
+        let items = rows.iter().map(container_row).collect::<Result<Vec<_>>>()?;
+        Ok((items, total))
+    }
+
+    /// One page of the account's shipments, ordered like containers, and the total count.
+    pub async fn list_shipments(&self, account: Uuid, offset: i64, limit: i64) -> Result<(Vec<Shipment>, i64)> {
+        let total = self.count("shipments", account).await?;
+        let rows = sqlx::query(
+            "SELECT id, created_at, refreshed_at, tags, body FROM shipments WHERE account_id = $1 \
+             ORDER BY refreshed_at DESC, created_at DESC, id DESC LIMIT $2 OFFSET $3",
+        )
+        .bind(account.to_string())
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.pool)
+        .await?;
+        let items = rows.iter().map(shipment_row).collect::<Result<Vec<_>>>()?;
+        Ok((items, total))
+    }
+
+    async fn count(&self, table: &'static str, account: Uuid) -> Result<i64> {
+        let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE account_id = $1");
+        Ok(sqlx::query(&sql)
+            .bind(account.to_string())
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
+    }
+
+    /// The account's containers with these ids (unknown or foreign ids are skipped), in no
+    /// particular order.
+    pub async fn containers_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Container>> {
+        self.select_in(
+            "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND id IN",
+            account,
+            ids,
+            container_row,
+        )
+        .await
+    }
+
+    /// The account's containers of these shipments, ordered by shipment then number.
+    pub async fn containers_of_shipments(&self, account: Uuid, shipment_ids: &[Uuid]) -> Result<Vec<Container>> {
+        let mut items = self
+            .select_in(
+                "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND shipment_id IN",
+                account,
+                shipment_ids,
+                container_row,
+            )
+            .await?;
+        items.sort_by(|a, b| (a.shipment_id, &a.number).cmp(&(b.shipment_id, &b.number)));
+        Ok(items)
+    }
+
+    /// The account's shipments with these ids (unknown or foreign ids are skipped).
+    pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
+        self.select_in(
+            "SELECT id, created_at, refreshed_at, tags, body FROM shipments WHERE account_id = $1 AND id IN",
+            account,
+            ids,
+            shipment_row,
+        )
+        .await
+    }
+
+    /// The account's container `id`, if it exists.
+    pub async fn container(&self, account: Uuid, id: Uuid) -> Result<Option<Container>> {
+        Ok(self.containers_by_ids(account, &[id]).await?.pop())
+    }
+
+    /// The account's shipment `id`, if it exists.
+    pub async fn shipment(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
+        Ok(self.shipments_by_ids(account, &[id]).await?.pop())
+    }
+
+    /// The events of each container, ordered by event time (then event id).
+    pub async fn events_of_containers(
+        &self,
+        account: Uuid,
+        container_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<TransportEvent>>> {
+        let mut out: HashMap<Uuid, Vec<TransportEvent>> = HashMap::new();
+        for chunk in container_ids.chunks(CHUNK) {
+            let sql = format!(
+                "SELECT ce.container_id, e.id, e.raw_event_id, e.body FROM container_events ce \
+                 JOIN transport_events e ON e.id = ce.event_id \
+                 WHERE ce.account_id = $1 AND e.account_id = $1 AND ce.container_id IN ({}) \
+                 ORDER BY e.event_at, e.id",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(&self.pool).await? {
+                let container: String = row.try_get("container_id")?;
+                out.entry(parse_uuid(&container, "container")?)
+                    .or_default()
+                    .push(event_row(&row)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Quarantined rows of the account, by file and index.
+    pub async fn quarantined(&self, account: Uuid) -> Result<Vec<Quarantined>> {
+        let rows = sqlx::query(
+            "SELECT source_file, row_index, pointer, reason, payload FROM quarantine WHERE account_id = $1 \
+             ORDER BY source_file, row_index, pointer",
+        )
+        .bind(account.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Quarantined {
+                    source_file: r.try_get("source_file")?,
+                    index: r.try_get::<Option<i64>, _>("row_index")?.map(|i| i as usize),
+                    pointer: r.try_get("pointer")?,
+                    reason: r.try_get("reason")?,
+                    payload: r.try_get("payload")?,
+                })
+            })
+            .collect()
+    }
+
+    async fn select_in<T>(
+        &self,
+        prefix: &str,
+        account: Uuid,
+        ids: &[Uuid],
+        read: fn(&AnyRow) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(CHUNK) {
+            let sql = format!("{prefix} ({})", in_list(2, chunk.len()));
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(&self.pool).await? {
+                out.push(read(&row)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Hides the password of a database URL for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            match creds.find(':') {
+                Some(colon) => format!("{}{}:***{}", &url[..scheme + 3], &creds[..colon], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself.
+fn hashed_body<T: serde::Serialize + Clone>(record: &T, blank: impl FnOnce(&mut T)) -> (String, String) {
+    let body = serde_json::to_string(record).unwrap_or_default();
+    let mut plain = record.clone();
+    blank(&mut plain);
+    let hash = hex::encode(Sha256::digest(serde_json::to_vec(&plain).unwrap_or_default()));
+    (hash, body)
+}
+
+fn account_row(r: &AnyRow) -> Result<Account> {
+    let id: String = r.try_get("id")?;
+    Ok(Account {
+        id: parse_uuid(&id, "account")?,
+        name: r.try_get("name")?,
+        company_name: r.try_get("company_name")?,
+        routing_data: r.try_get("routing_data")?,
+        created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
+    })
+}
+
+fn container_row(r: &AnyRow) -> Result<Container> {
+    let id: String = r.try_get("id")?;
+    let mut c: Container = from_json(&r.try_get::<String, _>("body")?, "container", &id)?;
+    c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
+    c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
+    Ok(c)
+}
+
+fn shipment_row(r: &AnyRow) -> Result<Shipment> {
+    let id: String = r.try_get("id")?;
+    let mut s: Shipment = from_json(&r.try_get::<String, _>("body")?, "shipment", &id)?;
+    s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
+    s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
+    s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
+    Ok(s)
+}
+
+fn event_row(r: &AnyRow) -> Result<TransportEvent> {
+    let id: String = r.try_get("id")?;
+    let raw: String = r.try_get("raw_event_id")?;
+    Ok(TransportEvent {
+        id: parse_uuid(&id, "transport event")?,
+        raw_event_id: parse_uuid(&raw, "raw event")?,
+        timezone: None,
+        event: from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_and_redaction() {
+        assert_eq!(values_placeholders(2, 2), "($1, $2), ($3, $4)");
+        assert_eq!(in_list(2, 3), "$2, $3, $4");
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("sqlite:teu.db"), "sqlite:teu.db");
+    }
+}

@@ -1,0 +1,332 @@
+//! JSON:API error documents (spec: "Errors").
+//!
+//! Every failure of the `/v2` layer is an [`ApiError`], turned into a response in exactly one
+//! place ([`ApiError`]'s `IntoResponse`). The body is always
+//!
+//! ```json
+//! {"errors":[{"status":"400","title":"Bad Request","detail":"...","code":"invalid_parameter",
+//!             "source":{"parameter":"page[size]"}}]}
+//! ```
+//!
+//! with `Content-Type: application/json`. `status` is the HTTP status as text (spec: Errors);
+//! `source` is present only when a query parameter is at fault. The spec leaves the values of
+//! `code` open ("not shown"); teu uses the fixed snake_case values listed on each variant.
+//!
+//! Store failures are logged with `tracing::error!` and answered with a generic detail: SQL,
+//! table names or connection strings never reach the client.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use teu_pipeline::store::StoreError;
+
+/// One item of a JSON:API `errors` array (spec: Errors). Absent optional members are omitted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorObject {
+    /// The HTTP status code as text, e.g. `"404"`.
+    pub status: String,
+    /// Short, fixed summary: the HTTP reason phrase (`Not Found`, `Bad Request`, ...).
+    pub title: String,
+    /// Human-readable explanation of this occurrence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Machine-readable snake_case code (teu's own values; the spec does not list any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// What in the request caused the error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<ErrorSource>,
+}
+
+/// `source` of an [`ErrorObject`]: the query parameter (`parameter`) or the JSON pointer into
+/// the request document (`pointer`) at fault.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorSource {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+}
+
+/// A JSON:API error document: `{"errors": [...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorDocument {
+    pub errors: Vec<ErrorObject>,
+}
+
+/// A response with one JSON:API error: `{"errors":[{"status","title","detail"}]}`.
+///
+/// For other crates (GraphQL, the binary's fallbacks) that need the same error shape without an
+/// [`ApiError`]; `status` is also written into the body as text.
+pub fn error_response(status: StatusCode, title: &str, detail: &str) -> Response {
+    document_response(
+        status,
+        ErrorObject {
+            status: status.as_u16().to_string(),
+            title: title.to_string(),
+            detail: Some(detail.to_string()),
+            code: None,
+            source: None,
+        },
+    )
+}
+
+fn document_response(status: StatusCode, error: ErrorObject) -> Response {
+    (
+        status,
+        Json(ErrorDocument {
+            errors: vec![error],
+        }),
+    )
+        .into_response()
+}
+
+/// Everything a `/v2` request can fail with. Each variant maps to one status:
+///
+/// | variant | status | `code` |
+/// |---|---|---|
+/// | [`ApiError::Unauthorized`] | 401 (with `WWW-Authenticate: Token`) | `unauthorized` |
+/// | [`ApiError::InvalidParameter`] | 400, `source.parameter` set | `invalid_parameter` |
+/// | [`ApiError::UnsupportedParameter`] | 400, `source.parameter` set | `unsupported_parameter` |
+/// | [`ApiError::NotFound`] | 404 | `not_found` |
+/// | [`ApiError::MethodNotAllowed`] | 405 | `method_not_allowed` |
+/// | [`ApiError::Store`], database unreachable / pool exhausted | 503 | `service_unavailable` |
+/// | [`ApiError::Store`], anything else | 500 | `internal_error` |
+///
+/// The spec does not show the status for missing credentials (Authentication, rule 3); teu
+/// answers 401. Another account's resource is 404, never 403, so ids cannot be probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Missing, malformed or unknown API key.
+    #[error("unauthorized: {detail}")]
+    Unauthorized { detail: String },
+    /// A query parameter has a value teu cannot accept (not an integer, out of range, unknown
+    /// include, given twice).
+    #[error("invalid query parameter {parameter}: {detail}")]
+    InvalidParameter { parameter: String, detail: String },
+    /// A JSON:API query parameter family teu does not implement (`sort`, `filter[...]`):
+    /// JSON:API requires a 400 rather than silently ignoring it.
+    #[error("unsupported query parameter {parameter}: {detail}")]
+    UnsupportedParameter { parameter: String, detail: String },
+    /// No such resource for this account (including malformed ids and other accounts' ids).
+    #[error("not found: {detail}")]
+    NotFound { detail: String },
+    /// The path exists but not for this method.
+    #[error("method {method} not allowed")]
+    MethodNotAllowed { method: String },
+    /// The store failed; see [`is_unavailable`] for which failures are 503.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl ApiError {
+    /// Shorthand for [`ApiError::InvalidParameter`].
+    pub fn invalid(parameter: &str, detail: impl Into<String>) -> Self {
+        ApiError::InvalidParameter {
+            parameter: parameter.to_string(),
+            detail: detail.into(),
+        }
+    }
+
+    /// Shorthand for [`ApiError::NotFound`] with the spec's wording: "The {kind} with id {id}
+    /// could not be found." (`kind` is e.g. `Container`).
+    pub fn not_found(kind: &str, id: &str) -> Self {
+        ApiError::NotFound {
+            detail: format!("The {kind} with id {id:?} could not be found."),
+        }
+    }
+
+    /// The HTTP status of this error (table on [`ApiError`]).
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::InvalidParameter { .. } | ApiError::UnsupportedParameter { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Store(e) if is_unavailable(e) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The JSON:API error object of this error (what the response body holds).
+    pub fn to_object(&self) -> ErrorObject {
+        let status = self.status();
+        let (detail, code, parameter) = match self {
+            ApiError::Unauthorized { detail } => (detail.clone(), "unauthorized", None),
+            ApiError::InvalidParameter { parameter, detail } => {
+                (detail.clone(), "invalid_parameter", Some(parameter.clone()))
+            }
+            ApiError::UnsupportedParameter { parameter, detail } => (
+                detail.clone(),
+                "unsupported_parameter",
+                Some(parameter.clone()),
+            ),
+            ApiError::NotFound { detail } => (detail.clone(), "not_found", None),
+            ApiError::MethodNotAllowed { method } => (
+                format!("The method {method} is not allowed for this resource."),
+                "method_not_allowed",
+                None,
+            ),
+            ApiError::Store(_) if status == StatusCode::SERVICE_UNAVAILABLE => (
+                "The database is temporarily unavailable; retry the request later.".to_string(),
+                "service_unavailable",
+                None,
+            ),
+            ApiError::Store(_) => (
+                "The server could not complete the request.".to_string(),
+                "internal_error",
+                None,
+            ),
+        };
+        ErrorObject {
+            status: status.as_u16().to_string(),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            detail: Some(detail),
+            code: Some(code.to_string()),
+            source: parameter.map(|p| ErrorSource {
+                parameter: Some(p),
+                pointer: None,
+            }),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if let ApiError::Store(e) = &self {
+            // The only place store errors are reported; the client sees a generic detail.
+            tracing::error!(error = %e, status = status.as_u16(), "store failure while serving /v2");
+        }
+        let mut response = document_response(status, self.to_object());
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Token realm=\"teu\""),
+            );
+        }
+        response
+    }
+}
+
+/// Whether a store failure is transient and not the request's fault: no connection could be
+/// made or taken from the pool in time, the connection broke, or the database is busy or
+/// shutting down. These answer 503; every other store failure is a 500.
+pub fn is_unavailable(e: &StoreError) -> bool {
+    match e {
+        StoreError::Connect { .. } => true,
+        StoreError::Sql(e) => match e {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::WorkerCrashed => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|c| transient_db_code(&c)),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// SQLite busy/locked result codes (primary and extended) and PostgreSQL connection-exception
+/// (class 08), too-many-connections and shutdown SQLSTATEs.
+fn transient_db_code(code: &str) -> bool {
+    matches!(code, "5" | "6" | "261" | "262" | "517" | "53300" | "57P01" | "57P02" | "57P03")
+        || (code.len() == 5 && code.starts_with("08"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn body(e: &ApiError) -> Value {
+        serde_json::to_value(ErrorDocument {
+            errors: vec![e.to_object()],
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn invalid_parameter_names_the_parameter() {
+        let e = ApiError::invalid("page[size]", "must be at least 1");
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(
+            body(&e),
+            json!({"errors":[{"status":"400","title":"Bad Request","detail":"must be at least 1",
+                "code":"invalid_parameter","source":{"parameter":"page[size]"}}]})
+        );
+    }
+
+    #[test]
+    fn unauthorized_and_not_found_have_no_source() {
+        let e = ApiError::Unauthorized {
+            detail: "no key".into(),
+        };
+        assert_eq!(
+            body(&e),
+            json!({"errors":[{"status":"401","title":"Unauthorized","detail":"no key","code":"unauthorized"}]})
+        );
+        let e = ApiError::not_found("Container", "abc");
+        assert_eq!(e.status(), StatusCode::NOT_FOUND);
+        let v = body(&e);
+        assert_eq!(v["errors"][0]["status"], "404");
+        assert_eq!(v["errors"][0]["title"], "Not Found");
+        assert_eq!(
+            v["errors"][0]["detail"],
+            "The Container with id \"abc\" could not be found."
+        );
+    }
+
+    #[test]
+    fn store_errors_do_not_leak_and_pool_timeouts_are_503() {
+        let e = ApiError::Store(StoreError::Sql(sqlx::Error::PoolTimedOut));
+        assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(body(&e)["errors"][0]["code"], "service_unavailable");
+
+        let e = ApiError::Store(StoreError::Corrupt {
+            what: "container",
+            id: "SELECT secret FROM t".into(),
+            detail: "bad json".into(),
+        });
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let text = body(&e).to_string();
+        assert!(!text.contains("SELECT"), "{text}");
+        assert!(text.contains("\"status\":\"500\""), "{text}");
+
+        let e = ApiError::Store(StoreError::Sql(sqlx::Error::RowNotFound));
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn transient_codes() {
+        assert!(transient_db_code("5"));
+        assert!(transient_db_code("08006"));
+        assert!(transient_db_code("57P01"));
+        assert!(!transient_db_code("23505"));
+        assert!(!transient_db_code("08"));
+    }
+
+    #[tokio::test]
+    async fn helper_and_401_header() {
+        let r = error_response(StatusCode::NOT_FOUND, "Not Found", "nothing here");
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
+        let bytes = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            v,
+            json!({"errors":[{"status":"404","title":"Not Found","detail":"nothing here"}]})
+        );
+
+        let r = ApiError::Unauthorized {
+            detail: "x".into(),
+        }
+        .into_response();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+        assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
+    }
+}

@@ -1,0 +1,129 @@
+//! teu-rest: the `/v2` JSON:API interface of `spec/interface.md`, as an axum router over the
+//! pipeline's [`Store`].
+//!
+//! The binary mounts it with `Router::new().nest("/v2", teu_rest::router(state))`. Every request
+//! under `/v2` first passes [`require_account`]; handlers then read the store only through its
+//! account-scoped query functions, so one account never sees another's data.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /containers` | page of containers; `page[number]`, `page[size]`, `include=shipment` |
+//! | `GET /containers/{id}` | one container; `include=shipment` |
+//! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
+//! | `GET /shipments/{id}` | one shipment; `include=containers` |
+//! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
+//!
+//! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
+//! [`pagination`] (page arithmetic and links), [`resources`] (model → resource objects),
+//! [`error`] (the one mapping of failures to JSON:API error responses).
+
+pub mod error;
+pub mod pagination;
+pub mod query;
+pub mod resources;
+mod routes;
+
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::{from_fn_with_state, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use teu_pipeline::store::Store;
+
+pub use error::{error_response, ApiError};
+
+/// Shared state of the `/v2` routes: the store. Cheap to clone (the store is a pool handle).
+#[derive(Clone)]
+pub struct RestState {
+    pub store: Store,
+}
+
+/// The `/v2` routes (table in the crate documentation), to be nested by the binary:
+/// `Router::new().nest("/v2", teu_rest::router(state))`.
+///
+/// Every request, including unknown paths and wrong methods, must carry a valid API key (see
+/// [`require_account`]): without one the answer is 401 whatever the path, so unauthenticated
+/// callers learn nothing about the routes. Authenticated requests to unknown paths get a 404 and
+/// wrong methods a 405 (with `Allow`), both with JSON:API error bodies.
+pub fn router(state: RestState) -> Router {
+    Router::new()
+        .route("/containers", get(routes::list_containers))
+        .route("/containers/{id}", get(routes::get_container))
+        .route("/shipments", get(routes::list_shipments))
+        .route("/shipments/{id}", get(routes::get_shipment))
+        // Must follow the routes: it is applied to the routes registered so far.
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .fallback(routes::not_found)
+        .layer(from_fn_with_state(state.clone(), require_account))
+        .with_state(state)
+}
+
+/// Authentication middleware (spec: Authentication), for
+/// `axum::middleware::from_fn_with_state(state, require_account)`; [`router`] applies it and
+/// the binary also puts it in front of `POST /graphql`.
+///
+/// Reads `Authorization: Token <API_KEY>` (scheme case-insensitive, one or more spaces, the key
+/// itself exact), calls [`Store::authenticate`], and on success inserts the
+/// [`teu_pipeline::model::Account`] into the request extensions for the handlers
+/// (`Extension<Account>`). Otherwise answers 401 with a JSON:API error body
+/// (`errors[0].status == "401"`, `code` `unauthorized`, a detail telling a missing header from a
+/// wrong scheme from an unknown key) and `WWW-Authenticate: Token realm="teu"`. The spec does
+/// not show the status for bad credentials; 401 is teu's choice. A store failure while checking
+/// the key is a 500, or 503 when the database is unreachable (see [`ApiError`]).
+pub async fn require_account(State(state): State<RestState>, mut req: Request, next: Next) -> Response {
+    let key = match api_key(req.headers().get(header::AUTHORIZATION)) {
+        Ok(key) => key,
+        Err(detail) => return ApiError::Unauthorized { detail: detail.into() }.into_response(),
+    };
+    match state.store.authenticate(&key).await {
+        Ok(Some(account)) => {
+            req.extensions_mut().insert(account);
+            next.run(req).await
+        }
+        Ok(None) => ApiError::Unauthorized {
+            detail: "The API key is not valid.".into(),
+        }
+        .into_response(),
+        Err(e) => ApiError::Store(e).into_response(),
+    }
+}
+
+/// The key of an `Authorization: Token <key>` header, or the 401 detail explaining what is wrong.
+fn api_key(value: Option<&header::HeaderValue>) -> Result<String, &'static str> {
+    let value = value.ok_or("The Authorization header is missing; send Authorization: Token <API_KEY>.")?;
+    let value = value
+        .to_str()
+        .map_err(|_| "The Authorization header is malformed; send Authorization: Token <API_KEY>.")?;
+    let (scheme, key) = value
+        .trim()
+        .split_once(' ')
+        .ok_or("The Authorization header is malformed; send Authorization: Token <API_KEY>.")?;
+    if !scheme.eq_ignore_ascii_case("token") {
+        return Err("The Authorization header must use the Token scheme: Authorization: Token <API_KEY>.");
+    }
+    let key = key.trim_start();
+    if key.is_empty() {
+        return Err("The Authorization header has no API key; send Authorization: Token <API_KEY>.");
+    }
+    Ok(key.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[test]
+    fn authorization_header_parsing() {
+        let ok = |s: &'static str| api_key(Some(&HeaderValue::from_static(s)));
+        assert_eq!(ok("Token abc").unwrap(), "abc");
+        assert_eq!(ok("token   abc").unwrap(), "abc");
+        assert_eq!(ok("TOKEN abc ").unwrap(), "abc");
+        assert!(api_key(None).unwrap_err().contains("missing"));
+        assert!(ok("Bearer abc").unwrap_err().contains("Token scheme"));
+        assert!(ok("Token").unwrap_err().contains("malformed"));
+        assert!(ok("Token  ").unwrap_err().contains("malformed"));
+        assert!(ok("abc").unwrap_err().contains("malformed"));
+    }
+}

@@ -1,0 +1,257 @@
+//! Query-string parsing for `/v2` (spec: "GET /containers" query parameters, "Limits").
+//!
+//! | parameter | rule | error (400, `source.parameter`) |
+//! |---|---|---|
+//! | `page[number]` | decimal digits only, at least 1; default 1 | not an integer, 0 |
+//! | `page[size]` | decimal digits only, 1 to [`MAX_PAGE_SIZE`]; default [`DEFAULT_PAGE_SIZE`] | not an integer, 0, above the maximum |
+//! | `include` | comma-separated relationship names from the endpoint's allowed list; empty means none | unknown name |
+//! | `sort`, `filter[...]` | not implemented | always 400 (`unsupported_parameter`), as JSON:API requires |
+//!
+//! Names and values are percent-decoded first (`page%5Bsize%5D=10` is `page[size]=10`). Each of
+//! `page[number]`, `page[size]` and `include` may appear once; a repeat is a 400. Any other
+//! parameter (a cache buster, `fields[...]`) is ignored. Include names are exact and
+//! case-sensitive; blanks around commas are not allowed (`include=shipment` only).
+//!
+//! The spec leaves the maximum page size open ("not shown"); teu's is [`MAX_PAGE_SIZE`].
+
+use crate::error::ApiError;
+use crate::pagination::Page;
+
+/// Default `page[size]` (spec: Limits).
+pub const DEFAULT_PAGE_SIZE: u64 = 30;
+/// Largest accepted `page[size]` (teu's choice; the spec does not show one).
+pub const MAX_PAGE_SIZE: u64 = 100;
+
+/// `page[number]` as written in the query string.
+pub const PAGE_NUMBER: &str = "page[number]";
+/// `page[size]` as written in the query string.
+pub const PAGE_SIZE: &str = "page[size]";
+/// `include` as written in the query string.
+pub const INCLUDE: &str = "include";
+
+/// Parsed parameters of a list endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub page: Page,
+    /// Requested relationships, each once, in the order first given; every entry is one of
+    /// the endpoint's allowed names.
+    pub include: Vec<&'static str>,
+}
+
+impl ListQuery {
+    /// Whether `name` was requested in `include`.
+    pub fn includes(&self, name: &str) -> bool {
+        self.include.contains(&name)
+    }
+
+    /// What pagination links append to their query: `&include=a,b`, or empty when nothing was
+    /// included (see [`crate::pagination::page_links`]).
+    pub fn link_suffix(&self) -> String {
+        if self.include.is_empty() {
+            String::new()
+        } else {
+            format!("&include={}", self.include.join(","))
+        }
+    }
+}
+
+/// Parses a list endpoint's query string (`None` when the URI has none). `allowed` is the
+/// endpoint's include list, e.g. `&["shipment"]`.
+pub fn parse_list(query: Option<&str>, allowed: &[&'static str]) -> Result<ListQuery, ApiError> {
+    let raw = Raw::parse(query)?;
+    let number = match raw.page_number {
+        None => 1,
+        Some(v) => parse_positive(PAGE_NUMBER, &v, None)?,
+    };
+    let size = match raw.page_size {
+        None => DEFAULT_PAGE_SIZE,
+        Some(v) => parse_positive(PAGE_SIZE, &v, Some(MAX_PAGE_SIZE))?,
+    };
+    Ok(ListQuery {
+        page: Page { number, size },
+        include: parse_include(raw.include.as_deref(), allowed)?,
+    })
+}
+
+/// Parses a single-resource endpoint's query string: only `include` matters there (page
+/// parameters are accepted and ignored; `sort`/`filter[...]` are still refused).
+pub fn parse_single(query: Option<&str>, allowed: &[&'static str]) -> Result<Vec<&'static str>, ApiError> {
+    let raw = Raw::parse(query)?;
+    parse_include(raw.include.as_deref(), allowed)
+}
+
+/// The recognised parameters, still as text.
+#[derive(Default)]
+struct Raw {
+    page_number: Option<String>,
+    page_size: Option<String>,
+    include: Option<String>,
+}
+
+impl Raw {
+    fn parse(query: Option<&str>) -> Result<Raw, ApiError> {
+        let mut raw = Raw::default();
+        for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            let slot = match name.as_ref() {
+                PAGE_NUMBER => &mut raw.page_number,
+                PAGE_SIZE => &mut raw.page_size,
+                INCLUDE => &mut raw.include,
+                "sort" => {
+                    return Err(ApiError::UnsupportedParameter {
+                        parameter: "sort".into(),
+                        detail: "Sorting is not supported; results come in the documented order."
+                            .into(),
+                    })
+                }
+                n if n == "filter" || n.starts_with("filter[") => {
+                    return Err(ApiError::UnsupportedParameter {
+                        parameter: n.to_string(),
+                        detail: "Filtering is not supported on this endpoint.".into(),
+                    })
+                }
+                _ => continue,
+            };
+            if slot.is_some() {
+                return Err(ApiError::invalid(
+                    &name,
+                    format!("{name} must be given at most once."),
+                ));
+            }
+            *slot = Some(value.into_owned());
+        }
+        Ok(raw)
+    }
+}
+
+/// A decimal integer of ASCII digits only (no sign, blank or fraction), at least 1 and at most
+/// `max` when given.
+fn parse_positive(parameter: &str, value: &str, max: Option<u64>) -> Result<u64, ApiError> {
+    let range = match max {
+        Some(max) => format!("an integer from 1 to {max}"),
+        None => "a positive integer".to_string(),
+    };
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::invalid(
+            parameter,
+            format!("{parameter} must be {range}, got {value:?}."),
+        ));
+    }
+    // All digits: the only possible parse failure is overflow, i.e. far above any maximum.
+    let n = value.parse::<u64>().unwrap_or(u64::MAX);
+    if n < 1 || max.is_some_and(|m| n > m) {
+        return Err(ApiError::invalid(
+            parameter,
+            format!("{parameter} must be {range}, got {value}."),
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_include(value: Option<&str>, allowed: &[&'static str]) -> Result<Vec<&'static str>, ApiError> {
+    let mut out = Vec::new();
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return Ok(out);
+    };
+    for item in value.split(',') {
+        let Some(&name) = allowed.iter().find(|a| **a == item) else {
+            let allowed_text = if allowed.is_empty() {
+                "nothing can be included here".to_string()
+            } else {
+                format!("allowed: {}", allowed.join(", "))
+            };
+            return Err(ApiError::invalid(
+                INCLUDE,
+                format!("include has an unknown relationship {item:?} ({allowed_text})."),
+            ));
+        };
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHIP: &[&str] = &["shipment"];
+
+    fn param_of(e: ApiError) -> (String, String) {
+        match e {
+            ApiError::InvalidParameter { parameter, detail } => (parameter, detail),
+            ApiError::UnsupportedParameter { parameter, detail } => (parameter, detail),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        for q in [None, Some(""), Some("foo=bar&_=1"), Some("include=")] {
+            let p = parse_list(q, SHIP).unwrap();
+            assert_eq!(p.page, Page { number: 1, size: 30 }, "{q:?}");
+            assert!(p.include.is_empty());
+            assert_eq!(p.link_suffix(), "");
+        }
+    }
+
+    #[test]
+    fn valid_values() {
+        let p = parse_list(Some("page[number]=3&page[size]=100&include=shipment"), SHIP).unwrap();
+        assert_eq!(p.page, Page { number: 3, size: 100 });
+        assert!(p.includes("shipment"));
+        assert_eq!(p.link_suffix(), "&include=shipment");
+        // percent-encoded names, leading zeros, duplicate include entries collapse
+        let p = parse_list(
+            Some("page%5Bnumber%5D=02&page%5Bsize%5D=1&include=shipment,shipment"),
+            SHIP,
+        )
+        .unwrap();
+        assert_eq!(p.page, Page { number: 2, size: 1 });
+        assert_eq!(p.include, vec!["shipment"]);
+        // huge page numbers are valid (they return an empty page)
+        let p = parse_list(Some("page[number]=99999999999999999999999"), SHIP).unwrap();
+        assert_eq!(p.page.number, u64::MAX);
+    }
+
+    #[test]
+    fn invalid_values_name_the_parameter() {
+        // (query, parameter, detail fragment)
+        for (q, param, frag) in [
+            ("page[size]=0", "page[size]", "from 1 to 100"),
+            ("page[size]=101", "page[size]", "got 101"),
+            ("page[size]=abc", "page[size]", "\"abc\""),
+            ("page[size]=", "page[size]", "from 1 to 100"),
+            ("page[size]=99999999999999999999999", "page[size]", "from 1 to 100"),
+            ("page[number]=abc", "page[number]", "positive integer"),
+            ("page[number]=0", "page[number]", "got 0"),
+            ("page[number]=-1", "page[number]", "\"-1\""),
+            ("page[number]=%2B1", "page[number]", "\"+1\""),
+            ("page[number]=1.5", "page[number]", "\"1.5\""),
+            ("page[number]=%201", "page[number]", "\" 1\""),
+            ("page[number]=1&page[number]=2", "page[number]", "at most once"),
+            ("include=containers", "include", "\"containers\""),
+            ("include=shipment,", "include", "\"\""),
+            ("include=Shipment", "include", "allowed: shipment"),
+            ("include=shipment&include=shipment", "include", "at most once"),
+            ("sort=-created_at", "sort", "not supported"),
+            ("filter[status]=new", "filter[status]", "not supported"),
+        ] {
+            let (p, d) = param_of(parse_list(Some(q), SHIP).unwrap_err());
+            assert_eq!(p, param, "{q}");
+            assert!(d.contains(frag), "{q}: {d}");
+        }
+    }
+
+    #[test]
+    fn single_resource_queries() {
+        assert_eq!(parse_single(None, SHIP).unwrap(), Vec::<&str>::new());
+        assert_eq!(
+            parse_single(Some("include=shipment&page[size]=0"), SHIP).unwrap(),
+            vec!["shipment"]
+        );
+        let (p, d) = param_of(parse_single(Some("include=shipment"), &[]).unwrap_err());
+        assert_eq!(p, "include");
+        assert!(d.contains("nothing can be included"), "{d}");
+    }
+}

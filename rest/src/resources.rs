@@ -1,0 +1,768 @@
+//! The domain model as JSON:API resource objects (spec: "Resources and their fields").
+//!
+//! Nothing is computed here: every attribute is the model's field of the same name, as the
+//! pipeline derived it (DESIGN.md: neither API computes its own version of a field). Every
+//! attribute of the spec's tables is present, nulls included; nothing else is.
+//!
+//! Encoding rules:
+//! - timestamps: ISO 8601 in UTC with `Z`, whole seconds (`2021-01-09T13:12:56Z`); when the
+//!   stored value has a non-zero fraction, milliseconds are added (`2021-01-09T13:12:56.250Z`).
+//!   The store keeps millisecond precision, so nothing is lost ([`timestamp`]);
+//! - `import_deadlines`: `null` when the pipeline has no deadline information for the
+//!   container, otherwise an object with exactly the three keys `pickup_lfd_terminal`,
+//!   `pickup_lfd_rail`, `pickup_lfd_line` (each a timestamp or null). The spec types it
+//!   "object, nullable"; teu mirrors the model's `Option` rather than inventing an all-null object;
+//! - `holds_at_pod_terminal` / `fees_at_pod_terminal`: arrays (possibly empty) of
+//!   `{name, status, description}` / `{type, amount, currency_code}`;
+//! - to-one relationships are `{"data": {"id", "type"}}` or `{"data": null}`; to-many are
+//!   `{"data": [...]}`.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, SecondsFormat, Timelike, Utc};
+use serde::{Serialize, Serializer};
+use teu_pipeline::ids::port_id;
+use teu_pipeline::model::{Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent};
+use uuid::Uuid;
+
+/// Formats a timestamp as described in the module documentation: seconds, plus milliseconds
+/// only when the fraction is non-zero (sub-millisecond digits are dropped).
+pub fn timestamp(t: &DateTime<Utc>) -> String {
+    if t.nanosecond() / 1_000_000 == 0 {
+        t.to_rfc3339_opts(SecondsFormat::Secs, true)
+    } else {
+        t.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+}
+
+fn ser_ts<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&timestamp(t))
+}
+
+fn ser_opt_ts<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_str(&timestamp(t)),
+        None => s.serialize_none(),
+    }
+}
+
+/// `{"id": ..., "type": ...}`: a resource identifier object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identifier {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+impl Identifier {
+    /// Identifier of a resource of type `kind` with UUID `id`.
+    pub fn new(kind: &'static str, id: Uuid) -> Self {
+        Identifier {
+            id: id.to_string(),
+            kind,
+        }
+    }
+}
+
+/// A to-one relationship: `{"data": identifier-or-null}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToOne {
+    pub data: Option<Identifier>,
+}
+
+impl ToOne {
+    fn of(kind: &'static str, id: Option<Uuid>) -> Self {
+        ToOne {
+            data: id.map(|id| Identifier::new(kind, id)),
+        }
+    }
+
+    fn null() -> Self {
+        ToOne { data: None }
+    }
+}
+
+/// A to-many relationship: `{"data": [identifier, ...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToMany {
+    pub data: Vec<Identifier>,
+}
+
+/// A container resource: `{"id", "type": "container", "attributes", "relationships"}`
+/// (spec: container).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerResource<'a> {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub attributes: ContainerAttributes<'a>,
+    pub relationships: ContainerRelationships,
+}
+
+/// Every attribute of the spec's container table, in its order and with its names.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerAttributes<'a> {
+    pub number: &'a str,
+    pub ref_numbers: &'a [String],
+    pub seal_number: Option<&'a str>,
+    #[serde(serialize_with = "ser_ts")]
+    pub created_at: DateTime<Utc>,
+    pub equipment_type: Option<&'a str>,
+    pub equipment_length: Option<i32>,
+    pub equipment_height: Option<&'a str>,
+    pub weight_in_lbs: Option<f64>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pickup_lfd: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pickup_appointment_at: Option<DateTime<Utc>>,
+    pub availability_known: bool,
+    pub available_for_pickup: Option<bool>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_arrived_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_discharged_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_full_out_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub terminal_checked_at: Option<DateTime<Utc>>,
+    pub pod_full_out_chassis_number: Option<&'a str>,
+    pub location_at_pod_terminal: Option<&'a str>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub final_destination_full_out_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub empty_terminated_at: Option<DateTime<Utc>>,
+    pub holds_at_pod_terminal: Vec<Hold<'a>>,
+    pub fees_at_pod_terminal: Vec<Fee<'a>>,
+    pub pod_timezone: Option<&'a str>,
+    pub final_destination_timezone: Option<&'a str>,
+    pub empty_terminated_timezone: Option<&'a str>,
+    pub pod_rail_carrier_scac: Option<&'a str>,
+    pub ind_rail_carrier_scac: Option<&'a str>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub shipment_last_tracking_request_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_rail_loaded_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_rail_departed_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub ind_eta_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub ind_ata_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub ind_rail_unloaded_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub ind_facility_lfd_on: Option<DateTime<Utc>>,
+    pub import_deadlines: Option<Deadlines>,
+    pub current_status: &'static str,
+}
+
+/// spec: terminal_hold.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hold<'a> {
+    pub name: &'a str,
+    pub status: &'a str,
+    pub description: Option<&'a str>,
+}
+
+/// spec: terminal_fee. `currency_code` is null when the source gave none.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fee<'a> {
+    #[serde(rename = "type")]
+    pub fee_type: &'a str,
+    pub amount: f64,
+    pub currency_code: Option<&'a str>,
+}
+
+/// spec: container `import_deadlines` (the object form).
+#[derive(Debug, Clone, Serialize)]
+pub struct Deadlines {
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pickup_lfd_terminal: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pickup_lfd_rail: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pickup_lfd_line: Option<DateTime<Utc>>,
+}
+
+/// Container relationships (spec: container relationships table).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerRelationships {
+    /// The container's shipment (always present).
+    pub shipment: ToOne,
+    /// Terminal; null unless a feed told where to pick up.
+    pub pickup_facility: ToOne,
+    /// Terminal at the port of discharge; null until known.
+    pub pod_terminal: ToOne,
+    /// The container's normalized events, by event time.
+    pub transport_events: ToMany,
+    /// The raw events those came from, in the same order.
+    pub raw_events: ToMany,
+}
+
+/// The container resource of `c`, whose events (from `Store::events_of_containers`, in event
+/// order) are `events`.
+pub fn container<'a>(c: &'a Container, events: &[TransportEvent]) -> ContainerResource<'a> {
+    ContainerResource {
+        id: c.id.to_string(),
+        kind: "container",
+        attributes: ContainerAttributes {
+            number: &c.number,
+            ref_numbers: &c.ref_numbers,
+            seal_number: c.seal_number.as_deref(),
+            created_at: c.created_at,
+            equipment_type: c.equipment_type.as_deref(),
+            equipment_length: c.equipment_length,
+            equipment_height: c.equipment_height.as_deref(),
+            weight_in_lbs: c.weight_in_lbs,
+            pickup_lfd: c.pickup_lfd,
+            pickup_appointment_at: c.pickup_appointment_at,
+            availability_known: c.availability_known,
+            available_for_pickup: c.available_for_pickup,
+            pod_arrived_at: c.pod_arrived_at,
+            pod_discharged_at: c.pod_discharged_at,
+            pod_full_out_at: c.pod_full_out_at,
+            terminal_checked_at: c.terminal_checked_at,
+            pod_full_out_chassis_number: c.pod_full_out_chassis_number.as_deref(),
+            location_at_pod_terminal: c.location_at_pod_terminal.as_deref(),
+            final_destination_full_out_at: c.final_destination_full_out_at,
+            empty_terminated_at: c.empty_terminated_at,
+            holds_at_pod_terminal: c.holds_at_pod_terminal.iter().map(hold).collect(),
+            fees_at_pod_terminal: c.fees_at_pod_terminal.iter().map(fee).collect(),
+            pod_timezone: c.pod_timezone.as_deref(),
+            final_destination_timezone: c.final_destination_timezone.as_deref(),
+            empty_terminated_timezone: c.empty_terminated_timezone.as_deref(),
+            pod_rail_carrier_scac: c.pod_rail_carrier_scac.as_deref(),
+            ind_rail_carrier_scac: c.ind_rail_carrier_scac.as_deref(),
+            pod_last_tracking_request_at: c.pod_last_tracking_request_at,
+            shipment_last_tracking_request_at: c.shipment_last_tracking_request_at,
+            pod_rail_loaded_at: c.pod_rail_loaded_at,
+            pod_rail_departed_at: c.pod_rail_departed_at,
+            ind_eta_at: c.ind_eta_at,
+            ind_ata_at: c.ind_ata_at,
+            ind_rail_unloaded_at: c.ind_rail_unloaded_at,
+            ind_facility_lfd_on: c.ind_facility_lfd_on,
+            import_deadlines: c.import_deadlines.as_ref().map(deadlines),
+            current_status: c.current_status.as_str(),
+        },
+        relationships: ContainerRelationships {
+            shipment: ToOne::of("shipment", Some(c.shipment_id)),
+            pickup_facility: ToOne::of("terminal", c.pickup_facility_id),
+            pod_terminal: ToOne::of("terminal", c.pod_terminal_id),
+            transport_events: ToMany {
+                data: events
+                    .iter()
+                    .map(|e| Identifier::new("transport_event", e.id))
+                    .collect(),
+            },
+            raw_events: ToMany {
+                data: events
+                    .iter()
+                    .map(|e| Identifier::new("raw_event", e.raw_event_id))
+                    .collect(),
+            },
+        },
+    }
+}
+
+/// Container resources for `containers`, taking each one's events from `events` (the map
+/// `Store::events_of_containers` returns; a container missing from it has no events).
+pub fn containers<'a>(
+    containers: &'a [Container],
+    events: &HashMap<Uuid, Vec<TransportEvent>>,
+) -> Vec<ContainerResource<'a>> {
+    containers
+        .iter()
+        .map(|c| container(c, events.get(&c.id).map(Vec::as_slice).unwrap_or(&[])))
+        .collect()
+}
+
+fn hold(h: &TerminalHold) -> Hold<'_> {
+    Hold {
+        name: &h.name,
+        status: &h.status,
+        description: h.description.as_deref(),
+    }
+}
+
+fn fee(f: &TerminalFee) -> Fee<'_> {
+    Fee {
+        fee_type: &f.fee_type,
+        amount: f.amount,
+        currency_code: f.currency_code.as_deref(),
+    }
+}
+
+fn deadlines(d: &ImportDeadlines) -> Deadlines {
+    Deadlines {
+        pickup_lfd_terminal: d.pickup_lfd_terminal,
+        pickup_lfd_rail: d.pickup_lfd_rail,
+        pickup_lfd_line: d.pickup_lfd_line,
+    }
+}
+
+/// A shipment resource: `{"id", "type": "shipment", "attributes", "relationships",
+/// "links": {"self"}}` (spec: shipment; all five members required).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShipmentResource<'a> {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub attributes: ShipmentAttributes<'a>,
+    pub relationships: ShipmentRelationships,
+    pub links: SelfLink,
+}
+
+/// `{"self": uri}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SelfLink {
+    #[serde(rename = "self")]
+    pub self_: String,
+}
+
+/// Every attribute of the spec's shipment table, in its order and with its names.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShipmentAttributes<'a> {
+    pub bill_of_lading_number: &'a str,
+    pub normalized_number: &'a str,
+    /// Spec: nullable array; teu always has a (possibly empty) list.
+    pub ref_numbers: &'a [String],
+    #[serde(serialize_with = "ser_ts")]
+    pub created_at: DateTime<Utc>,
+    pub tags: &'a [String],
+    pub port_of_lading_locode: Option<&'a str>,
+    pub port_of_discharge_locode: Option<&'a str>,
+    pub destination_locode: Option<&'a str>,
+    pub port_of_lading_name: Option<&'a str>,
+    pub port_of_discharge_name: Option<&'a str>,
+    pub destination_name: Option<&'a str>,
+    pub shipping_line_scac: &'a str,
+    pub shipping_line_name: &'a str,
+    pub shipping_line_short_name: &'a str,
+    pub customer_name: Option<&'a str>,
+    pub pod_vessel_name: Option<&'a str>,
+    pub pod_vessel_imo: Option<&'a str>,
+    pub pod_voyage_number: Option<&'a str>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pol_etd_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pol_atd_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_eta_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_original_eta_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub pod_ata_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub destination_eta_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub destination_ata_at: Option<DateTime<Utc>>,
+    pub pol_timezone: Option<&'a str>,
+    pub pod_timezone: Option<&'a str>,
+    pub destination_timezone: Option<&'a str>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "ser_opt_ts")]
+    pub line_tracking_stopped_at: Option<DateTime<Utc>>,
+    pub line_tracking_stopped_reason: Option<&'a str>,
+}
+
+/// Shipment relationships (spec: shipment relationships table).
+#[derive(Debug, Clone, Serialize)]
+pub struct ShipmentRelationships {
+    /// Always `{"data": null}`: the model has no destination port/metro-area id (only a
+    /// LOCODE, which may name a metro area rather than a port).
+    pub destination: ToOne,
+    /// `{"type": "port", "id": port_id(port_of_lading_locode)}`, null without a LOCODE.
+    pub port_of_lading: ToOne,
+    /// `{"type": "port", "id": port_id(port_of_discharge_locode)}`, null without a LOCODE.
+    pub port_of_discharge: ToOne,
+    /// The shipment's containers (from `Store::containers_of_shipments`).
+    pub containers: ToMany,
+    /// Always `{"data": null}`: the model keeps terminals per container.
+    pub pod_terminal: ToOne,
+    /// Always `{"data": null}`.
+    pub destination_terminal: ToOne,
+    /// Always `{"data": null}`: teu has no users.
+    pub line_tracking_stopped_by_user: ToOne,
+}
+
+/// The shipment resource of `s`, whose containers' ids are `container_ids`; `self_url` is the
+/// absolute URI of `/v2/shipments/{id}`.
+pub fn shipment<'a>(s: &'a Shipment, container_ids: &[Uuid], self_url: String) -> ShipmentResource<'a> {
+    let port = |locode: &Option<String>| ToOne::of("port", locode.as_deref().map(port_id));
+    ShipmentResource {
+        id: s.id.to_string(),
+        kind: "shipment",
+        attributes: ShipmentAttributes {
+            bill_of_lading_number: &s.bill_of_lading_number,
+            normalized_number: &s.normalized_number,
+            ref_numbers: &s.ref_numbers,
+            created_at: s.created_at,
+            tags: &s.tags,
+            port_of_lading_locode: s.port_of_lading_locode.as_deref(),
+            port_of_discharge_locode: s.port_of_discharge_locode.as_deref(),
+            destination_locode: s.destination_locode.as_deref(),
+            port_of_lading_name: s.port_of_lading_name.as_deref(),
+            port_of_discharge_name: s.port_of_discharge_name.as_deref(),
+            destination_name: s.destination_name.as_deref(),
+            shipping_line_scac: &s.shipping_line_scac,
+            shipping_line_name: &s.shipping_line_name,
+            shipping_line_short_name: &s.shipping_line_short_name,
+            customer_name: s.customer_name.as_deref(),
+            pod_vessel_name: s.pod_vessel_name.as_deref(),
+            pod_vessel_imo: s.pod_vessel_imo.as_deref(),
+            pod_voyage_number: s.pod_voyage_number.as_deref(),
+            pol_etd_at: s.pol_etd_at,
+            pol_atd_at: s.pol_atd_at,
+            pod_eta_at: s.pod_eta_at,
+            pod_original_eta_at: s.pod_original_eta_at,
+            pod_ata_at: s.pod_ata_at,
+            destination_eta_at: s.destination_eta_at,
+            destination_ata_at: s.destination_ata_at,
+            pol_timezone: s.pol_timezone.as_deref(),
+            pod_timezone: s.pod_timezone.as_deref(),
+            destination_timezone: s.destination_timezone.as_deref(),
+            line_tracking_last_attempted_at: s.line_tracking_last_attempted_at,
+            line_tracking_last_succeeded_at: s.line_tracking_last_succeeded_at,
+            line_tracking_stopped_at: s.line_tracking_stopped_at,
+            line_tracking_stopped_reason: s.line_tracking_stopped_reason.as_deref(),
+        },
+        relationships: ShipmentRelationships {
+            destination: ToOne::null(),
+            port_of_lading: port(&s.port_of_lading_locode),
+            port_of_discharge: port(&s.port_of_discharge_locode),
+            containers: ToMany {
+                data: container_ids
+                    .iter()
+                    .map(|id| Identifier::new("container", *id))
+                    .collect(),
+            },
+            pod_terminal: ToOne::null(),
+            destination_terminal: ToOne::null(),
+            line_tracking_stopped_by_user: ToOne::null(),
+        },
+        links: SelfLink { self_: self_url },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use serde_json::{json, Value};
+    use teu_pipeline::model::{Classifier, ContainerStatus, EventRow, EventType};
+
+    /// Attribute names of the spec's container table, in order.
+    const CONTAINER_ATTRIBUTES: &[&str] = &[
+        "number",
+        "ref_numbers",
+        "seal_number",
+        "created_at",
+        "equipment_type",
+        "equipment_length",
+        "equipment_height",
+        "weight_in_lbs",
+        "pickup_lfd",
+        "pickup_appointment_at",
+        "availability_known",
+        "available_for_pickup",
+        "pod_arrived_at",
+        "pod_discharged_at",
+        "pod_full_out_at",
+        "terminal_checked_at",
+        "pod_full_out_chassis_number",
+        "location_at_pod_terminal",
+        "final_destination_full_out_at",
+        "empty_terminated_at",
+        "holds_at_pod_terminal",
+        "fees_at_pod_terminal",
+        "pod_timezone",
+        "final_destination_timezone",
+        "empty_terminated_timezone",
+        "pod_rail_carrier_scac",
+        "ind_rail_carrier_scac",
+        "pod_last_tracking_request_at",
+        "shipment_last_tracking_request_at",
+        "pod_rail_loaded_at",
+        "pod_rail_departed_at",
+        "ind_eta_at",
+        "ind_ata_at",
+        "ind_rail_unloaded_at",
+        "ind_facility_lfd_on",
+        "import_deadlines",
+        "current_status",
+    ];
+
+    /// Attribute names of the spec's shipment table.
+    const SHIPMENT_ATTRIBUTES: &[&str] = &[
+        "bill_of_lading_number",
+        "normalized_number",
+        "ref_numbers",
+        "created_at",
+        "tags",
+        "port_of_lading_locode",
+        "port_of_discharge_locode",
+        "destination_locode",
+        "port_of_lading_name",
+        "port_of_discharge_name",
+        "destination_name",
+        "shipping_line_scac",
+        "shipping_line_name",
+        "shipping_line_short_name",
+        "customer_name",
+        "pod_vessel_name",
+        "pod_vessel_imo",
+        "pod_voyage_number",
+        "pol_etd_at",
+        "pol_atd_at",
+        "pod_eta_at",
+        "pod_original_eta_at",
+        "pod_ata_at",
+        "destination_eta_at",
+        "destination_ata_at",
+        "pol_timezone",
+        "pod_timezone",
+        "destination_timezone",
+        "line_tracking_last_attempted_at",
+        "line_tracking_last_succeeded_at",
+        "line_tracking_stopped_at",
+        "line_tracking_stopped_reason",
+    ];
+
+    fn t(s: u32, ms: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2021, 1, 9, 13, 12, s).unwrap() + chrono::Duration::milliseconds(ms.into())
+    }
+
+    fn sample_container() -> Container {
+        Container {
+            id: Uuid::from_u128(1),
+            account_id: Uuid::from_u128(9),
+            shipment_id: Uuid::from_u128(2),
+            number: "MSCU1234566".into(),
+            ref_numbers: vec![],
+            seal_number: None,
+            created_at: t(56, 0),
+            refreshed_at: t(57, 0),
+            equipment_type: Some("dry".into()),
+            equipment_length: Some(40),
+            equipment_height: Some("high_cube".into()),
+            weight_in_lbs: None,
+            pickup_lfd: None,
+            pickup_appointment_at: None,
+            availability_known: false,
+            available_for_pickup: None,
+            pod_arrived_at: Some(t(0, 250)),
+            pod_discharged_at: None,
+            pod_full_out_at: None,
+            terminal_checked_at: None,
+            pod_full_out_chassis_number: None,
+            location_at_pod_terminal: None,
+            final_destination_full_out_at: None,
+            empty_terminated_at: None,
+            holds_at_pod_terminal: vec![TerminalHold {
+                name: "customs".into(),
+                status: "hold".into(),
+                description: None,
+            }],
+            fees_at_pod_terminal: vec![TerminalFee {
+                fee_type: "demurrage".into(),
+                amount: 120.5,
+                currency_code: Some("USD".into()),
+            }],
+            pod_timezone: Some("America/Los_Angeles".into()),
+            final_destination_timezone: None,
+            empty_terminated_timezone: None,
+            pod_rail_carrier_scac: None,
+            ind_rail_carrier_scac: None,
+            pod_last_tracking_request_at: None,
+            shipment_last_tracking_request_at: None,
+            pod_rail_loaded_at: None,
+            pod_rail_departed_at: None,
+            ind_eta_at: None,
+            ind_ata_at: None,
+            ind_rail_unloaded_at: None,
+            ind_facility_lfd_on: None,
+            import_deadlines: None,
+            current_status: ContainerStatus::OnShip,
+            pod_locode: Some("USLAX".into()),
+            pod_terminal_id: Some(Uuid::from_u128(7)),
+            pickup_facility_id: None,
+        }
+    }
+
+    fn event(n: u128) -> TransportEvent {
+        TransportEvent {
+            id: Uuid::from_u128(100 + n),
+            raw_event_id: Uuid::from_u128(200 + n),
+            timezone: None,
+            event: EventRow {
+                event_id: format!("e{n}"),
+                event_type: EventType::Equipment,
+                classifier: Classifier::Act,
+                code: "LOAD".into(),
+                event_at: t(0, 0),
+                event_created_at: None,
+                container_number: None,
+                bill_of_lading: None,
+                booking: None,
+                locode: None,
+                location_name: None,
+                facility_code: None,
+                mode_of_transport: None,
+                transport_call_sequence: None,
+                vessel_imo: None,
+                vessel_name: None,
+                export_voyage: None,
+                import_voyage: None,
+                carrier_scac: None,
+                iso_equipment_code: None,
+                empty: None,
+                seal_number: None,
+                delay_reason: None,
+                remark: None,
+            },
+        }
+    }
+
+    #[test]
+    fn timestamps_are_seconds_unless_fractional() {
+        assert_eq!(timestamp(&t(56, 0)), "2021-01-09T13:12:56Z");
+        assert_eq!(timestamp(&t(56, 250)), "2021-01-09T13:12:56.250Z");
+        // sub-millisecond fractions are dropped, never shown as micro/nanoseconds
+        let fine = t(56, 0) + chrono::Duration::microseconds(5);
+        assert_eq!(timestamp(&fine), "2021-01-09T13:12:56Z");
+    }
+
+    #[test]
+    fn container_has_exactly_the_spec_attributes() {
+        let c = sample_container();
+        let v: Value = serde_json::to_value(container(&c, &[event(1), event(2)])).unwrap();
+        let keys: Vec<&str> = v["attributes"].as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want = CONTAINER_ATTRIBUTES.to_vec();
+        want.sort_unstable();
+        let mut got = keys.clone();
+        got.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(v["type"], "container");
+        assert_eq!(v["id"], Uuid::from_u128(1).to_string());
+        let a = &v["attributes"];
+        assert_eq!(a["created_at"], "2021-01-09T13:12:56Z");
+        assert_eq!(a["pod_arrived_at"], "2021-01-09T13:12:00.250Z");
+        assert_eq!(a["seal_number"], Value::Null);
+        assert_eq!(a["import_deadlines"], Value::Null);
+        assert_eq!(a["current_status"], "on_ship");
+        assert_eq!(a["equipment_length"], 40);
+        assert_eq!(
+            a["holds_at_pod_terminal"],
+            json!([{"name":"customs","status":"hold","description":null}])
+        );
+        assert_eq!(
+            a["fees_at_pod_terminal"],
+            json!([{"type":"demurrage","amount":120.5,"currency_code":"USD"}])
+        );
+        let r = &v["relationships"];
+        assert_eq!(
+            r["shipment"],
+            json!({"data":{"id":Uuid::from_u128(2).to_string(),"type":"shipment"}})
+        );
+        assert_eq!(r["pickup_facility"], json!({"data":null}));
+        assert_eq!(
+            r["pod_terminal"],
+            json!({"data":{"id":Uuid::from_u128(7).to_string(),"type":"terminal"}})
+        );
+        assert_eq!(r["transport_events"]["data"][1]["id"], Uuid::from_u128(102).to_string());
+        assert_eq!(r["transport_events"]["data"][1]["type"], "transport_event");
+        assert_eq!(r["raw_events"]["data"][0]["id"], Uuid::from_u128(201).to_string());
+        assert_eq!(r["raw_events"]["data"][0]["type"], "raw_event");
+        assert!(v.get("links").is_none());
+    }
+
+    #[test]
+    fn import_deadlines_object_has_three_keys() {
+        let mut c = sample_container();
+        c.import_deadlines = Some(ImportDeadlines {
+            pickup_lfd_line: Some(t(0, 0)),
+            ..Default::default()
+        });
+        let v: Value = serde_json::to_value(container(&c, &[])).unwrap();
+        assert_eq!(
+            v["attributes"]["import_deadlines"],
+            json!({"pickup_lfd_terminal":null,"pickup_lfd_rail":null,"pickup_lfd_line":"2021-01-09T13:12:00Z"})
+        );
+        assert_eq!(v["relationships"]["transport_events"], json!({"data":[]}));
+    }
+
+    #[test]
+    fn shipment_has_exactly_the_spec_attributes_and_relationships() {
+        let s = Shipment {
+            id: Uuid::from_u128(2),
+            account_id: Uuid::from_u128(9),
+            bill_of_lading_number: "MEDU1234567".into(),
+            normalized_number: "1234567".into(),
+            ref_numbers: vec!["BKG1".into()],
+            created_at: t(56, 0),
+            refreshed_at: t(56, 0),
+            tags: vec![],
+            port_of_lading_locode: Some("CNSHA".into()),
+            port_of_lading_name: Some("Shanghai".into()),
+            port_of_discharge_locode: None,
+            port_of_discharge_name: None,
+            destination_locode: Some("USCHI".into()),
+            destination_name: None,
+            shipping_line_scac: "MSCU".into(),
+            shipping_line_name: "Mediterranean Shipping Company".into(),
+            shipping_line_short_name: "MSC".into(),
+            customer_name: None,
+            pod_vessel_name: None,
+            pod_vessel_imo: None,
+            pod_voyage_number: None,
+            pol_etd_at: None,
+            pol_atd_at: Some(t(1, 0)),
+            pod_eta_at: None,
+            pod_original_eta_at: None,
+            pod_ata_at: None,
+            destination_eta_at: None,
+            destination_ata_at: None,
+            pol_timezone: Some("Asia/Shanghai".into()),
+            pod_timezone: None,
+            destination_timezone: None,
+            line_tracking_last_attempted_at: None,
+            line_tracking_last_succeeded_at: None,
+            line_tracking_stopped_at: None,
+            line_tracking_stopped_reason: None,
+        };
+        let v: Value = serde_json::to_value(shipment(
+            &s,
+            &[Uuid::from_u128(1)],
+            "http://h/v2/shipments/x".into(),
+        ))
+        .unwrap();
+        let mut got: Vec<&str> = v["attributes"].as_object().unwrap().keys().map(String::as_str).collect();
+        got.sort_unstable();
+        let mut want = SHIPMENT_ATTRIBUTES.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(v["type"], "shipment");
+        assert_eq!(v["links"], json!({"self":"http://h/v2/shipments/x"}));
+        assert_eq!(v["attributes"]["pol_atd_at"], "2021-01-09T13:12:01Z");
+        let r = &v["relationships"];
+        assert_eq!(
+            r["port_of_lading"],
+            json!({"data":{"id":port_id("CNSHA").to_string(),"type":"port"}})
+        );
+        assert_eq!(r["port_of_discharge"], json!({"data":null}));
+        assert_eq!(r["destination"], json!({"data":null}));
+        assert_eq!(
+            r["containers"],
+            json!({"data":[{"id":Uuid::from_u128(1).to_string(),"type":"container"}]})
+        );
+        for k in ["pod_terminal", "destination_terminal", "line_tracking_stopped_by_user"] {
+            assert_eq!(r[k], json!({"data":null}), "{k}");
+        }
+        assert_eq!(r.as_object().unwrap().len(), 7);
+    }
+}

@@ -1,0 +1,401 @@
+//! Handlers of the `/v2` routes and the absolute-URI base their links are built from.
+//!
+//! Each handler reads a bounded number of store queries per request, whatever the page size
+//! (no N+1): the page itself, `events_of_containers` once for all containers shown, and, with an
+//! include, `shipments_by_ids` / `containers_of_shipments` once each.
+//!
+//! Documents:
+//! - lists: `{"data": [...], "included": [...], "links": {first, prev, next, last, self, current},
+//!   "meta": {size, total}}`; `included` is always present (the spec lists it in the 200
+//!   response) and empty unless an include was requested;
+//! - single resources: `{"data": {...}, "included": [...], "links": {"self"}}`.
+//!
+//! Included resources appear once each, in the order of first reference from `data`.
+
+use std::collections::{HashMap, HashSet};
+
+use axum::extract::{FromRequestParts, OriginalUri, Path, State};
+use axum::http::request::Parts;
+use axum::http::{header, Method};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use serde::Serialize;
+use serde_json::Value;
+use teu_pipeline::model::{Account, Container, Shipment};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::pagination::{page_links, PageLinks, PageMeta};
+use crate::query::{parse_list, parse_single};
+use crate::resources::{self, SelfLink};
+use crate::RestState;
+
+/// Relationship names `include` accepts on container endpoints.
+const CONTAINER_INCLUDES: &[&str] = &["shipment"];
+/// Relationship names `include` accepts on shipment endpoints.
+const SHIPMENT_INCLUDES: &[&str] = &["containers"];
+
+/// Where the request came from, for absolute links: `origin` is `scheme://host`, `prefix` the
+/// mount point of the router (`/v2` when nested there, empty when not).
+///
+/// The scheme is the first value of `X-Forwarded-Proto` when it is `http` or `https`, else
+/// `http`; the host is the `Host` header (or the URI's authority, for HTTP/2), else
+/// `localhost`. A host with characters that cannot appear in an authority is replaced by
+/// `localhost`.
+pub(crate) struct Base {
+    origin: String,
+    prefix: String,
+}
+
+impl Base {
+    /// Absolute URI of `path` under the router, e.g. `/containers` → `http://h/v2/containers`.
+    fn url(&self, path: &str) -> String {
+        format!("{}{}{}", self.origin, self.prefix, path)
+    }
+
+    fn shipment_url(&self, id: Uuid) -> String {
+        self.url(&format!("/shipments/{id}"))
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Base {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let proto = parts
+            .headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .map(|v| v.trim().to_ascii_lowercase());
+        let scheme = match proto.as_deref() {
+            Some("https") => "https",
+            _ => "http",
+        };
+        let host = parts
+            .headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .or_else(|| parts.uri.authority().map(|a| a.to_string()))
+            .filter(|h| valid_host(h))
+            .unwrap_or_else(|| "localhost".to_string());
+        // Nesting strips the mount point from `uri`; `OriginalUri` keeps the full path.
+        let full = parts
+            .extensions
+            .get::<OriginalUri>()
+            .map(|o| o.0.path().to_string())
+            .unwrap_or_else(|| parts.uri.path().to_string());
+        let prefix = full
+            .strip_suffix(parts.uri.path())
+            .unwrap_or("")
+            .trim_end_matches('/')
+            .to_string();
+        Ok(Base {
+            origin: format!("{scheme}://{host}"),
+            prefix,
+        })
+    }
+}
+
+/// Whether `h` looks like `host[:port]` (names, IPv4, bracketed IPv6).
+fn valid_host(h: &str) -> bool {
+    !h.is_empty()
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']'))
+}
+
+#[derive(Serialize)]
+struct ListDocument<D: Serialize> {
+    data: Vec<D>,
+    included: Vec<Value>,
+    links: PageLinks,
+    meta: PageMeta,
+}
+
+#[derive(Serialize)]
+struct SingleDocument<D: Serialize> {
+    data: D,
+    included: Vec<Value>,
+    links: SelfLink,
+}
+
+/// Ids in order of first appearance, each once.
+fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
+    let mut seen = HashSet::new();
+    ids.into_iter().filter(|id| seen.insert(*id)).collect()
+}
+
+fn to_value<T: Serialize>(v: T) -> Value {
+    // Resource structs hold only strings, numbers, booleans and nulls: this cannot fail.
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// Container ids per shipment, from `Store::containers_of_shipments` output.
+fn ids_by_shipment(containers: &[Container]) -> HashMap<Uuid, Vec<Uuid>> {
+    let mut map: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
+    for c in containers {
+        map.entry(c.shipment_id).or_default().push(c.id);
+    }
+    map
+}
+
+/// Shipment resources of `shipment_ids` (in that order; ids the store does not return are
+/// skipped) as JSON values, with their `containers` relationships. Two store calls.
+async fn shipment_values(
+    state: &RestState,
+    account: &Account,
+    base: &Base,
+    shipment_ids: &[Uuid],
+) -> Result<Vec<Value>, ApiError> {
+    if shipment_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let store = &state.store;
+    let mut shipments: HashMap<Uuid, Shipment> = store
+        .shipments_by_ids(account.id, shipment_ids)
+        .await?
+        .into_iter()
+        .map(|s| (s.id, s))
+        .collect();
+    let members = ids_by_shipment(&store.containers_of_shipments(account.id, shipment_ids).await?);
+    Ok(shipment_ids
+        .iter()
+        .filter_map(|id| shipments.remove(id))
+        .map(|s| {
+            let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
+            to_value(resources::shipment(&s, ids, base.shipment_url(s.id)))
+        })
+        .collect())
+}
+
+/// Container resources of `containers` as JSON values. One store call.
+async fn container_values(
+    state: &RestState,
+    account: &Account,
+    containers: &[Container],
+) -> Result<Vec<Value>, ApiError> {
+    if containers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+    let events = state.store.events_of_containers(account.id, &ids).await?;
+    Ok(resources::containers(containers, &events)
+        .into_iter()
+        .map(to_value)
+        .collect())
+}
+
+/// Parses a path id; anything that is not a UUID is a 404, like an unknown id.
+fn path_id(id: &str, kind: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(id).map_err(|_| ApiError::not_found(kind, id))
+}
+
+/// `GET /containers`: the account's containers, in `Store::list_containers` order.
+pub(crate) async fn list_containers(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    base: Base,
+    OriginalUri(uri): OriginalUri,
+) -> Result<Response, ApiError> {
+    let q = parse_list(uri.query(), CONTAINER_INCLUDES)?;
+    let (containers, total) = state
+        .store
+        .list_containers(account.id, q.page.offset(), q.page.limit())
+        .await?;
+    let data = container_values(&state, &account, &containers).await?;
+    let included = if q.includes("shipment") {
+        let ids = unique(containers.iter().map(|c| c.shipment_id));
+        shipment_values(&state, &account, &base, &ids).await?
+    } else {
+        Vec::new()
+    };
+    let total = u64::try_from(total).unwrap_or(0);
+    Ok(Json(ListDocument {
+        data,
+        included,
+        links: page_links(&base.url("/containers"), &q.link_suffix(), q.page, total),
+        meta: PageMeta {
+            size: q.page.size,
+            total,
+        },
+    })
+    .into_response())
+}
+
+/// `GET /containers/{id}`: one of the account's containers, else 404.
+pub(crate) async fn get_container(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    base: Base,
+    OriginalUri(uri): OriginalUri,
+    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> Result<Response, ApiError> {
+    let raw = id.map(|Path(id)| id).unwrap_or_default();
+    let include = parse_single(uri.query(), CONTAINER_INCLUDES)?;
+    let id = path_id(&raw, "Container")?;
+    let container = state
+        .store
+        .container(account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Container", &raw))?;
+    let containers = [container];
+    let data = container_values(&state, &account, &containers)
+        .await?
+        .pop()
+        .unwrap_or(Value::Null);
+    let included = if include.contains(&"shipment") {
+        shipment_values(&state, &account, &base, &[containers[0].shipment_id]).await?
+    } else {
+        Vec::new()
+    };
+    Ok(Json(SingleDocument {
+        data,
+        included,
+        links: SelfLink {
+            self_: base.url(&format!("/containers/{id}")),
+        },
+    })
+    .into_response())
+}
+
+/// `GET /shipments`: the account's shipments, in `Store::list_shipments` order.
+pub(crate) async fn list_shipments(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    base: Base,
+    OriginalUri(uri): OriginalUri,
+) -> Result<Response, ApiError> {
+    let q = parse_list(uri.query(), SHIPMENT_INCLUDES)?;
+    let (shipments, total) = state
+        .store
+        .list_shipments(account.id, q.page.offset(), q.page.limit())
+        .await?;
+    let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
+    let (data, included) = shipments_with_containers(
+        &state,
+        &account,
+        &base,
+        &shipments,
+        &ids,
+        q.includes("containers"),
+    )
+    .await?;
+    let total = u64::try_from(total).unwrap_or(0);
+    Ok(Json(ListDocument {
+        data,
+        included,
+        links: page_links(&base.url("/shipments"), &q.link_suffix(), q.page, total),
+        meta: PageMeta {
+            size: q.page.size,
+            total,
+        },
+    })
+    .into_response())
+}
+
+/// Shipment resources of `shipments` and, when `include_containers`, their containers as
+/// included resources. One `containers_of_shipments` call, plus one `events_of_containers`
+/// call when including.
+async fn shipments_with_containers(
+    state: &RestState,
+    account: &Account,
+    base: &Base,
+    shipments: &[Shipment],
+    ids: &[Uuid],
+    include_containers: bool,
+) -> Result<(Vec<Value>, Vec<Value>), ApiError> {
+    if shipments.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let containers = state.store.containers_of_shipments(account.id, ids).await?;
+    let members = ids_by_shipment(&containers);
+    let data = shipments
+        .iter()
+        .map(|s| {
+            let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
+            to_value(resources::shipment(s, ids, base.shipment_url(s.id)))
+        })
+        .collect();
+    let included = if include_containers {
+        // Order by the shipments of `data`, then the store's order within a shipment.
+        let position: HashMap<Uuid, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        let mut ordered = containers;
+        ordered.sort_by_key(|c| position.get(&c.shipment_id).copied().unwrap_or(usize::MAX));
+        container_values(state, account, &ordered).await?
+    } else {
+        Vec::new()
+    };
+    Ok((data, included))
+}
+
+/// `GET /shipments/{id}`: one of the account's shipments, else 404.
+pub(crate) async fn get_shipment(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    base: Base,
+    OriginalUri(uri): OriginalUri,
+    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> Result<Response, ApiError> {
+    let raw = id.map(|Path(id)| id).unwrap_or_default();
+    let include = parse_single(uri.query(), SHIPMENT_INCLUDES)?;
+    let id = path_id(&raw, "Shipment")?;
+    let shipment = state
+        .store
+        .shipment(account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Shipment", &raw))?;
+    let (mut data, included) = shipments_with_containers(
+        &state,
+        &account,
+        &base,
+        std::slice::from_ref(&shipment),
+        &[id],
+        include.contains(&"containers"),
+    )
+    .await?;
+    Ok(Json(SingleDocument {
+        data: data.pop().unwrap_or(Value::Null),
+        included,
+        links: SelfLink {
+            self_: base.shipment_url(id),
+        },
+    })
+    .into_response())
+}
+
+/// Fallback for paths under `/v2` that match no route: 404 JSON:API error.
+pub(crate) async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
+    ApiError::NotFound {
+        detail: format!("No resource exists at {}.", uri.path()),
+    }
+}
+
+/// Fallback for a known path with a method it does not serve: 405 JSON:API error (axum adds
+/// the `Allow` header).
+pub(crate) async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::MethodNotAllowed {
+        method: method.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        assert!(valid_host("api.example.com:8080"));
+        assert!(valid_host("[::1]:3000"));
+        assert!(!valid_host("evil.com/path"));
+        assert!(!valid_host("a b"));
+        assert!(!valid_host(""));
+    }
+
+    #[test]
+    fn unique_keeps_first_order() {
+        let a = Uuid::from_u128(1);
+        let b = Uuid::from_u128(2);
+        assert_eq!(unique([b, a, b, a]), vec![b, a]);
+    }
+}

@@ -1,0 +1,80 @@
+//! Command-line arguments (clap). This is the contract other tools script against.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// teu: container tracking. DCSA feeds in; `/v2` (Terminal49-compatible) and GraphQL out.
+#[derive(Debug, Parser)]
+#[command(name = "teu", version, about)]
+pub struct Cli {
+    /// Database URL: `sqlite:PATH` (created and migrated on first use) or `postgres://...`.
+    #[arg(long, global = true, env = "DATABASE_URL", default_value = "sqlite:teu.db")]
+    pub database_url: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Manage accounts.
+    Accounts {
+        #[command(subcommand)]
+        command: AccountsCommand,
+    },
+    /// Read feed files or directories into the store, printing a summary per file.
+    Ingest(IngestArgs),
+    /// Serve `/v2` and `/graphql` (GraphiQL on GET /graphql).
+    Serve(ServeArgs),
+    /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations).
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AccountsCommand {
+    /// Create an account and print its new API key, alone on stdout.
+    Create {
+        /// Unique account name.
+        #[arg(long)]
+        name: String,
+        /// Grant the Routing Data feature (map_geojson).
+        #[arg(long)]
+        routing_data: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The account that owns the data.
+    #[arg(long)]
+    pub account: String,
+    /// Files or directories (directories are read recursively for *.json).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (the chosen address is printed).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Load the bundled sample data into a `demo` account and print an API key for it.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Number of shipments (each with 1 to 6 containers).
+    #[arg(long, default_value_t = 200)]
+    pub shipments: usize,
+    /// Random seed: the same seed writes the same files.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Split into files of about this many events (0: one file).
+    #[arg(long, default_value_t = 5000)]
+    pub events_per_file: usize,
+    /// Output directory (created if missing).
+    pub out_dir: PathBuf,
+}

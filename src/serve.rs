@@ -1,0 +1,111 @@
+//! `teu serve`: one axum server with `/v2` (teu-rest) and `/graphql` (teu-graphql).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::Router;
+use teu_pipeline::store::Store;
+use teu_rest::RestState;
+use tower_http::compression::CompressionLayer;
+use tower_http::cors::CorsLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::cli::ServeArgs;
+
+/// Longest time a request may take before it is answered 408.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The bundled real DCSA samples (`data/dcsa`, Apache-2.0, see `data/NOTICE.md`).
+fn demo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join("dcsa")
+}
+
+/// The generated part of the demo data: enough shipments that the lists have pages to turn.
+pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+    shipments: 80,
+    seed: 2026,
+    events_per_file: 0,
+};
+
+/// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
+/// compression, CORS and a timeout.
+pub fn app(store: Store) -> Router {
+    let state = RestState { store: store.clone() };
+    let graphql = teu_graphql::router(teu_graphql::schema(store)).layer(middleware::from_fn_with_state(
+        state.clone(),
+        graphql_auth,
+    ));
+    Router::new()
+        .nest("/v2", teu_rest::router(state))
+        .merge(graphql)
+        .layer(CompressionLayer::new())
+        .layer(CorsLayer::permissive())
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, REQUEST_TIMEOUT))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// GET /graphql serves the GraphiQL page (no data); every other request needs an API key.
+async fn graphql_auth(state: State<RestState>, req: Request, next: Next) -> Response {
+    if req.method() == Method::GET {
+        return next.run(req).await;
+    }
+    teu_rest::require_account(state, req, next).await
+}
+
+/// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
+pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
+    if args.demo {
+        let account = store.ensure_account("demo", true).await?;
+        let files = teu_pipeline::ingest::expand_paths(&[demo_dir()])?;
+        let failures = crate::commands::ingest_files(&store, &account, &files, false).await;
+        if failures > 0 {
+            eprintln!("warning: {failures} demo files could not be read");
+        }
+        for file in teu_pipeline::generate::generate(&DEMO_GENERATED) {
+            let value = serde_json::Value::Array(file.events);
+            let batch = teu_pipeline::feeds::dcsa::read_value(value, &format!("generated:{}", file.name))?;
+            let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
+            crate::commands::print_summary(&summary, false);
+        }
+        let key = store.issue_key(account.id).await?;
+        println!("API key: {key}");
+    }
+    let listener = tokio::net::TcpListener::bind(args.bind)
+        .await
+        .with_context(|| format!("binding {}", args.bind))?;
+    let addr = listener.local_addr()?;
+    println!("Listening on http://{addr} (GraphQL: http://{addr}/graphql, REST: http://{addr}/v2/containers)");
+    axum::serve(listener, app(store))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .context("serving")?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: draining in-flight requests");
+}

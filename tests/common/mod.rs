@@ -1,0 +1,227 @@
+//! Test harness: real databases and the real `teu` binary on a random port.
+//!
+//! - [`TestDb::sqlite`] makes a SQLite file in a temporary directory.
+//! - [`TestDb::postgres`] makes a fresh database on the PostgreSQL server named by
+//!   `TEU_TEST_POSTGRES_URL` (e.g. `postgres://postgres@127.0.0.1:5432/postgres`) and drops it
+//!   afterwards. When the variable is unset the PostgreSQL variants are skipped with a note;
+//!   when it is set and the server cannot be used, they fail.
+//! - [`Server::start`] runs `teu serve --bind 127.0.0.1:0` and reads the chosen address from
+//!   its stdout.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub const TEU: &str = env!("CARGO_BIN_EXE_teu");
+
+/// Path of a file in the repository's `data/` directory.
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(rel)
+}
+
+pub struct TestDb {
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    pg_drop: Option<(String, String)>,
+}
+
+impl TestDb {
+    pub fn sqlite() -> TestDb {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite:{}", dir.path().join("teu.db").display());
+        TestDb {
+            url,
+            _dir: Some(dir),
+            pg_drop: None,
+        }
+    }
+
+    /// `None` when `TEU_TEST_POSTGRES_URL` is not set.
+    pub async fn postgres() -> Option<TestDb> {
+        let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
+        let name = format!("teu_test_{}", uuid::Uuid::new_v4().simple());
+        sqlx::any::install_default_drivers();
+        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+            .await
+            .unwrap_or_else(|e| panic!("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used: {e}"));
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+        let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+        Some(TestDb {
+            url: format!("{base}/{name}"),
+            _dir: None,
+            pg_drop: Some((admin, name)),
+        })
+    }
+
+    /// Drops the PostgreSQL test database (SQLite's directory goes away on drop).
+    pub async fn cleanup(self) {
+        if let Some((admin, name)) = &self.pg_drop {
+            if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(admin).await {
+                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await;
+            }
+        }
+    }
+
+    /// Runs `teu --database-url URL args...` and returns its output.
+    pub fn teu(&self, args: &[&str]) -> Output {
+        Command::new(TEU)
+            .arg("--database-url")
+            .arg(&self.url)
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run teu")
+    }
+
+    /// Creates an account and returns its API key (checks the key is alone on stdout).
+    pub fn create_account(&self, name: &str) -> String {
+        let out = self.teu(&["accounts", "create", "--name", name]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).expect("utf-8");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 1, "the key alone on stdout: {stdout:?}");
+        assert!(lines[0].starts_with("teu_"), "{stdout}");
+        lines[0].to_string()
+    }
+
+    /// `teu ingest --account NAME paths...`; panics unless it exits 0. Returns stdout.
+    pub fn ingest(&self, account: &str, paths: &[PathBuf]) -> String {
+        let mut args = vec!["ingest".to_string(), "--account".into(), account.into()];
+        args.extend(paths.iter().map(|p| p.display().to_string()));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = self.teu(&refs);
+        assert!(
+            out.status.success(),
+            "ingest failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+}
+
+/// Writes a generated feed (`teu generate`) into a temp dir and returns the dir.
+pub fn generated_feed(shipments: usize, seed: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(TEU)
+        .args(["generate", "--shipments", &shipments.to_string(), "--seed", &seed.to_string()])
+        .arg(dir.path())
+        .output()
+        .expect("run teu generate");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    dir
+}
+
+pub struct Server {
+    pub base: String,
+    child: Child,
+    pub stdout_lines: Vec<String>,
+    http: reqwest::Client,
+}
+
+impl Server {
+    /// Starts `teu serve` on a random port; `extra` adds arguments (e.g. `--demo`).
+    pub fn start(db: &TestDb, extra: &[&str]) -> Server {
+        let mut child = Command::new(TEU)
+            .arg("--database-url")
+            .arg(&db.url)
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(extra)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn teu serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut reader = BufReader::new(stdout);
+        let mut lines = Vec::new();
+        let base = loop {
+            let mut line = String::new();
+            let n = reader.read_line(&mut line).expect("read stdout");
+            assert!(n > 0, "teu serve exited before listening; output: {lines:?}");
+            if let Some(rest) = line.strip_prefix("Listening on ") {
+                break rest.split_whitespace().next().expect("address").to_string();
+            }
+            lines.push(line.trim_end().to_string());
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in reader.lines() {});
+        Server {
+            base,
+            child,
+            stdout_lines: lines,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .expect("client"),
+        }
+    }
+
+    /// GET `path` with `Authorization: Token key` (no header when `key` is `None`).
+    pub async fn get(&self, path: &str, key: Option<&str>) -> (u16, Value) {
+        let mut req = self.http.get(format!("{}{path}", self.base));
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Token {k}"));
+        }
+        let resp = req.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.expect("body");
+        let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("GET {path}: not JSON ({e}): {text}"));
+        (status, body)
+    }
+
+    /// POST a GraphQL query; returns status and body.
+    pub async fn graphql(&self, key: Option<&str>, query: &str, variables: Value) -> (u16, Value) {
+        let mut req = self
+            .http
+            .post(format!("{}/graphql", self.base))
+            .json(&serde_json::json!({"query": query, "variables": variables}));
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Token {k}"));
+        }
+        let resp = req.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("graphql: not JSON ({e}): {text}")))
+    }
+
+    pub fn client(&self) -> &reqwest::Client {
+        &self.http
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Parses `teu ingest` summary lines
+/// (`FILE: DCSA T&T 2.2: 7 rows read, 7 accepted, 0 quarantined (...)`) into
+/// (file name, rows read, accepted, quarantined).
+pub fn summaries(stdout: &str) -> Vec<(String, usize, usize, usize)> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let (file, rest) = l.split_once(": ")?;
+            let (_format, counts) = rest.split_once(": ")?;
+            let mut it = counts.split(", ");
+            let read = it.next()?.strip_suffix(" rows read")?.parse().ok()?;
+            let accepted = it.next()?.strip_suffix(" accepted")?.parse().ok()?;
+            let quarantined = it.next()?.split(" quarantined").next()?.parse().ok()?;
+            let name = Path::new(file).file_name()?.to_string_lossy().into_owned();
+            Some((name, read, accepted, quarantined))
+        })
+        .collect()
+}
