@@ -96,7 +96,10 @@ impl Loader<ShipmentKey> for StoreLoader {
     type Value = model::Shipment;
     type Error = LoadFailed;
 
-    async fn load(&self, keys: &[ShipmentKey]) -> Result<HashMap<ShipmentKey, Self::Value>, Self::Error> {
+    async fn load(
+        &self,
+        keys: &[ShipmentKey],
+    ) -> Result<HashMap<ShipmentKey, Self::Value>, Self::Error> {
         let mut out = HashMap::with_capacity(keys.len());
         for (account, ids) in by_account(keys, |k| (k.account, k.shipment)) {
             self.calls.shipments_by_ids.fetch_add(1, Ordering::Relaxed);
@@ -107,7 +110,13 @@ impl Loader<ShipmentKey> for StoreLoader {
                 .map_err(logged("shipments_by_ids"))?;
             for s in shipments {
                 if s.account_id == account {
-                    out.insert(ShipmentKey { account, shipment: s.id }, s);
+                    out.insert(
+                        ShipmentKey {
+                            account,
+                            shipment: s.id,
+                        },
+                        s,
+                    );
                 }
             }
         }
@@ -119,10 +128,15 @@ impl Loader<EventsKey> for StoreLoader {
     type Value = Vec<model::TransportEvent>;
     type Error = LoadFailed;
 
-    async fn load(&self, keys: &[EventsKey]) -> Result<HashMap<EventsKey, Self::Value>, Self::Error> {
+    async fn load(
+        &self,
+        keys: &[EventsKey],
+    ) -> Result<HashMap<EventsKey, Self::Value>, Self::Error> {
         let mut out = HashMap::with_capacity(keys.len());
         for (account, ids) in by_account(keys, |k| (k.account, k.container)) {
-            self.calls.events_of_containers.fetch_add(1, Ordering::Relaxed);
+            self.calls
+                .events_of_containers
+                .fetch_add(1, Ordering::Relaxed);
             let mut events = self
                 .store
                 .events_of_containers(account, &ids)
@@ -141,10 +155,15 @@ impl Loader<ContainersKey> for StoreLoader {
     type Value = Vec<model::Container>;
     type Error = LoadFailed;
 
-    async fn load(&self, keys: &[ContainersKey]) -> Result<HashMap<ContainersKey, Self::Value>, Self::Error> {
+    async fn load(
+        &self,
+        keys: &[ContainersKey],
+    ) -> Result<HashMap<ContainersKey, Self::Value>, Self::Error> {
         let mut out = HashMap::with_capacity(keys.len());
         for (account, ids) in by_account(keys, |k| (k.account, k.shipment)) {
-            self.calls.containers_of_shipments.fetch_add(1, Ordering::Relaxed);
+            self.calls
+                .containers_of_shipments
+                .fetch_add(1, Ordering::Relaxed);
             let containers = self
                 .store
                 .containers_of_shipments(account, &ids)

@@ -124,7 +124,11 @@ impl Query {
 
     /// One of the account's containers; null when the id is unknown, malformed or another
     /// account's.
-    async fn container(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Container>> {
+    async fn container(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<Option<Container>> {
         let account = error::account(ctx)?;
         let Some(id) = parse_id(&id) else {
             return Ok(None);

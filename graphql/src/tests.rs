@@ -123,7 +123,8 @@ fn assert_same_values(what: &str, got: &Value, model: &Value, skip: &[&str]) {
             continue;
         }
         assert_eq!(
-            value, &model[key.as_str()],
+            value,
+            &model[key.as_str()],
             "{what}.{key}: GraphQL value differs from the model's"
         );
     }
@@ -151,11 +152,14 @@ const EVENT_FIELDS: &str = "id rawEventId eventType classifier code eventAt even
     containerNumber billOfLading booking locode locationName facilityCode modeOfTransport \
     vesselImo vesselName voyage delayReason remark timezone";
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn containers_connection_pages_through_everything() {
     let f = fixture().await;
     let (_, total) = f.store.list_containers(f.a.id, 0, 1000).await.unwrap();
-    assert!(total >= 2, "the samples should give several containers, got {total}");
+    assert!(
+        total >= 2,
+        "the samples should give several containers, got {total}"
+    );
 
     let data = ok(
         &f.schema,
@@ -171,7 +175,10 @@ async fn containers_connection_pages_through_everything() {
     assert_eq!(conn["pageInfo"]["hasNextPage"], json!(total > 30));
     assert_eq!(conn["pageInfo"]["hasPreviousPage"], json!(false));
     assert_eq!(conn["pageInfo"]["startCursor"], edges[0]["cursor"]);
-    assert_eq!(conn["pageInfo"]["endCursor"], edges[edges.len() - 1]["cursor"]);
+    assert_eq!(
+        conn["pageInfo"]["endCursor"],
+        edges[edges.len() - 1]["cursor"]
+    );
     let first_page: Vec<String> = edges
         .iter()
         .map(|e| e["node"]["id"].as_str().unwrap().to_string())
@@ -247,7 +254,7 @@ async fn containers_connection_pages_through_everything() {
     assert_eq!(got, want);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn page_size_and_cursor_are_validated() {
     let f = fixture().await;
     for query in [
@@ -265,7 +272,7 @@ async fn page_size_and_cursor_are_validated() {
     assert!(data["containers"]["totalCount"].as_i64().unwrap() > 0);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn container_shipment_containers_round_trip() {
     let f = fixture().await;
     let data = ok(
@@ -318,7 +325,7 @@ async fn container_shipment_containers_round_trip() {
     assert!(ids(&data["shipment"]["containers"]).contains(&id.to_string()));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_are_ordered_by_time() {
     let f = fixture().await;
     let data = ok(
@@ -344,7 +351,7 @@ async fn events_are_ordered_by_time() {
     assert!(seen > 0, "the samples should link events to containers");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_account_sees_nothing() {
     let f = fixture().await;
     let data = ok(
@@ -353,7 +360,10 @@ async fn another_account_sees_nothing() {
         "{ containers { nodes { id shipment { id } } } }",
     )
     .await;
-    let container_id = data["containers"]["nodes"][0]["id"].as_str().unwrap().to_string();
+    let container_id = data["containers"]["nodes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let shipment_id = data["containers"]["nodes"][0]["shipment"]["id"]
         .as_str()
         .unwrap()
@@ -390,7 +400,7 @@ async fn another_account_sees_nothing() {
     assert_eq!(data, json!({ "container": null, "shipment": null }));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_an_account_nothing_is_served() {
     let f = fixture().await;
     let (data, errors) = run(&f.schema, None, "{ containers { totalCount } }").await;
@@ -398,7 +408,7 @@ async fn without_an_account_nothing_is_served() {
     assert_eq!(codes(&errors), ["UNAUTHENTICATED"]);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fields_have_the_model_values() {
     let f = fixture().await;
     let data = ok(
@@ -426,7 +436,12 @@ async fn fields_have_the_model_values() {
             c.current_status.as_str().to_uppercase()
         );
 
-        let shipment = f.store.shipment(f.a.id, c.shipment_id).await.unwrap().unwrap();
+        let shipment = f
+            .store
+            .shipment(f.a.id, c.shipment_id)
+            .await
+            .unwrap()
+            .unwrap();
         assert_same_values(
             "Shipment",
             &node["shipment"],
@@ -439,14 +454,23 @@ async fn fields_have_the_model_values() {
         let got = node["events"].as_array().unwrap();
         assert_eq!(got.len(), events.len());
         for (g, e) in got.iter().zip(&events) {
-            assert_same_values("TransportEvent", g, &serde_json::to_value(e).unwrap(), &["voyage"]);
-            let voyage = e.event.import_voyage.clone().or(e.event.export_voyage.clone());
+            assert_same_values(
+                "TransportEvent",
+                g,
+                &serde_json::to_value(e).unwrap(),
+                &["voyage"],
+            );
+            let voyage = e
+                .event
+                .import_voyage
+                .clone()
+                .or(e.event.export_voyage.clone());
             assert_eq!(g["voyage"], json!(voyage));
         }
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nested_fields_are_batched() {
     let f = fixture().await;
     let data = ok(
@@ -462,7 +486,7 @@ async fn nested_fields_are_batched() {
     assert_eq!(calls.containers_of_shipments.load(Ordering::Relaxed), 1);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn router_serves_graphiql_and_executes_with_the_account() {
     let f = fixture().await;
     let app = router(f.schema.clone());
@@ -479,7 +503,10 @@ async fn router_serves_graphiql_and_executes_with_the_account() {
     assert_eq!(response.status(), StatusCode::OK);
     let html = response.into_body().collect().await.unwrap().to_bytes();
     let html = String::from_utf8_lossy(&html);
-    assert!(html.contains("graphiql"), "GET /graphql should serve GraphiQL");
+    assert!(
+        html.contains("graphiql"),
+        "GET /graphql should serve GraphiQL"
+    );
     assert!(html.contains("/graphql"));
 
     let post = |account: Option<Account>| {
@@ -498,8 +525,14 @@ async fn router_serves_graphiql_and_executes_with_the_account() {
     };
     let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
     for (account, want) in [
-        (Some(f.a.clone()), json!({ "data": { "containers": { "totalCount": total } } })),
-        (Some(f.b.clone()), json!({ "data": { "containers": { "totalCount": 0 } } })),
+        (
+            Some(f.a.clone()),
+            json!({ "data": { "containers": { "totalCount": total } } }),
+        ),
+        (
+            Some(f.b.clone()),
+            json!({ "data": { "containers": { "totalCount": 0 } } }),
+        ),
     ] {
         let response = app.clone().oneshot(post(account)).await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
@@ -510,7 +543,10 @@ async fn router_serves_graphiql_and_executes_with_the_account() {
     let response = app.oneshot(post(None)).await.unwrap();
     let body = response.into_body().collect().await.unwrap().to_bytes();
     let body: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(body["errors"][0]["extensions"]["code"], json!("UNAUTHENTICATED"));
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"],
+        json!("UNAUTHENTICATED")
+    );
 }
 
 #[test]
@@ -523,7 +559,10 @@ fn status_enum_matches_the_spec_values() {
             .unwrap();
         assert_eq!(item.name, status.as_str().to_uppercase());
     }
-    assert_eq!(ContainerStatus::items().len(), model::ContainerStatus::ALL.len());
+    assert_eq!(
+        ContainerStatus::items().len(),
+        model::ContainerStatus::ALL.len()
+    );
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! the values are those of the `/v2` API (field names in camelCase). Nested records go through
 //! the schema's data loader ([`crate::loaders`]).
 
-use async_graphql::{Context, Enum, InputValueError, InputValueResult, Object, Scalar, ScalarType, Value, ID};
+use async_graphql::{
+    Context, Enum, InputValueError, InputValueResult, Object, Scalar, ScalarType, Value, ID,
+};
 use chrono::{SecondsFormat, Utc};
 use teu_pipeline::model;
 
@@ -41,7 +43,8 @@ fn dt(t: Option<chrono::DateTime<Utc>>) -> Option<DateTime> {
 }
 
 fn loader<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a StoreDataLoader> {
-    ctx.data_opt::<StoreDataLoader>().ok_or_else(error::internal_opaque)
+    ctx.data_opt::<StoreDataLoader>()
+        .ok_or_else(error::internal_opaque)
 }
 
 /// Container status (spec: States and transitions); `ON_SHIP` is the `/v2` value `on_ship`.

@@ -1940,3 +1940,38 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod stats_tmp {
+    use super::*;
+    use std::collections::{HashMap, HashSet};
+    #[test]
+    #[ignore]
+    fn print_stats() {
+        let t = std::time::Instant::now();
+        let n: usize = std::env::var("GEN_SHIPMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(17000);
+        let files = generate(&GenOptions { shipments: n, seed: 42, events_per_file: 0 });
+        let el = t.elapsed();
+        let total = event_count(&files);
+        let mut boxes = HashSet::new();
+        let mut kinds: HashMap<String, usize> = HashMap::new();
+        let mut vessels: HashMap<String, HashSet<String>> = HashMap::new();
+        for e in files.iter().flat_map(|f| f.events.iter()) {
+            if let Some(r) = e.get("equipmentReference").and_then(|r| r.as_str()) { boxes.insert(r.to_string()); }
+            let code = e.get("transportEventTypeCode").or(e.get("equipmentEventTypeCode")).or(e.get("shipmentEventTypeCode")).unwrap();
+            *kinds.entry(format!("{} {} {}", e["eventType"].as_str().unwrap(), code.as_str().unwrap(), e["eventClassifierCode"].as_str().unwrap())).or_default() += 1;
+            if e["eventType"] == "TRANSPORT" {
+                let bl = e["documentReferences"][1]["documentReferenceValue"].as_str().unwrap().to_string();
+                vessels.entry(bl).or_default().insert(e["transportCall"]["vessel"]["vesselIMONumber"].as_str().unwrap().to_string());
+            }
+        }
+        let ts = vessels.values().filter(|v| v.len() == 2).count();
+        eprintln!("{n} shipments, {total} events in {el:?}; {} containers, {:.2} ev/container, {:.2} ev/shipment, transship {:.3}", boxes.len(), total as f64 / boxes.len() as f64, total as f64 / n as f64, ts as f64 / vessels.len() as f64);
+        let mut k: Vec<_> = kinds.into_iter().collect(); k.sort();
+        for (a, b) in k { eprintln!("  {a}: {b}"); }
+        let t = std::time::Instant::now();
+        let s = serde_json::to_vec(&files[0].events).unwrap();
+        eprintln!("serialized {} bytes in {:?}", s.len(), t.elapsed());
+        if n < 100 { eprintln!("{}", serde_json::to_string_pretty(&files[0].events).unwrap()); }
+    }
+}

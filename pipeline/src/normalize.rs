@@ -216,6 +216,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
     let mut departure_call = Vec::with_capacity(n);
     let mut arrival_call = Vec::with_capacity(n);
     let mut booking = Vec::with_capacity(n);
+    let mut eid = Vec::with_capacity(n);
     for (e, k) in events.iter().zip(keys) {
         let Some(k) = k else { continue };
         let vessel_mode = matches!(e.mode_of_transport.as_deref(), None | Some("VESSEL") | Some("BARGE"));
@@ -246,6 +247,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         departure_call.push(vessel_call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
         arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
         booking.push(e.booking.as_deref());
+        eid.push(e.event_id.as_str());
     }
     df!(
         "key" => key,
@@ -267,6 +269,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         "departure_call" => departure_call,
         "arrival_call" => arrival_call,
         "booking" => booking,
+        "eid" => eid,
         "container" => container,
     )
 }
@@ -283,28 +286,24 @@ fn container_pairs(containers_of: &HashMap<&str, BTreeSet<&str>>) -> PolarsResul
     df!("key" => keys, "container" => numbers)
 }
 
-/// The value of `name` in the latest row (by event time, then issue time) matching `mask`.
-fn latest(name: &str, mask: Expr) -> Expr {
-    col(name)
-        .filter(mask.clone())
-        .sort_by(
-            [col("at").filter(mask.clone()), col("created").filter(mask)],
-            SortMultipleOptions::default(),
-        )
-        .last()
+/// The value of `name` in the last row matching `mask`. Frames are sorted before grouping and
+/// polars keeps the row order within each group, so "last" is the latest by the sort keys.
+fn last_where(name: &str, mask: Expr) -> Expr {
+    col(name).filter(mask).last()
 }
 
-/// The value of `name` in the row matching `mask` issued last (`last = true`) or first.
-fn by_issue(name: &str, mask: Expr, last: bool) -> Expr {
-    let sorted = col(name).filter(mask.clone()).sort_by(
-        [col("created").filter(mask.clone()), col("at").filter(mask)],
-        SortMultipleOptions::default(),
-    );
-    if last {
-        sorted.last()
-    } else {
-        sorted.first()
-    }
+/// The value of `name` in the first row matching `mask` (see [`last_where`]).
+fn first_where(name: &str, mask: Expr) -> Expr {
+    col(name).filter(mask).first()
+}
+
+/// Sort keys for "by event time": event time, then issue time, then event id (a stable tie-break).
+const BY_EVENT_TIME: [&str; 3] = ["at", "created", "eid"];
+/// Sort keys for "by issue time": when the carrier issued the event, then event time and id.
+const BY_ISSUE_TIME: [&str; 3] = ["created", "at", "eid"];
+
+fn sorted(frame: LazyFrame, keys: [&str; 3]) -> LazyFrame {
+    frame.sort(keys, SortMultipleOptions::default().with_maintain_order(true))
 }
 
 fn is(name: &str, value: &str) -> Expr {
@@ -329,48 +328,44 @@ fn laden() -> Expr {
 
 /// Step 2: POL and POD per shipment key.
 fn routes(frame: LazyFrame) -> LazyFrame {
-    frame.group_by([col("key")]).agg([
-        latest_first("locode", col("departure_call")).alias("pol"),
-        latest("locode", col("arrival_call")).alias("pod"),
+    sorted(frame, BY_EVENT_TIME).group_by([col("key")]).agg([
+        first_where("locode", col("departure_call")).alias("pol"),
+        last_where("locode", col("arrival_call")).alias("pod"),
     ])
-}
-
-/// The value of `name` in the earliest row (by event time) matching `mask`.
-fn latest_first(name: &str, mask: Expr) -> Expr {
-    col(name)
-        .filter(mask.clone())
-        .sort_by(
-            [col("at").filter(mask.clone()), col("created").filter(mask)],
-            SortMultipleOptions::default(),
-        )
-        .first()
 }
 
 /// Step 3: shipment fields.
 fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
     let pod_call = col("arrival_call").and(col("at_pod"));
-    let pod_vessel = pod_call.clone().and(col("vessel").is_not_null());
-    frame.group_by([col("key")]).agg([
+    let pod_vessel = pod_call.and(col("vessel").is_not_null());
+    let facts = sorted(frame.clone(), BY_EVENT_TIME).group_by([col("key")]).agg([
         col("pol").first(),
         col("pod").first(),
-        latest("at", transport("DEPA").and(col("act")).and(col("at_pol"))).alias("pol_atd_at"),
-        by_issue("at", transport("DEPA").and(estimate()).and(col("at_pol")), true).alias("pol_etd_at"),
-        latest("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_ata_at"),
-        by_issue("at", transport("ARRI").and(estimate()).and(col("at_pod")), true).alias("pod_eta_at"),
-        by_issue("at", transport("ARRI").and(estimate()).and(col("at_pod")), false)
-            .alias("pod_original_eta_at"),
-        latest("vessel", pod_vessel.clone()).alias("pod_vessel_name"),
-        latest("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
-        latest("voyage", pod_vessel).alias("pod_voyage_number"),
-        latest("carrier", col("carrier").is_not_null()).alias("carrier"),
-        latest("booking", col("booking").is_not_null()).alias("booking"),
+        last_where("at", transport("DEPA").and(col("act")).and(col("at_pol"))).alias("pol_atd_at"),
+        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_ata_at"),
+        last_where("vessel", pod_vessel.clone()).alias("pod_vessel_name"),
+        last_where("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
+        last_where("voyage", pod_vessel).alias("pod_voyage_number"),
+        last_where("carrier", col("carrier").is_not_null()).alias("carrier"),
+        last_where("booking", col("booking").is_not_null()).alias("booking"),
         col("created").max().alias("updated"),
-    ])
+    ]);
+    let eta = transport("ARRI").and(estimate()).and(col("at_pod"));
+    let estimates = sorted(frame, BY_ISSUE_TIME).group_by([col("key")]).agg([
+        last_where("at", transport("DEPA").and(estimate()).and(col("at_pol"))).alias("pol_etd_at"),
+        last_where("at", eta.clone()).alias("pod_eta_at"),
+        first_where("at", eta).alias("pod_original_eta_at"),
+    ]);
+    facts.join(estimates, [col("key")], [col("key")], JoinArgs::new(JoinType::Left))
 }
 
 /// Step 4: container fields. Events without a container apply to all of the shipment's.
 fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<LazyFrame> {
-    let own = frame.clone().filter(col("container").is_not_null());
+    // Both halves end with the container column, so their schemas line up for the union.
+    let own = frame
+        .clone()
+        .filter(col("container").is_not_null())
+        .select([all().exclude_cols(["container"]).as_expr(), col("container")]);
     let shared = frame
         .filter(col("container").is_null())
         .select([all().exclude_cols(["container"]).as_expr()])
@@ -380,7 +375,7 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
             [col("key")],
             JoinArgs::new(JoinType::Inner),
         );
-    let all_events = concat([own, shared], UnionArgs::default())?;
+    let all_events = sorted(concat([own, shared], UnionArgs::default())?, BY_EVENT_TIME);
     let act_move = col("act").and(col("moves"));
     let disc_at_pod = equipment("DISC").and(col("act")).and(col("at_pod"));
     let discharged_before = col("at").gt_eq(col("at").filter(disc_at_pod.clone()).min());
@@ -390,20 +385,20 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         .and(discharged_before);
     Ok(all_events.group_by([col("key"), col("container")]).agg([
         col("pod").first(),
-        latest("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_arrived_at"),
-        latest("at", disc_at_pod.clone()).alias("pod_discharged_at"),
-        latest("at", equipment("GTOT").and(col("act")).and(col("at_pod")).and(laden()))
+        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_arrived_at"),
+        last_where("at", disc_at_pod.clone()).alias("pod_discharged_at"),
+        last_where("at", equipment("GTOT").and(col("act")).and(col("at_pod")).and(laden()))
             .alias("pod_full_out_at"),
-        latest("at", empty_return.clone()).alias("empty_terminated_at"),
-        latest("locode", empty_return).alias("empty_terminated_locode"),
-        latest("seal", col("seal").is_not_null()).alias("seal"),
-        latest("iso", col("iso").is_not_null()).alias("iso"),
-        latest("etype", act_move.clone()).alias("last_type"),
-        latest("code", act_move.clone()).alias("last_code"),
-        latest("empty", act_move.clone()).alias("last_empty"),
-        latest("mode", act_move.clone()).alias("last_mode"),
-        latest("at_pod", act_move.clone()).alias("last_at_pod"),
-        latest("at", act_move).alias("last_at"),
+        last_where("at", empty_return.clone()).alias("empty_terminated_at"),
+        last_where("locode", empty_return).alias("empty_terminated_locode"),
+        last_where("seal", col("seal").is_not_null()).alias("seal"),
+        last_where("iso", col("iso").is_not_null()).alias("iso"),
+        last_where("etype", act_move.clone()).alias("last_type"),
+        last_where("code", act_move.clone()).alias("last_code"),
+        last_where("empty", act_move.clone()).alias("last_empty"),
+        last_where("mode", act_move.clone()).alias("last_mode"),
+        last_where("at_pod", act_move.clone()).alias("last_at_pod"),
+        last_where("at", act_move).alias("last_at"),
         col("at").filter(disc_at_pod).min().alias("first_pod_discharge"),
         col("at")
             .filter(col("act").and(col("departure_call")))
@@ -637,5 +632,120 @@ impl ContainerStatus {
     /// Whether the container's journey is over (empty returned): nothing more will change.
     pub fn is_terminal(self) -> bool {
         self == ContainerStatus::EmptyReturned
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feeds;
+    use crate::generate::{self, GenOptions};
+    use crate::reference;
+
+    fn refs() -> Refs<'static> {
+        let (ports, carriers) = reference::bundled();
+        Refs { ports, carriers }
+    }
+
+    fn sample(name: &str) -> Vec<EventRow> {
+        let path = format!("{}/../data/dcsa/{name}", env!("CARGO_MANIFEST_DIR"));
+        feeds::read_file(std::path::Path::new(&path))
+            .expect(name)
+            .events
+            .into_iter()
+            .map(|e| e.row)
+            .collect()
+    }
+
+    fn generated(shipments: usize, seed: u64) -> Vec<EventRow> {
+        let files = generate::generate(&GenOptions { shipments, seed, events_per_file: 0 });
+        files
+            .into_iter()
+            .flat_map(|f| {
+                feeds::dcsa::read_value(serde_json::Value::Array(f.events), "gen")
+                    .expect("generated feed reads")
+                    .events
+            })
+            .map(|e| e.row)
+            .collect()
+    }
+
+    #[test]
+    fn the_dcsa_22_sample_becomes_one_shipment_and_one_container() {
+        let account = Uuid::from_u128(1);
+        let now = Utc::now();
+        let d = derive(account, &sample("tnt-220-response.json"), &refs(), now).unwrap();
+        assert_eq!(d.shipments.len(), 1);
+        assert_eq!(d.containers.len(), 1);
+        assert!(d.unattached.is_empty());
+        let s = &d.shipments[0];
+        assert_eq!(s.bill_of_lading_number, "reserved-HHL123");
+        assert_eq!(s.ref_numbers, vec!["ABC123123123".to_string()]);
+        assert_eq!(s.shipping_line_scac, "MAEU");
+        assert_eq!(s.pod_vessel_name.as_deref(), Some("King of the Seas"));
+        assert_eq!(s.pod_voyage_number.as_deref(), Some("2103N"));
+        assert_eq!(s.port_of_discharge_locode.as_deref(), Some("FRPAR"));
+        assert_eq!(s.pod_timezone.as_deref(), Some("Europe/Paris"));
+        let c = &d.containers[0];
+        assert_eq!(c.number, "APZU4812090");
+        assert_eq!(c.shipment_id, s.id);
+        assert_eq!(c.pod_arrived_at.map(|t| t.to_rfc3339()), Some("2021-01-09T13:12:56+00:00".into()));
+        assert_eq!((c.equipment_length, c.equipment_type.as_deref()), (Some(20), Some("dry")));
+        // Every event applies to the one container.
+        assert_eq!(d.links.len(), 7);
+    }
+
+    #[test]
+    fn event_order_does_not_matter() {
+        let account = Uuid::from_u128(2);
+        let now = Utc::now();
+        let mut events = generated(25, 9);
+        let a = derive(account, &events, &refs(), now).unwrap();
+        events.reverse();
+        let b = derive(account, &events, &refs(), now).unwrap();
+        assert_eq!(a.shipments, b.shipments);
+        assert_eq!(a.containers, b.containers);
+        assert_eq!(a.shipments.len(), 25);
+    }
+
+    #[test]
+    fn generated_journeys_derive_consistent_milestones() {
+        let d = derive(Uuid::from_u128(3), &generated(60, 4), &refs(), Utc::now()).unwrap();
+        let mut statuses = std::collections::HashSet::new();
+        for c in &d.containers {
+            statuses.insert(c.current_status);
+            if let (Some(arr), Some(disc)) = (c.pod_arrived_at, c.pod_discharged_at) {
+                assert!(arr <= disc, "{}: arrival before discharge", c.number);
+            }
+            if let (Some(disc), Some(out)) = (c.pod_discharged_at, c.pod_full_out_at) {
+                assert!(disc <= out, "{}: discharge before full-out", c.number);
+            }
+            match c.current_status {
+                ContainerStatus::EmptyReturned => assert!(c.empty_terminated_at.is_some() && c.empty_terminated_timezone.is_some()),
+                ContainerStatus::PickedUp => assert!(c.pod_full_out_at.is_some() && c.empty_terminated_at.is_none()),
+                ContainerStatus::Grounded => assert!(c.pod_discharged_at.is_some() && c.pod_full_out_at.is_none()),
+                ContainerStatus::OnShip => assert!(c.pod_discharged_at.is_none()),
+                _ => {}
+            }
+            assert!(c.pod_timezone.is_some(), "{}: POD {:?} has a zone", c.number, c.pod_locode);
+        }
+        for s in &d.shipments {
+            assert_ne!(s.port_of_lading_locode, s.port_of_discharge_locode, "{}", s.bill_of_lading_number);
+            assert!(!s.shipping_line_name.is_empty());
+            if let (Some(etd), Some(eta)) = (s.pol_atd_at.or(s.pol_etd_at), s.pod_eta_at) {
+                assert!(etd < eta, "{}: departs before it arrives", s.bill_of_lading_number);
+            }
+        }
+        assert!(statuses.len() >= 4, "{statuses:?}");
+    }
+
+    #[test]
+    fn iso_size_type_codes() {
+        assert_eq!(equipment_from_iso("45G1"), (Some("dry".into()), Some(40), Some("high_cube".into())));
+        assert_eq!(equipment_from_iso("22R1"), (Some("reefer".into()), Some(20), Some("standard".into())));
+        assert_eq!(equipment_from_iso("L5G1").1, Some(45));
+        assert_eq!(equipment_from_iso("22UT").0.as_deref(), Some("open top"));
+        assert_eq!(equipment_from_iso("x"), (None, None, None));
+        assert_eq!(normalized_number("MEDU 1234567", "MSCU", Some("MEDU")), "1234567");
     }
 }

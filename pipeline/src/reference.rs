@@ -665,6 +665,9 @@ struct PortReport {
     repaired: Vec<String>,
     /// Ports whose coordinates failed the country check and were kept as they are.
     implausible: Vec<String>,
+    /// (UN/LOCODE, sea-ports zone, zone used instead) where sea-ports' zone was contradicted by
+    /// the coordinates.
+    zone_replaced: Vec<(String, String, String)>,
 }
 
 #[derive(Default)]
@@ -677,6 +680,26 @@ struct Draft {
 fn tz_finder() -> &'static tzf_rs::DefaultFinder {
     static FINDER: OnceLock<tzf_rs::DefaultFinder> = OnceLock::new();
     FINDER.get_or_init(tzf_rs::DefaultFinder::new)
+}
+
+/// Whether two IANA zones keep the same clock: equal UTC offsets in mid-January and mid-July
+/// 2025 (so `Asia/Calcutta` and `Asia/Kolkata` agree, `Asia/Bangkok` and `Asia/Tehran` do not).
+fn same_clock(a: &str, b: &str) -> bool {
+    use chrono::{Offset, TimeZone};
+    if a == b {
+        return true;
+    }
+    let (Ok(a), Ok(b)) = (a.parse::<chrono_tz::Tz>(), b.parse::<chrono_tz::Tz>()) else {
+        return false;
+    };
+    [(2025, 1, 15), (2025, 7, 15)].into_iter().all(|(y, m, d)| {
+        let Some(at) =
+            chrono::NaiveDate::from_ymd_opt(y, m, d).and_then(|d| d.and_hms_opt(12, 0, 0))
+        else {
+            return false;
+        };
+        a.offset_from_utc_datetime(&at).fix() == b.offset_from_utc_datetime(&at).fix()
+    })
 }
 
 fn is_land_zone(name: &str) -> bool {
@@ -817,12 +840,24 @@ fn build_ports(
         }
 
         let sea_zone = draft.sea.as_ref().and_then(|s| s.zone.clone());
-        let (time_zone, source) = match (sea_zone, point) {
+        let here = point.and_then(zone_at);
+        let (time_zone, source) = match (sea_zone, here) {
+            (Some(zone), Some(here)) if is_land_zone(&here) && !same_clock(&zone, &here) => {
+                // sea-ports' zone keeps a different clock from the one at the port's point. Ask
+                // sea-ports' own point too: when it agrees with the zone, the point is the
+                // suspect (e.g. USSTP); when it does not, the zone is wrong (THBKK).
+                let own = sea_point.filter(|p| p.in_range()).and_then(zone_at);
+                if own.is_some_and(|own| same_clock(&zone, &own)) {
+                    (Some(zone), ZoneSource::SeaPorts)
+                } else {
+                    report
+                        .zone_replaced
+                        .push((locode.clone(), zone, here.clone()));
+                    (Some(here), ZoneSource::Coordinates)
+                }
+            }
             (Some(zone), _) => (Some(zone), ZoneSource::SeaPorts),
-            (None, Some(p)) => match zone_at(p) {
-                Some(zone) => (Some(zone), ZoneSource::Coordinates),
-                None => (None, ZoneSource::Missing),
-            },
+            (None, Some(here)) => (Some(here), ZoneSource::Coordinates),
             (None, None) => (None, ZoneSource::Missing),
         };
 
@@ -851,28 +886,31 @@ fn build_ports(
         sources.push(source);
     }
 
-    // Ports without a zone (and without coordinates): the country's zone, when it has only one.
-    let mut country_zones: HashMap<&str, Option<&str>> = HashMap::new();
+    // Ports without a zone (and without coordinates): the zone of at least 90% of the other
+    // ports of the country that have a land zone.
+    let mut country_zones: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
     for port in &ports {
         if let Some(zone) = port.time_zone.as_deref().filter(|z| !z.starts_with("Etc/")) {
-            country_zones
+            *country_zones
                 .entry(&port.country_code)
-                .and_modify(|seen| {
-                    if *seen != Some(zone) {
-                        *seen = None;
-                    }
-                })
-                .or_insert(Some(zone));
+                .or_default()
+                .entry(zone)
+                .or_default() += 1;
         }
     }
+    let dominant = |country: &str| -> Option<String> {
+        let zones = country_zones.get(country)?;
+        let total: usize = zones.values().sum();
+        let (zone, count) = zones
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))?;
+        (*count * 10 >= total * 9).then(|| (*zone).to_owned())
+    };
     let fills: Vec<(usize, String)> = ports
         .iter()
         .enumerate()
         .filter(|(_, p)| p.time_zone.is_none() && p.latitude.is_none())
-        .filter_map(|(i, p)| {
-            let zone = (*country_zones.get(p.country_code.as_str())?)?;
-            Some((i, zone.to_owned()))
-        })
+        .filter_map(|(i, p)| Some((i, dominant(&p.country_code)?)))
         .collect();
     for (i, zone) in fills {
         ports[i].time_zone = Some(zone);
@@ -1189,7 +1227,7 @@ mod tests {
             "{ric:?}"
         );
         // Only in searoute: Durres, Albania.
-        check("ALDRZ", "Europe/Tirane", ZoneSource::Coordinates);
+        check("ALSAR", "Europe/Tirane", ZoneSource::Coordinates);
         // sea-ports' pair for Eskifjordur is [lat, lon]; repaired, so the zone is Iceland's.
         let esk = port(&index, "ISESK");
         assert!((esk.latitude.unwrap() - 65.07).abs() < 0.01, "{esk:?}");
@@ -1201,7 +1239,8 @@ mod tests {
         let count = |s: ZoneSource| report.zone_source.values().filter(|&&v| v == s).count();
         eprintln!(
             "ports {}: zone from sea-ports {}, from coordinates (tzf) {}, from country {}, \
-             none {}; coordinates repaired {:?}; implausible kept {:?}",
+             none {}; coordinates repaired {:?}; implausible kept {:?}; sea-ports zones \
+             replaced {:?}",
             index.len(),
             count(ZoneSource::SeaPorts),
             count(ZoneSource::Coordinates),
@@ -1209,6 +1248,7 @@ mod tests {
             count(ZoneSource::Missing),
             report.repaired,
             report.implausible,
+            report.zone_replaced,
         );
     }
 
@@ -1230,7 +1270,7 @@ mod tests {
         // several zones.
         assert_eq!(
             missing,
-            ["USCBF", "USCPF", "USGBO", "USGSP", "USJOT", "USRNO", "USSXT"],
+            ["ESEBO", "USCBF", "USCPF", "USGBO", "USGSP", "USJOT", "USRNO", "USSXT"],
             "ports without a time zone"
         );
     }

@@ -127,3 +127,6 @@ mod tests {
         assert!(ok("abc").unwrap_err().contains("malformed"));
     }
 }
+
+#[cfg(test)]
+mod api_tests;
