@@ -12,7 +12,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use chrono::Utc;
 use serde::Serialize;
 
 use crate::feeds::{self, FeedBatch, FeedError, FeedFormat, Quarantined};
@@ -20,7 +19,7 @@ use crate::ids;
 use crate::model::{Account, TransportEvent};
 use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
-use crate::store::{NewEvent, Store, StoreError};
+use crate::store::{now as store_now, NewEvent, Store, StoreError};
 
 /// Ingest failures of one file.
 #[derive(Debug, thiserror::Error)]
@@ -31,8 +30,8 @@ pub enum IngestError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Normalize(#[from] NormalizeError),
-    #[error("reference data: {0}")]
-    Reference(String),
+    #[error("the normalization worker failed: {0}")]
+    Worker(String),
     #[error("{path}: cannot list directory: {source}")]
     Walk {
         path: PathBuf,
@@ -141,8 +140,14 @@ pub async fn ingest_batch(store: &Store, account: &Account, batch: FeedBatch) ->
         )
         .await?;
     let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
-    let refs = Refs { ports, carriers };
-    let derived = normalize::derive(account.id, &rows, &refs, Utc::now())?;
+    let account_id = account.id;
+    // polars is CPU-bound and may block: keep it off the async workers.
+    let derived = tokio::task::spawn_blocking(move || {
+        let refs = Refs { ports, carriers };
+        normalize::derive(account_id, &rows, &refs, store_now())
+    })
+    .await
+    .map_err(|e| IngestError::Worker(e.to_string()))??;
     let links: Vec<_> = derived
         .links
         .iter()

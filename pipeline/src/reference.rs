@@ -20,24 +20,29 @@
 //! * **Country**: `country_code` is the first two letters of the UN/LOCODE; `country` (the
 //!   country name) comes from sea-ports, else from searoute's `cty` with `_` read as a space.
 //! * **Coordinates** (degrees, WGS84): searoute's point is preferred (it is a port position for
-//!   sea routing, while sea-ports often gives the city centre, and some of its pairs are swapped),
-//!   then sea-ports'. Both files contain a few wrong points, so each candidate is checked against
-//!   the other ports of the same country: a candidate is kept when another port of that country
-//!   lies within 2,000 km of it (or when the country has no other port). When neither candidate
-//!   passes, the sea-ports and searoute pairs are tried with the longitude negated, with longitude
-//!   and latitude swapped, and with the latitude negated; the first variant that lies within
-//!   300 km of another port of the country is used (this repairs e.g. `ANGSB`, `ISESK`, `TNJAR`,
-//!   `VCCRP`, and takes sea-ports' point for `CRSJO`, whose searoute longitude has the wrong
-//!   sign). When nothing passes, the preferred point is kept as it is (remote islands and a few
-//!   mis-coded entries). When searoute lists the same UN/LOCODE twice, the feature nearest to the
-//!   sea-ports point is used (the first one when sea-ports has no point).
+//!   sea routing, while sea-ports often gives the city centre), then sea-ports'. Both files
+//!   contain wrong points (swapped pairs, wrong signs), so each candidate is checked: it must be
+//!   in range, lie within 1,000 km of another port of the same country (unless the country has
+//!   no other port), and lie on or within 0.5° of a land time zone. When neither candidate
+//!   passes, each is tried with the longitude negated, with longitude and latitude swapped, and
+//!   with the latitude negated; the first variant that passes with 150 km instead of 1,000 km is
+//!   used. This repairs `ANGSB`, `ARDDC`, `CLJRL`, `CLPGO`, `CLPPD`, `ISESK`, `TNJAR`, `VCCRP`
+//!   and takes sea-ports' point for `CRSJO` (searoute's longitude has the wrong sign). When
+//!   nothing passes, the preferred point is kept as it is (remote islands, offshore terminals, a
+//!   few mis-coded entries such as `ZAPOR`). When searoute lists the same UN/LOCODE twice, the
+//!   feature nearest to sea-ports' point is used (the first one when sea-ports has no point).
 //! * **Time zone**: sea-ports' `timezone` when it parses as an IANA name with [`chrono_tz`];
 //!   otherwise (missing, or invalid such as `"America/Argentina"`) it is looked up from the
-//!   coordinates with `tzf-rs`. When the point falls outside every land zone (tzf answers an
+//!   coordinates with `tzf-rs`. A valid sea-ports zone is also replaced by the zone at the
+//!   port's coordinates when the two keep different clocks (UTC offsets in January or July 2025)
+//!   and sea-ports' own point does not support its zone either: this fixes entries such as
+//!   `THBKK` (Bangkok) = `Asia/Tehran` or `BRMAO` (Manaus) = `Europe/Stockholm`, 24 in all. When the point falls outside every land zone (tzf answers an
 //!   ocean `Etc/GMT±N` zone or nothing), points up to 0.5° around it are probed and the nearest
 //!   land zone found is used; the ocean zone is kept only when there is none. A port without any
-//!   coordinates gets the time zone of its country when every other port of that country with a
-//!   zone has the same one (e.g. `BHAHD` → `Asia/Bahrain`); otherwise its time zone stays `None`.
+//!   coordinates gets its country's zone when at least 90% of the country's other ports with a
+//!   land zone share it (e.g. `BHAHD` → `Asia/Bahrain`, `CNSTG` → `Asia/Shanghai`); otherwise its
+//!   time zone stays `None` (8 ports, e.g. `USRNO`). Points on a border river may get the
+//!   neighbour's zone (tzf's lite polygons are simplified).
 //!
 //! The tzf-rs finder is built at most once per process, and only when some port needs it.
 
@@ -65,9 +70,9 @@ const BUNDLED_OCEAN_CARRIERS: &str = include_str!("../../data/reference/ocean-ca
 const BUNDLED_DCSA_CARRIERS: &str = include_str!("../../data/reference/dcsa-carriers.csv");
 
 /// A coordinate candidate is plausible when another port of the same country lies this close.
-const PLAUSIBLE_KM: f64 = 2_000.0;
+const PLAUSIBLE_KM: f64 = 1_000.0;
 /// A repaired coordinate (negated or swapped) must lie this close to another port of the country.
-const REPAIRED_KM: f64 = 300.0;
+const REPAIRED_KM: f64 = 150.0;
 /// Radii (degrees) probed around a point that tzf places at sea.
 const PROBE_RADII_DEG: [f64; 6] = [0.02, 0.05, 0.1, 0.2, 0.35, 0.5];
 /// Directions probed at each radius: N, NE, E, SE, S, SW, W, NW.
@@ -810,7 +815,9 @@ fn build_ports(
             .chain(sea_point)
             .collect();
         let plausible = |p: LonLat, km: f64| {
-            p.in_range() && near_other_port(country_refs, id, p, km).unwrap_or(true)
+            p.in_range()
+                && near_other_port(country_refs, id, p, km).unwrap_or(true)
+                && zone_at(p).is_some_and(|zone| is_land_zone(&zone))
         };
         let mut point = candidates
             .iter()
@@ -1226,16 +1233,52 @@ mod tests {
                 .is_some_and(|z| z.starts_with("America/Argentina/")),
             "{ric:?}"
         );
-        // Only in searoute: Durres, Albania.
+        // Only in searoute: Sarande, Albania.
         check("ALSAR", "Europe/Tirane", ZoneSource::Coordinates);
         // sea-ports' pair for Eskifjordur is [lat, lon]; repaired, so the zone is Iceland's.
         let esk = port(&index, "ISESK");
         assert!((esk.latitude.unwrap() - 65.07).abs() < 0.01, "{esk:?}");
         assert!(esk.longitude.unwrap() < -13.0, "{esk:?}");
         check("ISESK", "Atlantic/Reykjavik", ZoneSource::Coordinates);
-        // Al Hidd has neither a zone nor coordinates; Bahrain has a single zone.
+        // Jarjis (Tunisia): sea-ports' longitude has the wrong sign; Punta Chungo (Chile):
+        // swapped; San Jose (Costa Rica): searoute's longitude has the wrong sign.
+        assert!(port(&index, "TNJAR").longitude.unwrap() > 10.0);
+        check("TNJAR", "Africa/Tunis", ZoneSource::Coordinates);
+        assert!((port(&index, "CLPGO").longitude.unwrap() + 71.5).abs() < 0.1);
+        check("CLPGO", "America/Santiago", ZoneSource::Coordinates);
+        assert!(port(&index, "CRSJO").longitude.unwrap() < -80.0);
+        for locode in [
+            "ANGSB", "ARDDC", "CLJRL", "CLPGO", "CLPPD", "CRSJO", "ISESK", "TNJAR",
+        ] {
+            assert!(
+                report.repaired.iter().any(|r| r == locode),
+                "{locode} not repaired"
+            );
+        }
+        // Al Hidd has neither a zone nor coordinates; Bahrain has a single zone. Shantou: China's
+        // ports are nearly all Asia/Shanghai (a few border towns get a neighbour's zone).
         check("BHAHD", "Asia/Bahrain", ZoneSource::Country);
+        check("CNSTG", "Asia/Shanghai", ZoneSource::Country);
+        // sea-ports gives Bangkok "Asia/Tehran" and Manaus "Europe/Stockholm": both its own point
+        // and searoute's say otherwise.
+        check("THBKK", "Asia/Bangkok", ZoneSource::Coordinates);
+        check("BRMAO", "America/Manaus", ZoneSource::Coordinates);
+        // Saint Paul (Minnesota): searoute's point is St. Paul Island, Alaska, but sea-ports' own
+        // point agrees with its zone, which is kept.
+        check("USSTP", "America/Chicago", ZoneSource::SeaPorts);
+        assert!(same_clock("Asia/Calcutta", "Asia/Kolkata"));
+        assert!(!same_clock("Asia/Bangkok", "Asia/Tehran"));
 
+        let ocean: Vec<&str> = index
+            .iter()
+            .filter(|p| {
+                p.time_zone
+                    .as_deref()
+                    .is_some_and(|z| z.starts_with("Etc/"))
+            })
+            .map(|p| p.locode.as_str())
+            .collect();
+        eprintln!("ports with an ocean (Etc/) zone: {ocean:?}");
         let count = |s: ZoneSource| report.zone_source.values().filter(|&&v| v == s).count();
         eprintln!(
             "ports {}: zone from sea-ports {}, from coordinates (tzf) {}, from country {}, \
@@ -1266,8 +1309,8 @@ mod tests {
             .filter(|p| p.time_zone.is_none())
             .map(|p| p.locode.as_str())
             .collect();
-        // Neither file gives these a usable zone or coordinates, and their countries span
-        // several zones.
+        // Neither file gives these a usable zone or coordinates, and no single zone covers 90%
+        // of the other ports of their country.
         assert_eq!(
             missing,
             ["ESEBO", "USCBF", "USCPF", "USGBO", "USGSP", "USJOT", "USRNO", "USSXT"],

@@ -66,6 +66,13 @@ pub struct Store {
     backend: Backend,
 }
 
+/// The current time at the store's precision (milliseconds), so that what is written and what
+/// is read back compare equal.
+pub fn now() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
+}
+
 /// Formats a timestamp the way the store keeps it: RFC 3339, UTC, milliseconds, `Z`.
 pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -215,7 +222,7 @@ impl Store {
             name: name.to_string(),
             company_name: name.to_string(),
             routing_data,
-            created_at: Utc::now(),
+            created_at: now(),
         };
         sqlx::query(
             "INSERT INTO accounts (id, name, company_name, routing_data, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -223,7 +230,7 @@ impl Store {
         .bind(account.id.to_string())
         .bind(&account.name)
         .bind(&account.company_name)
-        .bind(routing_data)
+        .bind(i64::from(routing_data))
         .bind(ts(account.created_at))
         .execute(&self.pool)
         .await?;
@@ -325,38 +332,43 @@ impl Store {
 
     // ---- writes from ingest ---------------------------------------------------------------
 
-    /// Upserts raw and normalized events. An event whose content is unchanged is not rewritten.
+    /// Upserts raw and normalized events. A stored event is replaced only by a version the carrier
+    /// issued later (`eventCreatedDateTime` / `eventUpdatedDateTime`); an older or equally old
+    /// version of the same `eventID` (a late or repeated file) leaves it as it is.
     pub async fn upsert_events(&self, account: Uuid, events: &[NewEvent<'_>]) -> Result<()> {
         let now = ts(Utc::now());
         let account = account.to_string();
         let mut tx = self.pool.begin().await?;
         for chunk in events.chunks(CHUNK) {
             let sql = format!(
-                "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, received_at) \
-                 VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, source_file = excluded.source_file, \
-                 source_index = excluded.source_index, received_at = excluded.received_at \
-                 WHERE raw_events.payload <> excluded.payload",
-                values_placeholders(chunk.len(), 7)
+                "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
+                 received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
+                 source_file = excluded.source_file, source_index = excluded.source_index, \
+                 issued_at = excluded.issued_at, received_at = excluded.received_at \
+                 WHERE excluded.issued_at > raw_events.issued_at",
+                values_placeholders(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
+                let ev = &e.event.event;
                 q = q
                     .bind(e.event.raw_event_id.to_string())
                     .bind(&account)
-                    .bind(&e.event.event.event_id)
+                    .bind(&ev.event_id)
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
                     .bind(e.raw)
+                    .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }
             q.execute(&mut *tx).await?;
 
             let sql = format!(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, body) \
-                 VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
+                 issued_at, body) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
                  bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
-                 body = excluded.body WHERE transport_events.body <> excluded.body",
-                values_placeholders(chunk.len(), 8)
+                 issued_at = excluded.issued_at, body = excluded.body WHERE excluded.issued_at > transport_events.issued_at",
+                values_placeholders(chunk.len(), 9)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -369,6 +381,7 @@ impl Store {
                     .bind(&ev.bill_of_lading)
                     .bind(&ev.booking)
                     .bind(ts(ev.event_at))
+                    .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(serde_json::to_string(ev).unwrap_or_default());
             }
             q.execute(&mut *tx).await?;
@@ -717,7 +730,7 @@ fn account_row(r: &AnyRow) -> Result<Account> {
         id: parse_uuid(&id, "account")?,
         name: r.try_get("name")?,
         company_name: r.try_get("company_name")?,
-        routing_data: r.try_get("routing_data")?,
+        routing_data: r.try_get::<i64, _>("routing_data")? != 0,
         created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
     })
 }
@@ -742,11 +755,17 @@ fn shipment_row(r: &AnyRow) -> Result<Shipment> {
 fn event_row(r: &AnyRow) -> Result<TransportEvent> {
     let id: String = r.try_get("id")?;
     let raw: String = r.try_get("raw_event_id")?;
+    let event: crate::model::EventRow = from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?;
+    let timezone = event
+        .locode
+        .as_deref()
+        .and_then(|l| crate::reference::bundled().0.get(l))
+        .and_then(|p| p.time_zone.clone());
     Ok(TransportEvent {
         id: parse_uuid(&id, "transport event")?,
         raw_event_id: parse_uuid(&raw, "raw event")?,
-        timezone: None,
-        event: from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?,
+        timezone,
+        event,
     })
 }
 

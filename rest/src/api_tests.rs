@@ -46,6 +46,7 @@ async fn env() -> Env {
     }
     // B holds only the first sample: same numbers, different (account-scoped) ids.
     ingest_file(&store, &b, &data.join(FILES[0])).await.unwrap();
+    add_synthetic(&store, &a).await;
     let app = Router::new().nest(
         "/v2",
         router(RestState {
@@ -61,6 +62,28 @@ async fn env() -> Env {
         b,
         key_b,
     }
+}
+
+/// The samples give few containers; add a second shipment with three containers (no events)
+/// and a second container to the first shipment, through the store's own upsert.
+async fn add_synthetic(store: &Store, a: &Account) {
+    let (containers, _) = store.list_containers(a.id, 0, 10).await.unwrap();
+    let base = containers.first().expect("the samples give a container").clone();
+    let mut ship = store.shipment(a.id, base.shipment_id).await.unwrap().unwrap();
+    ship.id = Uuid::new_v4();
+    ship.bill_of_lading_number = "TESTBL0002".into();
+    ship.normalized_number = "TESTBL0002".into();
+    ship.port_of_lading_locode = Some("NLRTM".into());
+    let mut extra = Vec::new();
+    for (i, number) in ["TEST0000001", "TEST0000002", "TEST0000003", "TEST0000004"].iter().enumerate() {
+        let mut c = base.clone();
+        c.id = Uuid::new_v4();
+        c.number = number.to_string();
+        c.shipment_id = if i == 0 { base.shipment_id } else { ship.id };
+        c.refreshed_at = base.refreshed_at + chrono::Duration::seconds(i as i64 + 1);
+        extra.push(c);
+    }
+    store.upsert_derived(a.id, &[ship], &extra, &[]).await.unwrap();
 }
 
 struct Reply {
@@ -142,6 +165,10 @@ async fn rest_api_end_to_end() {
     let (stored, total) = env.store.list_containers(env.a.id, 0, 100).await.unwrap();
     assert!(total >= 2, "the samples should give several containers, got {total}");
     let total = total as u64;
+    let all_ids: Vec<Uuid> = stored.iter().map(|c| c.id).collect();
+    eprintln!("DBG auth {:?}", env.store.authenticate(ka).await);
+    eprintln!("DBG events {:?}", env.store.events_of_containers(env.a.id, &all_ids).await.map(|m| m.len()));
+    eprintln!("DBG by ids {:?}", env.store.containers_by_ids(env.a.id, &all_ids).await.map(|m| m.len()));
     let r = get(app, "/v2/containers", ka).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.headers[header::CONTENT_TYPE], "application/json");
@@ -178,15 +205,11 @@ async fn rest_api_end_to_end() {
         assert!(created.ends_with('Z') && created.len() >= 20, "{created}");
     }
     assert!(
-        r.body["data"][0]["relationships"]["transport_events"]["data"]
+        r.body["data"].as_array().unwrap().iter().any(|c| !c["relationships"]["transport_events"]["data"]
             .as_array()
             .unwrap()
-            .len()
-            + r.body["data"][1]["relationships"]["transport_events"]["data"]
-                .as_array()
-                .unwrap()
-                .len()
-            > 0
+            .is_empty()),
+        "the ingested container has events"
     );
 
     // X-Forwarded-Proto picks the scheme of the links

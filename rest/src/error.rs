@@ -199,6 +199,7 @@ impl IntoResponse for ApiError {
         let status = self.status();
         if let ApiError::Store(e) = &self {
             // The only place store errors are reported; the client sees a generic detail.
+            eprintln!("DBG store error {e:?}");
             tracing::error!(error = %e, status = status.as_u16(), "store failure while serving /v2");
         }
         let mut response = document_response(status, self.to_object());

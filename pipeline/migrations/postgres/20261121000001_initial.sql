@@ -6,7 +6,7 @@ CREATE TABLE accounts (
     id            TEXT PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE,
     company_name  TEXT NOT NULL,
-    routing_data  BOOLEAN NOT NULL DEFAULT FALSE,
+    routing_data  BIGINT NOT NULL DEFAULT 0,      -- 0 or 1 (sqlx Any has no SQLite BOOLEAN)
     created_at    TEXT NOT NULL
 );
 
@@ -33,6 +33,7 @@ CREATE TABLE raw_events (
     source_file      TEXT NOT NULL,
     source_index     BIGINT NOT NULL,
     payload          TEXT NOT NULL,
+    issued_at        TEXT NOT NULL,   -- as transport_events.issued_at
     received_at      TEXT NOT NULL
 );
 
@@ -44,6 +45,7 @@ CREATE TABLE transport_events (
     bill_of_lading    TEXT,
     booking           TEXT,
     event_at          TEXT NOT NULL,
+    issued_at         TEXT NOT NULL,   -- eventCreatedDateTime/eventUpdatedDateTime: newer versions win
     body              TEXT NOT NULL
 );
 CREATE INDEX transport_events_container ON transport_events (account_id, container_number);
