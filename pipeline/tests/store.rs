@@ -60,7 +60,8 @@ async fn ingest_is_idempotent_and_scoped() {
     // 3.0 GTIN, linked by container number.
     assert_eq!(events[&c.id].len(), 7 + 2 + 1);
     assert!(events[&c.id].windows(2).all(|w| w[0].event.event_at <= w[1].event.event_at));
-    assert_eq!(events[&c.id][0].timezone.as_deref(), Some("Europe/Paris"));
+    let paris = events[&c.id].iter().find(|e| e.event.locode.as_deref() == Some("FRPAR")).unwrap();
+    assert_eq!(paris.timezone.as_deref(), Some("Europe/Paris"));
     let q = store.quarantined(a.id).await.unwrap();
     assert_eq!(q.len(), 4 + 2);
 
