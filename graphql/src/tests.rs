@@ -17,7 +17,15 @@ use crate::loaders::StoreDataLoader;
 use crate::types::ContainerStatus;
 use crate::{router, schema, sdl, TeuSchema};
 
-/// A store with two accounts: `a` holds the DCSA samples, `b` nothing.
+/// Generated shipments added to the samples, so that lists have more than one page of 30.
+const GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+    shipments: 16,
+    seed: 11,
+    events_per_file: 0,
+};
+
+/// A store with two accounts: `a` holds the DCSA samples (`data/dcsa/tnt-220-response.json`,
+/// `tnt-300-response.json`) and [`GENERATED`] shipments, `b` nothing.
 struct Fixture {
     _dir: tempfile::TempDir,
     store: Store,
@@ -39,8 +47,15 @@ async fn fixture() -> Fixture {
         .unwrap();
     let (a, _) = store.create_account("a", false).await.unwrap();
     let (b, _) = store.create_account("b", false).await.unwrap();
-    for file in ["tnt-220-response.json", "tnt-300-response.json"] {
-        teu_pipeline::ingest::ingest_file(&store, &a, &data_file(file))
+    let mut files = vec![
+        data_file("tnt-220-response.json"),
+        data_file("tnt-300-response.json"),
+    ];
+    let generated = teu_pipeline::generate::generate(&GENERATED);
+    files
+        .extend(teu_pipeline::generate::write_to_dir(&generated, &dir.path().join("gen")).unwrap());
+    for file in &files {
+        teu_pipeline::ingest::ingest_file(&store, &a, file)
             .await
             .unwrap();
     }
@@ -157,8 +172,8 @@ async fn containers_connection_pages_through_everything() {
     let f = fixture().await;
     let (_, total) = f.store.list_containers(f.a.id, 0, 1000).await.unwrap();
     assert!(
-        total >= 2,
-        "the samples should give several containers, got {total}"
+        total > 30,
+        "the fixture should fill more than one default page, got {total} containers"
     );
 
     let data = ok(
@@ -479,11 +494,19 @@ async fn nested_fields_are_batched() {
         "{ containers(first: 100) { nodes { id events { id } shipment { id containers { id } } } } }",
     )
     .await;
-    assert!(data["containers"]["nodes"].as_array().unwrap().len() >= 2);
+    assert!(data["containers"]["nodes"].as_array().unwrap().len() > 30);
+    // One store call per nested field for the whole page (N+1 would be one per container or
+    // shipment, here 30+). A second call is tolerated only for the case where a loaded thread
+    // misses the DataLoader's 1 ms batching window.
     let calls = &f.schema.data::<StoreDataLoader>().unwrap().loader().calls;
-    assert_eq!(calls.shipments_by_ids.load(Ordering::Relaxed), 1);
-    assert_eq!(calls.events_of_containers.load(Ordering::Relaxed), 1);
-    assert_eq!(calls.containers_of_shipments.load(Ordering::Relaxed), 1);
+    for (name, n) in [
+        ("shipments_by_ids", &calls.shipments_by_ids),
+        ("events_of_containers", &calls.events_of_containers),
+        ("containers_of_shipments", &calls.containers_of_shipments),
+    ] {
+        let n = n.load(Ordering::Relaxed);
+        assert!((1..=2).contains(&n), "{name} was called {n} times");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -305,7 +305,10 @@ impl Store {
                  time_zone = excluded.time_zone",
                 values_placeholders(chunk.len(), 7)
             );
-            let mut q = sqlx::query(&sql);
+            // Not a cached statement: sqlx 0.8.6's Any driver declares a NULL f64 as float4 on
+            // PostgreSQL, so a statement prepared with a missing coordinate would refuse a later
+            // chunk's value in that position ("incorrect binary data format").
+            let mut q = sqlx::query(&sql).persistent(false);
             for p in chunk {
                 q = q
                     .bind(&p.locode)

@@ -18,9 +18,36 @@ async fn sqlite() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// A fresh PostgreSQL database when `TEU_TEST_POSTGRES_URL` names a server (as in CI).
+async fn postgres() -> Option<Store> {
+    let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
+    let name = format!("teu_store_{}", uuid::Uuid::new_v4().simple());
+    sqlx::any::install_default_drivers();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+        .await
+        .expect("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used");
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    Some(Store::connect(&format!("{base}/{name}")).await.unwrap())
+}
+
+#[tokio::test]
+async fn postgres_backend_ingests_the_same() {
+    let Some(store) = postgres().await else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    accounts_on(&store).await;
+    ingest_on(&store).await;
+}
+
 #[tokio::test]
 async fn accounts_keys_and_ports() {
     let (_dir, store) = sqlite().await;
+    accounts_on(&store).await;
+}
+
+async fn accounts_on(store: &Store) {
     assert!(store.port_count().await.unwrap() >= 3962);
     let (account, key) = store.create_account("acme", true).await.unwrap();
     assert!(account.routing_data);
@@ -36,6 +63,10 @@ async fn accounts_keys_and_ports() {
 #[tokio::test]
 async fn ingest_is_idempotent_and_scoped() {
     let (_dir, store) = sqlite().await;
+    ingest_on(&store).await;
+}
+
+async fn ingest_on(store: &Store) {
     let (a, _) = store.create_account("a", false).await.unwrap();
     let (b, _) = store.create_account("b", false).await.unwrap();
     let files: Vec<PathBuf> = ["tnt-220-response.json", "tnt-220-response-wrong-event-ids.json", "tnt-300-response.json"]
@@ -43,7 +74,7 @@ async fn ingest_is_idempotent_and_scoped() {
         .map(|f| sample(f))
         .collect();
     for f in &files {
-        ingest::ingest_file(&store, &a, f).await.unwrap();
+        ingest::ingest_file(store, &a, f).await.unwrap();
     }
     let (containers, total) = store.list_containers(a.id, 0, 100).await.unwrap();
     assert_eq!(total, 1);
@@ -67,7 +98,7 @@ async fn ingest_is_idempotent_and_scoped() {
 
     let before = (store.list_containers(a.id, 0, 100).await.unwrap(), store.list_shipments(a.id, 0, 100).await.unwrap());
     for f in &files {
-        ingest::ingest_file(&store, &a, f).await.unwrap();
+        ingest::ingest_file(store, &a, f).await.unwrap();
     }
     let after = (store.list_containers(a.id, 0, 100).await.unwrap(), store.list_shipments(a.id, 0, 100).await.unwrap());
     assert_eq!(before, after, "re-ingest changes nothing, refreshed_at included");

@@ -68,14 +68,24 @@ async fn env() -> Env {
 /// and a second container to the first shipment, through the store's own upsert.
 async fn add_synthetic(store: &Store, a: &Account) {
     let (containers, _) = store.list_containers(a.id, 0, 10).await.unwrap();
-    let base = containers.first().expect("the samples give a container").clone();
-    let mut ship = store.shipment(a.id, base.shipment_id).await.unwrap().unwrap();
+    let base = containers
+        .first()
+        .expect("the samples give a container")
+        .clone();
+    let mut ship = store
+        .shipment(a.id, base.shipment_id)
+        .await
+        .unwrap()
+        .unwrap();
     ship.id = Uuid::new_v4();
     ship.bill_of_lading_number = "TESTBL0002".into();
     ship.normalized_number = "TESTBL0002".into();
     ship.port_of_lading_locode = Some("NLRTM".into());
     let mut extra = Vec::new();
-    for (i, number) in ["TEST0000001", "TEST0000002", "TEST0000003", "TEST0000004"].iter().enumerate() {
+    for (i, number) in ["TEST0000001", "TEST0000002", "TEST0000003", "TEST0000004"]
+        .iter()
+        .enumerate()
+    {
         let mut c = base.clone();
         c.id = Uuid::new_v4();
         c.number = number.to_string();
@@ -83,7 +93,10 @@ async fn add_synthetic(store: &Store, a: &Account) {
         c.refreshed_at = base.refreshed_at + chrono::Duration::seconds(i as i64 + 1);
         extra.push(c);
     }
-    store.upsert_derived(a.id, &[ship], &extra, &[]).await.unwrap();
+    store
+        .upsert_derived(a.id, &[ship], &extra, &[])
+        .await
+        .unwrap();
 }
 
 struct Reply {
@@ -92,24 +105,42 @@ struct Reply {
     body: Value,
 }
 
-async fn send(app: &Router, method: Method, uri: &str, auth: Option<&str>, extra: &[(&str, &str)]) -> Reply {
-    let mut req = Request::builder().method(method).uri(uri).header(header::HOST, HOST);
+async fn send(
+    app: &Router,
+    method: Method,
+    uri: &str,
+    auth: Option<&str>,
+    extra: &[(&str, &str)],
+) -> Reply {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(header::HOST, HOST);
     if let Some(auth) = auth {
         req = req.header(header::AUTHORIZATION, auth);
     }
     for (k, v) in extra {
         req = req.header(*k, *v);
     }
-    let resp = app.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let resp = app
+        .clone()
+        .oneshot(req.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
     let status = resp.status();
     let headers = resp.headers().clone();
     let bytes = resp.into_body().collect().await.unwrap().to_bytes();
     let body = if bytes.is_empty() {
         Value::Null
     } else {
-        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{uri}: body is not JSON ({e}): {bytes:?}"))
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|e| panic!("{uri}: body is not JSON ({e}): {bytes:?}"))
     };
-    Reply { status, headers, body }
+    Reply {
+        status,
+        headers,
+        body,
+    }
 }
 
 async fn get(app: &Router, uri: &str, key: &str) -> Reply {
@@ -133,7 +164,11 @@ fn assert_error(r: &Reply, status: u16, parameter: Option<&str>) {
     assert_eq!(r.headers[header::CONTENT_TYPE], "application/json");
     let e = &r.body["errors"][0];
     assert_eq!(e["status"], status.to_string(), "{}", r.body);
-    assert!(e["title"].is_string() && e["detail"].is_string(), "{}", r.body);
+    assert!(
+        e["title"].is_string() && e["detail"].is_string(),
+        "{}",
+        r.body
+    );
     match parameter {
         Some(p) => assert_eq!(e["source"]["parameter"], p, "{}", r.body),
         None => assert!(e.get("source").is_none(), "{}", r.body),
@@ -151,7 +186,10 @@ async fn rest_api_end_to_end() {
     for (uri, auth) in [
         ("/v2/containers", None),
         ("/v2/containers", Some("Token wrong")),
-        ("/v2/containers", Some(format!("Bearer {ka}").leak() as &str)),
+        (
+            "/v2/containers",
+            Some(format!("Bearer {ka}").leak() as &str),
+        ),
         ("/v2/nowhere", None),
         ("/v2/shipments/x", Some("Token ")),
     ] {
@@ -163,12 +201,11 @@ async fn rest_api_end_to_end() {
 
     // ---- container list -------------------------------------------------------------------
     let (stored, total) = env.store.list_containers(env.a.id, 0, 100).await.unwrap();
-    assert!(total >= 2, "the samples should give several containers, got {total}");
+    assert!(
+        total >= 2,
+        "the samples should give several containers, got {total}"
+    );
     let total = total as u64;
-    let all_ids: Vec<Uuid> = stored.iter().map(|c| c.id).collect();
-    eprintln!("DBG auth {:?}", env.store.authenticate(ka).await);
-    eprintln!("DBG events {:?}", env.store.events_of_containers(env.a.id, &all_ids).await.map(|m| m.len()));
-    eprintln!("DBG by ids {:?}", env.store.containers_by_ids(env.a.id, &all_ids).await.map(|m| m.len()));
     let r = get(app, "/v2/containers", ka).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.headers[header::CONTENT_TYPE], "application/json");
@@ -193,7 +230,10 @@ async fn rest_api_end_to_end() {
     for (c, res) in stored.iter().zip(r.body["data"].as_array().unwrap()) {
         assert_eq!(res["type"], "container");
         assert_eq!(res["attributes"]["number"], c.number.as_str());
-        assert_eq!(res["relationships"]["shipment"]["data"]["id"], c.shipment_id.to_string());
+        assert_eq!(
+            res["relationships"]["shipment"]["data"]["id"],
+            c.shipment_id.to_string()
+        );
         let ev = events.get(&c.id).cloned().unwrap_or_default();
         let te: Vec<String> = ev.iter().map(|e| e.id.to_string()).collect();
         let re: Vec<String> = ev.iter().map(|e| e.raw_event_id.to_string()).collect();
@@ -205,10 +245,14 @@ async fn rest_api_end_to_end() {
         assert!(created.ends_with('Z') && created.len() >= 20, "{created}");
     }
     assert!(
-        r.body["data"].as_array().unwrap().iter().any(|c| !c["relationships"]["transport_events"]["data"]
+        r.body["data"]
             .as_array()
             .unwrap()
-            .is_empty()),
+            .iter()
+            .any(|c| !c["relationships"]["transport_events"]["data"]
+                .as_array()
+                .unwrap()
+                .is_empty()),
         "the ingested container has events"
     );
 
@@ -242,10 +286,20 @@ async fn rest_api_end_to_end() {
         assert!(l["next"].is_null());
     }
     // the last page, then beyond it: empty data, valid links
-    let r = get(app, &format!("/v2/containers?page[size]=1&page[number]={total}"), ka).await;
+    let r = get(
+        app,
+        &format!("/v2/containers?page[size]=1&page[number]={total}"),
+        ka,
+    )
+    .await;
     assert_eq!(ids(&r.body["data"]), vec![want[want.len() - 1].clone()]);
     assert!(r.body["links"]["next"].is_null());
-    let r = get(app, "/v2/containers?page%5Bnumber%5D=50&page%5Bsize%5D=1", ka).await;
+    let r = get(
+        app,
+        "/v2/containers?page%5Bnumber%5D=50&page%5Bsize%5D=1",
+        ka,
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body["data"], Value::Array(vec![]));
     assert_eq!(r.body["links"]["prev"], link("containers", total, 1, ""));
@@ -278,11 +332,18 @@ async fn rest_api_end_to_end() {
             want_ship.push(id);
         }
     }
-    assert_eq!(ids(&r.body["included"]), want_ship, "each shipment once, in order");
+    assert_eq!(
+        ids(&r.body["included"]),
+        want_ship,
+        "each shipment once, in order"
+    );
     for s in included {
         assert_eq!(s["type"], "shipment");
         let id = s["id"].as_str().unwrap();
-        assert_eq!(s["links"]["self"], format!("http://{HOST}/v2/shipments/{id}"));
+        assert_eq!(
+            s["links"]["self"],
+            format!("http://{HOST}/v2/shipments/{id}")
+        );
         assert!(s["attributes"]["bill_of_lading_number"].is_string());
         let members = ids(&s["relationships"]["containers"]["data"]);
         assert!(!members.is_empty());
@@ -292,14 +353,25 @@ async fn rest_api_end_to_end() {
         }
     }
     assert_eq!(r.body["links"]["next"], Value::Null);
-    assert_eq!(r.body["links"]["self"], link("containers", 1, 30, "&include=shipment"));
+    assert_eq!(
+        r.body["links"]["self"],
+        link("containers", 1, 30, "&include=shipment")
+    );
 
     // ---- single container -----------------------------------------------------------------
     let first = &stored[0];
-    let r = get(app, &format!("/v2/containers/{}?include=shipment", first.id), ka).await;
+    let r = get(
+        app,
+        &format!("/v2/containers/{}?include=shipment", first.id),
+        ka,
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["data"]["id"], first.id.to_string());
-    assert_eq!(ids(&r.body["included"]), vec![first.shipment_id.to_string()]);
+    assert_eq!(
+        ids(&r.body["included"]),
+        vec![first.shipment_id.to_string()]
+    );
     assert_eq!(
         r.body["links"]["self"],
         format!("http://{HOST}/v2/containers/{}", first.id)
@@ -332,7 +404,10 @@ async fn rest_api_end_to_end() {
         ids(&r.body["data"]),
         ships.iter().map(|s| s.id.to_string()).collect::<Vec<_>>()
     );
-    assert_eq!(r.body["meta"], serde_json::json!({"size": 100, "total": ship_total}));
+    assert_eq!(
+        r.body["meta"],
+        serde_json::json!({"size": 100, "total": ship_total})
+    );
     let mut included = ids(&r.body["included"]);
     included.sort();
     let mut all = want.clone();
@@ -344,7 +419,10 @@ async fn rest_api_end_to_end() {
         .iter()
         .all(|c| c["type"] == "container"));
     let s = &r.body["data"][0];
-    assert_eq!(s["links"]["self"], format!("http://{HOST}/v2/shipments/{}", ships[0].id));
+    assert_eq!(
+        s["links"]["self"],
+        format!("http://{HOST}/v2/shipments/{}", ships[0].id)
+    );
     for rel in [
         "destination",
         "port_of_lading",
@@ -373,7 +451,14 @@ async fn rest_api_end_to_end() {
     // ---- unknown paths and methods --------------------------------------------------------
     let r = get(app, "/v2/vessels", ka).await;
     assert_error(&r, 404, None);
-    let r = send(app, Method::POST, "/v2/containers", Some(&format!("Token {ka}")), &[]).await;
+    let r = send(
+        app,
+        Method::POST,
+        "/v2/containers",
+        Some(&format!("Token {ka}")),
+        &[],
+    )
+    .await;
     assert_error(&r, 405, None);
     assert!(r.headers.contains_key(header::ALLOW), "{:?}", r.headers);
     let r = send(

@@ -199,7 +199,6 @@ impl IntoResponse for ApiError {
         let status = self.status();
         if let ApiError::Store(e) = &self {
             // The only place store errors are reported; the client sees a generic detail.
-            eprintln!("DBG store error {e:?}");
             tracing::error!(error = %e, status = status.as_u16(), "store failure while serving /v2");
         }
         let mut response = document_response(status, self.to_object());
@@ -235,8 +234,10 @@ pub fn is_unavailable(e: &StoreError) -> bool {
 /// SQLite busy/locked result codes (primary and extended) and PostgreSQL connection-exception
 /// (class 08), too-many-connections and shutdown SQLSTATEs.
 fn transient_db_code(code: &str) -> bool {
-    matches!(code, "5" | "6" | "261" | "262" | "517" | "53300" | "57P01" | "57P02" | "57P03")
-        || (code.len() == 5 && code.starts_with("08"))
+    matches!(
+        code,
+        "5" | "6" | "261" | "262" | "517" | "53300" | "57P01" | "57P02" | "57P03"
+    ) || (code.len() == 5 && code.starts_with("08"))
 }
 
 #[cfg(test)]
@@ -323,10 +324,7 @@ mod tests {
             json!({"errors":[{"status":"404","title":"Not Found","detail":"nothing here"}]})
         );
 
-        let r = ApiError::Unauthorized {
-            detail: "x".into(),
-        }
-        .into_response();
+        let r = ApiError::Unauthorized { detail: "x".into() }.into_response();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
     }

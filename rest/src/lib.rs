@@ -71,10 +71,19 @@ pub fn router(state: RestState) -> Router {
 /// wrong scheme from an unknown key) and `WWW-Authenticate: Token realm="teu"`. The spec does
 /// not show the status for bad credentials; 401 is teu's choice. A store failure while checking
 /// the key is a 500, or 503 when the database is unreachable (see [`ApiError`]).
-pub async fn require_account(State(state): State<RestState>, mut req: Request, next: Next) -> Response {
+pub async fn require_account(
+    State(state): State<RestState>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let key = match api_key(req.headers().get(header::AUTHORIZATION)) {
         Ok(key) => key,
-        Err(detail) => return ApiError::Unauthorized { detail: detail.into() }.into_response(),
+        Err(detail) => {
+            return ApiError::Unauthorized {
+                detail: detail.into(),
+            }
+            .into_response()
+        }
     };
     match state.store.authenticate(&key).await {
         Ok(Some(account)) => {
@@ -91,20 +100,25 @@ pub async fn require_account(State(state): State<RestState>, mut req: Request, n
 
 /// The key of an `Authorization: Token <key>` header, or the 401 detail explaining what is wrong.
 fn api_key(value: Option<&header::HeaderValue>) -> Result<String, &'static str> {
-    let value = value.ok_or("The Authorization header is missing; send Authorization: Token <API_KEY>.")?;
-    let value = value
-        .to_str()
-        .map_err(|_| "The Authorization header is malformed; send Authorization: Token <API_KEY>.")?;
+    let value =
+        value.ok_or("The Authorization header is missing; send Authorization: Token <API_KEY>.")?;
+    let value = value.to_str().map_err(|_| {
+        "The Authorization header is malformed; send Authorization: Token <API_KEY>."
+    })?;
     let (scheme, key) = value
         .trim()
         .split_once(' ')
         .ok_or("The Authorization header is malformed; send Authorization: Token <API_KEY>.")?;
     if !scheme.eq_ignore_ascii_case("token") {
-        return Err("The Authorization header must use the Token scheme: Authorization: Token <API_KEY>.");
+        return Err(
+            "The Authorization header must use the Token scheme: Authorization: Token <API_KEY>.",
+        );
     }
     let key = key.trim_start();
     if key.is_empty() {
-        return Err("The Authorization header has no API key; send Authorization: Token <API_KEY>.");
+        return Err(
+            "The Authorization header has no API key; send Authorization: Token <API_KEY>.",
+        );
     }
     Ok(key.to_string())
 }

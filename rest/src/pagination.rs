@@ -116,9 +116,30 @@ mod tests {
 
     #[test]
     fn offsets() {
-        assert_eq!(Page { number: 1, size: 30 }.offset(), 0);
-        assert_eq!(Page { number: 3, size: 30 }.offset(), 60);
-        assert_eq!(Page { number: 3, size: 30 }.limit(), 30);
+        assert_eq!(
+            Page {
+                number: 1,
+                size: 30
+            }
+            .offset(),
+            0
+        );
+        assert_eq!(
+            Page {
+                number: 3,
+                size: 30
+            }
+            .offset(),
+            60
+        );
+        assert_eq!(
+            Page {
+                number: 3,
+                size: 30
+            }
+            .limit(),
+            30
+        );
         assert_eq!(
             Page {
                 number: u64::MAX,

@@ -75,7 +75,10 @@ pub fn parse_list(query: Option<&str>, allowed: &[&'static str]) -> Result<ListQ
 
 /// Parses a single-resource endpoint's query string: only `include` matters there (page
 /// parameters are accepted and ignored; `sort`/`filter[...]` are still refused).
-pub fn parse_single(query: Option<&str>, allowed: &[&'static str]) -> Result<Vec<&'static str>, ApiError> {
+pub fn parse_single(
+    query: Option<&str>,
+    allowed: &[&'static str],
+) -> Result<Vec<&'static str>, ApiError> {
     let raw = Raw::parse(query)?;
     parse_include(raw.include.as_deref(), allowed)
 }
@@ -147,7 +150,10 @@ fn parse_positive(parameter: &str, value: &str, max: Option<u64>) -> Result<u64,
     Ok(n)
 }
 
-fn parse_include(value: Option<&str>, allowed: &[&'static str]) -> Result<Vec<&'static str>, ApiError> {
+fn parse_include(
+    value: Option<&str>,
+    allowed: &[&'static str],
+) -> Result<Vec<&'static str>, ApiError> {
     let mut out = Vec::new();
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return Ok(out);
@@ -189,7 +195,14 @@ mod tests {
     fn defaults() {
         for q in [None, Some(""), Some("foo=bar&_=1"), Some("include=")] {
             let p = parse_list(q, SHIP).unwrap();
-            assert_eq!(p.page, Page { number: 1, size: 30 }, "{q:?}");
+            assert_eq!(
+                p.page,
+                Page {
+                    number: 1,
+                    size: 30
+                },
+                "{q:?}"
+            );
             assert!(p.include.is_empty());
             assert_eq!(p.link_suffix(), "");
         }
@@ -198,7 +211,13 @@ mod tests {
     #[test]
     fn valid_values() {
         let p = parse_list(Some("page[number]=3&page[size]=100&include=shipment"), SHIP).unwrap();
-        assert_eq!(p.page, Page { number: 3, size: 100 });
+        assert_eq!(
+            p.page,
+            Page {
+                number: 3,
+                size: 100
+            }
+        );
         assert!(p.includes("shipment"));
         assert_eq!(p.link_suffix(), "&include=shipment");
         // percent-encoded names, leading zeros, duplicate include entries collapse
@@ -222,18 +241,30 @@ mod tests {
             ("page[size]=101", "page[size]", "got 101"),
             ("page[size]=abc", "page[size]", "\"abc\""),
             ("page[size]=", "page[size]", "from 1 to 100"),
-            ("page[size]=99999999999999999999999", "page[size]", "from 1 to 100"),
+            (
+                "page[size]=99999999999999999999999",
+                "page[size]",
+                "from 1 to 100",
+            ),
             ("page[number]=abc", "page[number]", "positive integer"),
             ("page[number]=0", "page[number]", "got 0"),
             ("page[number]=-1", "page[number]", "\"-1\""),
             ("page[number]=%2B1", "page[number]", "\"+1\""),
             ("page[number]=1.5", "page[number]", "\"1.5\""),
             ("page[number]=%201", "page[number]", "\" 1\""),
-            ("page[number]=1&page[number]=2", "page[number]", "at most once"),
+            (
+                "page[number]=1&page[number]=2",
+                "page[number]",
+                "at most once",
+            ),
             ("include=containers", "include", "\"containers\""),
             ("include=shipment,", "include", "\"\""),
             ("include=Shipment", "include", "allowed: shipment"),
-            ("include=shipment&include=shipment", "include", "at most once"),
+            (
+                "include=shipment&include=shipment",
+                "include",
+                "at most once",
+            ),
             ("sort=-created_at", "sort", "not supported"),
             ("filter[status]=new", "filter[status]", "not supported"),
         ] {

@@ -22,7 +22,9 @@ use std::collections::HashMap;
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 use serde::{Serialize, Serializer};
 use teu_pipeline::ids::port_id;
-use teu_pipeline::model::{Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent};
+use teu_pipeline::model::{
+    Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent,
+};
 use uuid::Uuid;
 
 /// Formats a timestamp as described in the module documentation: seconds, plus milliseconds
@@ -392,7 +394,11 @@ pub struct ShipmentRelationships {
 
 /// The shipment resource of `s`, whose containers' ids are `container_ids`; `self_url` is the
 /// absolute URI of `/v2/shipments/{id}`.
-pub fn shipment<'a>(s: &'a Shipment, container_ids: &[Uuid], self_url: String) -> ShipmentResource<'a> {
+pub fn shipment<'a>(
+    s: &'a Shipment,
+    container_ids: &[Uuid],
+    self_url: String,
+) -> ShipmentResource<'a> {
     let port = |locode: &Option<String>| ToOne::of("port", locode.as_deref().map(port_id));
     ShipmentResource {
         id: s.id.to_string(),
@@ -534,7 +540,8 @@ mod tests {
     ];
 
     fn t(s: u32, ms: u32) -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2021, 1, 9, 13, 12, s).unwrap() + chrono::Duration::milliseconds(ms.into())
+        Utc.with_ymd_and_hms(2021, 1, 9, 13, 12, s).unwrap()
+            + chrono::Duration::milliseconds(ms.into())
     }
 
     fn sample_container() -> Container {
@@ -641,7 +648,12 @@ mod tests {
     fn container_has_exactly_the_spec_attributes() {
         let c = sample_container();
         let v: Value = serde_json::to_value(container(&c, &[event(1), event(2)])).unwrap();
-        let keys: Vec<&str> = v["attributes"].as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = v["attributes"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         let mut want = CONTAINER_ATTRIBUTES.to_vec();
         want.sort_unstable();
         let mut got = keys.clone();
@@ -674,9 +686,15 @@ mod tests {
             r["pod_terminal"],
             json!({"data":{"id":Uuid::from_u128(7).to_string(),"type":"terminal"}})
         );
-        assert_eq!(r["transport_events"]["data"][1]["id"], Uuid::from_u128(102).to_string());
+        assert_eq!(
+            r["transport_events"]["data"][1]["id"],
+            Uuid::from_u128(102).to_string()
+        );
         assert_eq!(r["transport_events"]["data"][1]["type"], "transport_event");
-        assert_eq!(r["raw_events"]["data"][0]["id"], Uuid::from_u128(201).to_string());
+        assert_eq!(
+            r["raw_events"]["data"][0]["id"],
+            Uuid::from_u128(201).to_string()
+        );
         assert_eq!(r["raw_events"]["data"][0]["type"], "raw_event");
         assert!(v.get("links").is_none());
     }
@@ -741,7 +759,12 @@ mod tests {
             "http://h/v2/shipments/x".into(),
         ))
         .unwrap();
-        let mut got: Vec<&str> = v["attributes"].as_object().unwrap().keys().map(String::as_str).collect();
+        let mut got: Vec<&str> = v["attributes"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         got.sort_unstable();
         let mut want = SHIPMENT_ATTRIBUTES.to_vec();
         want.sort_unstable();
@@ -760,7 +783,11 @@ mod tests {
             r["containers"],
             json!({"data":[{"id":Uuid::from_u128(1).to_string(),"type":"container"}]})
         );
-        for k in ["pod_terminal", "destination_terminal", "line_tracking_stopped_by_user"] {
+        for k in [
+            "pod_terminal",
+            "destination_terminal",
+            "line_tracking_stopped_by_user",
+        ] {
             assert_eq!(r[k], json!({"data":null}), "{k}");
         }
         assert_eq!(r.as_object().unwrap().len(), 7);

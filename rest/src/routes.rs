@@ -101,8 +101,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Base {
 /// Whether `h` looks like `host[:port]` (names, IPv4, bracketed IPv6).
 fn valid_host(h: &str) -> bool {
     !h.is_empty()
-        && h.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']'))
+        && h.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b':' | b'[' | b']')
+        })
 }
 
 #[derive(Serialize)]
@@ -158,7 +159,11 @@ async fn shipment_values(
         .into_iter()
         .map(|s| (s.id, s))
         .collect();
-    let members = ids_by_shipment(&store.containers_of_shipments(account.id, shipment_ids).await?);
+    let members = ids_by_shipment(
+        &store
+            .containers_of_shipments(account.id, shipment_ids)
+            .await?,
+    );
     Ok(shipment_ids
         .iter()
         .filter_map(|id| shipments.remove(id))
@@ -319,7 +324,8 @@ async fn shipments_with_containers(
         .collect();
     let included = if include_containers {
         // Order by the shipments of `data`, then the store's order within a shipment.
-        let position: HashMap<Uuid, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        let position: HashMap<Uuid, usize> =
+            ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
         let mut ordered = containers;
         ordered.sort_by_key(|c| position.get(&c.shipment_id).copied().unwrap_or(usize::MAX));
         container_values(state, account, &ordered).await?
