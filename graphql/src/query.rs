@@ -86,6 +86,8 @@ fn parse_id(id: &ID) -> Option<Uuid> {
     Uuid::parse_str(id.as_str()).ok()
 }
 
+/// The account's containers and shipments. Everything returned belongs to the account of
+/// the API key the request was made with.
 #[Object]
 impl Query {
     /// The account's containers, most recently refreshed first (the `/v2` list order).

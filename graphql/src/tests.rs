@@ -604,3 +604,24 @@ fn schema_file_is_up_to_date() {
         path.display()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_deep_queries_are_refused() {
+    let f = fixture().await;
+    // containers.nodes.shipment.containers.shipment.containers.shipment.containers.shipment
+    // .containers.shipment.containers.id: depth 13.
+    let mut inner = String::from("id");
+    for _ in 0..5 {
+        inner = format!("shipment {{ containers {{ {inner} }} }}");
+    }
+    let query = format!("{{ containers {{ nodes {{ {inner} }} }} }}");
+    let (data, errors) = run(&f.schema, Some(&f.a), &query).await;
+    assert_eq!(data, Value::Null);
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested too deep"),
+        "{errors:#?}"
+    );
+}

@@ -7,18 +7,20 @@
 use async_graphql::{
     Context, Enum, InputValueError, InputValueResult, Object, Scalar, ScalarType, Value, ID,
 };
-use chrono::{SecondsFormat, Utc};
+use chrono::{SecondsFormat, Timelike, Utc};
 use teu_pipeline::model;
 
 use crate::error;
 use crate::loaders::{ContainersKey, EventsKey, ShipmentKey, StoreDataLoader};
 
-/// The `DateTime` scalar: an instant in UTC, written as RFC 3339 with a `Z` suffix and only
-/// as many fractional digits as needed (`2025-01-23T01:23:45Z`), the same text the `/v2` API
-/// (serde) writes. Inputs may carry any offset; they are converted to UTC.
+/// The `DateTime` scalar: an instant in UTC, written as RFC 3339 with a `Z` suffix, whole
+/// seconds plus milliseconds when not zero (`2025-01-23T01:23:45Z`, `2025-01-23T01:23:45.120Z`):
+/// the same text as the `/v2` API. Inputs may carry any offset; they are converted to UTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DateTime(pub chrono::DateTime<Utc>);
 
+/// An instant in UTC: RFC 3339 with `Z`, whole seconds plus milliseconds when not zero
+/// (`2025-01-23T01:23:45Z`, `2025-01-23T01:23:45.120Z`), the same text as in `/v2`.
 #[Scalar(
     name = "DateTime",
     specified_by_url = "https://datatracker.ietf.org/doc/html/rfc3339"
@@ -34,7 +36,17 @@ impl ScalarType for DateTime {
     }
 
     fn to_value(&self) -> Value {
-        Value::String(self.0.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+        Value::String(format_timestamp(&self.0))
+    }
+}
+
+/// The `/v2` timestamp text: RFC 3339 in UTC with `Z`, whole seconds, plus milliseconds only
+/// when they are not zero (the store keeps milliseconds; finer digits are dropped).
+fn format_timestamp(t: &chrono::DateTime<Utc>) -> String {
+    if t.nanosecond() / 1_000_000 == 0 {
+        t.to_rfc3339_opts(SecondsFormat::Secs, true)
+    } else {
+        t.to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 }
 
@@ -147,6 +159,7 @@ impl From<model::Classifier> for EventClassifier {
 /// A hold at the POD terminal.
 pub struct TerminalHold(pub model::TerminalHold);
 
+/// A hold at the POD terminal (`/v2` terminal_hold).
 #[Object]
 impl TerminalHold {
     async fn name(&self) -> &str {
@@ -167,6 +180,7 @@ impl TerminalHold {
 /// A fee at the POD terminal.
 pub struct TerminalFee(pub model::TerminalFee);
 
+/// A fee at the POD terminal (`/v2` terminal_fee).
 #[Object]
 impl TerminalFee {
     /// `demurrage`, `exam`, `extended_dwell_time`, `other` or `total`.
@@ -189,6 +203,7 @@ impl TerminalFee {
 /// Last free days of a container.
 pub struct ImportDeadlines(pub model::ImportDeadlines);
 
+/// Last free days of a container, all UTC.
 #[Object]
 impl ImportDeadlines {
     /// Last free day at the POD terminal (local time zone: the container's `podTimezone`).
@@ -212,6 +227,8 @@ impl ImportDeadlines {
 /// those of the `/v2` container resource, with the same values.
 pub struct Container(pub model::Container);
 
+/// A container: one piece of equipment during one journey (one shipment). The attributes
+/// are those of the `/v2` container resource, with the same values.
 #[Object]
 impl Container {
     /// The container id (UUID), the same as in `/v2`.
@@ -437,6 +454,8 @@ impl Container {
 /// shipment resource, with the same values.
 pub struct Shipment(pub model::Shipment);
 
+/// A shipment: one bill of lading (or booking). The attributes are those of the `/v2`
+/// shipment resource, with the same values.
 #[Object]
 impl Shipment {
     /// The shipment id (UUID), the same as in `/v2`.
@@ -614,6 +633,7 @@ impl Shipment {
 /// A normalized carrier event (DCSA Track & Trace 2.2 or 3.0).
 pub struct TransportEvent(pub model::TransportEvent);
 
+/// A normalized carrier event (DCSA Track & Trace 2.2 or 3.0) of a container.
 #[Object]
 impl TransportEvent {
     /// The event id (UUID), the same as in `/v2` `transport_events` relationships.
@@ -710,5 +730,34 @@ impl TransportEvent {
     /// IANA time zone of the event's location, when known.
     async fn timezone(&self) -> Option<&str> {
         self.0.timezone.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_written_like_v2() {
+        let t = |s: &str| s.parse::<chrono::DateTime<Utc>>().unwrap();
+        assert_eq!(
+            format_timestamp(&t("2025-01-23T01:23:45Z")),
+            "2025-01-23T01:23:45Z"
+        );
+        assert_eq!(
+            format_timestamp(&t("2025-01-23T01:23:45.12Z")),
+            "2025-01-23T01:23:45.120Z"
+        );
+        assert_eq!(
+            format_timestamp(&t("2025-01-23T02:23:45.123456+01:00")),
+            "2025-01-23T01:23:45.123Z"
+        );
+        assert_eq!(
+            format_timestamp(&t("2025-01-23T01:23:45.0004Z")),
+            "2025-01-23T01:23:45Z"
+        );
+        let parsed =
+            <DateTime as ScalarType>::parse(Value::String("2025-01-23T02:23:45+01:00".into()));
+        assert_eq!(parsed.unwrap().0, t("2025-01-23T01:23:45Z"));
     }
 }

@@ -221,7 +221,9 @@ fn fmt_local(secs: i64, tz: Tz) -> String {
 // Randomness helpers
 
 fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0x632B_E59B_D9B4_E019);
+    let mut z = a ^ b
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(0x632B_E59B_D9B4_E019);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -350,58 +352,539 @@ macro_rules! port {
 use chrono_tz::{Africa, America, Asia, Europe};
 
 static PORTS: &[Port] = &[
-    port!("CNSHA", "Shanghai", Asia::Shanghai, 30.63, 122.07, [("SHENGDONG INTL CONTAINER TERMINAL (YANGSHAN)", ""), ("SHANGHAI MINGDONG CONTAINER TERMINALS", "")]),
-    port!("CNNGB", "Ningbo", Asia::Shanghai, 29.93, 121.88, [("NINGBO BEILUN INTL CONTAINER TERMINALS", ""), ("NINGBO MEISHAN ISLAND INTL CONTAINER TERMINAL", "")]),
-    port!("CNYTN", "Yantian", Asia::Shanghai, 22.57, 114.27, [("YANTIAN INTERNATIONAL CONTAINER TERMINAL", "YICT")]),
-    port!("CNTAO", "Qingdao", Asia::Shanghai, 36.0, 120.2, [("QINGDAO QIANWAN CONTAINER TERMINAL", "")]),
-    port!("HKHKG", "Hong Kong", Asia::Hong_Kong, 22.33, 114.12, [("HONG KONG INTERNATIONAL TERMINALS (HIT)", "HITHK"), ("HONG KONG MODERN TERMINALS (MTL)", "MTLHK"), ("COSCO-HIT (CHT)", "CHTHK")]),
-    port!("KRPUS", "Busan", Asia::Seoul, 35.08, 128.82, [("PUSAN NEW PORT CO. (PNC)", "PNC"), ("HANJIN BUSAN NEW PORT CO. (HJNC)", "HJNC"), ("PSA HYUNDAI PUSAN NEW-PORT TERMINAL (HPNT)", "HPNT"), ("BUSAN NEW CONTAINER TERMINAL (BNCT)", "BNCT")]),
-    port!("JPTYO", "Tokyo", Asia::Tokyo, 35.6, 139.78, [("OHI CONTAINER TERMINAL BERTH NO. 6/7", "OHN"), ("AOMI CONTAINER TERMINAL BERTH NO. 3", "AOH")]),
-    port!("JPYOK", "Yokohama", Asia::Tokyo, 35.43, 139.67, [("MINAMI-HONMOKU CONTAINER TERMINAL MC-3", "MHM"), ("DAIKOKU CONTAINER TERMINAL C-4", "DC4")]),
-    port!("TWKHH", "Kaohsiung", Asia::Taipei, 22.56, 120.3, [("KAO MING TERMINAL (W108-W111)", "KMCT"), ("EVERGREEN TERMINAL KCC5 (W79-W81)", "EMCKC5"), ("OOCL TERMINAL (W65-W67)", "KAOCT"), ("WAN HAI TERMINAL (W63-W64)", "WHLT")]),
-    port!("VNSGN", "Ho Chi Minh City", Asia::Ho_Chi_Minh, 10.76, 106.79, [("CAT LAI TERMINAL", "CATLAI"), ("SAIGON PREMIER CONTAINER TERMINAL (SPCT)", "SPCT")]),
-    port!("THLCH", "Laem Chabang", Asia::Bangkok, 13.08, 100.89, [("HUTCHISON LAEM CHABANG TERMINAL D", "HLTD"), ("LAEM CHABANG INTERNATIONAL TERMINAL (LCIT)", "LCIT")]),
-    port!("SGSIN", "Singapore", Asia::Singapore, 1.27, 103.77, [("PASIR PANJANG TERMINAL 4", "PSAPP4"), ("PASIR PANJANG TERMINAL 5", "PSAPP5"), ("PASIR PANJANG TERMINAL 6", "PSAPP6"), ("BRANI TERMINAL", "PSABT")]),
-    port!("MYPKG", "Port Klang", Asia::Kuala_Lumpur, 3.0, 101.36, [("NORTHPORT MALAYSIA", "NPM"), ("WESTPORT KELANG MULTI TERMINAL (KMT)", "KMT")]),
-    port!("MYTPP", "Tanjung Pelepas", Asia::Kuala_Lumpur, 1.36, 103.55, [("PORT OF TANJUNG PELEPAS (PTP)", "PTP")]),
-    port!("LKCMB", "Colombo", Asia::Colombo, 6.95, 79.84, [("COLOMBO INTERNATIONAL CONTAINER TERMINAL", "CICT"), ("SOUTH ASIA GATEWAY TERMINALS (SAGT)", "SAGT"), ("JAYA CONTAINER TERMINAL", "LKJCT")]),
-    port!("INNSA", "Nhava Sheva", Asia::Kolkata, 18.95, 72.95, [("NHAVA SHEVA INTERNATIONAL CONTAINER TERMINAL (NSICT)", "NSICT"), ("GATEWAY TERMINALS INDIA (GTI)", "GTICI"), ("BHARAT MUMBAI CONTAINER TERMINALS", "BMCT")]),
-    port!("AEJEA", "Jebel Ali", Asia::Dubai, 25.01, 55.06, [("DP WORLD JEBEL ALI - CT1", "DPWJA"), ("DP WORLD JEBEL ALI - CT2", "DPWJ2"), ("DP WORLD JEBEL ALI - CT3", "DPWJ3")]),
-    port!("QAHMD", "Hamad", Asia::Qatar, 25.0, 51.62, [("HAMAD PORT CONTAINER TERMINAL 1", "")]),
-    port!("KWSWK", "Shuwaikh", Asia::Kuwait, 29.35, 47.93, [("SHUWAIKH PORT CONTAINER TERMINAL", "")]),
-    port!("IQUQR", "Umm Qasr", Asia::Baghdad, 30.03, 47.95, [("UMM QASR NORTH PORT CONTAINER TERMINAL", "")]),
-    port!("SADMM", "Dammam", Asia::Riyadh, 26.5, 50.2, [("KING ABDULAZIZ PORT CONTAINER TERMINAL", "")]),
-    port!("GRPIR", "Piraeus", Europe::Athens, 37.95, 23.6, [("PIRAEUS CONTAINER TERMINAL", "GRPCT")]),
-    port!("ITGOA", "Genoa", Europe::Rome, 44.42, 8.9, [("VOLTRI TERMINAL EUROPA - PORTO DI PRA", "VTE"), ("SECH TERMINAL", "SECH")], [("DERRICK S.R.L. CONTAINER DEPOT", "OIOG"), ("NUOVO BORGO TERMINAL CONTAINERS SRL", "RYTP")]),
-    port!("ESBCN", "Barcelona", Europe::Madrid, 41.34, 2.16, [("BARCELONA EUROPE SOUTH TERMINAL (BEST)", "BEST"), ("CONTAINER TERMINAL BARCELONA (TCB)", "TCB")]),
-    port!("ESVLC", "Valencia", Europe::Madrid, 39.44, -0.32, [("MSC TERMINAL VALENCIA", "MSCVC"), ("APM TERMINALS VALENCIA (TCV)", "TCV"), ("CSP SPAIN VALENCIA TERMINAL", "NOATV")]),
-    port!("ESALG", "Algeciras", Europe::Madrid, 36.13, -5.44, [("APM TERMINALS ALGECIRAS", "APM"), ("TOTAL TERMINAL INTERNATIONAL ALGECIRAS", "TTI")]),
-    port!("MAPTM", "Tanger Med", Africa::Casablanca, 35.88, -5.5, [("APM TERMINALS TANGIER", "APMT"), ("EUROGATE TANGIER", "EURTN"), ("TANGER ALLIANCE TERMINAL", "TAT")]),
-    port!("NLRTM", "Rotterdam", Europe::Amsterdam, 51.95, 4.05, [("ECT DELTA DEDICATED EAST (DDE)", "DDE"), ("ECT EUROMAX TERMINAL (EMX)", "EMX"), ("APM TERMINALS ROTTERDAM MAASVLAKTE 2", "NLMVII"), ("ROTTERDAM CONTAINER TERMINAL (RCT) MAASVLAKTE", "KRM")], [("KRAMER DEPOT (ZWENNIS)", "MOBK"), ("VAN DOORN DEPOT", "HYSJ"), ("DEPOT BOENDER / FRANKLIN", "BWYT")]),
-    port!("DEHAM", "Hamburg", Europe::Berlin, 53.53, 9.93, [("HHLA CONTAINER TERMINAL BURCHARDKAI (CTB)", "CTB"), ("HHLA CONTAINER TERMINAL ALTENWERDER (CTA)", "CTA"), ("EUROGATE CONTAINER TERMINAL HAMBURG", "EGH"), ("HHLA CONTAINER TERMINAL TOLLERORT (CTT)", "CTT")], [("COTAC DEPOT HAMBURG", "UGIF"), ("REMAIN CONTAINER-DEPOT HAMBURG", "RMTD"), ("CDR CONTAINER DEPOT", "CDUA")]),
-    port!("BEANR", "Antwerp", Europe::Brussels, 51.28, 4.3, [("MPET DEURGANCK DOCK EAST (K1718)", "K1718"), ("PSA EUROPA TERMINAL (K869)", "K869"), ("ANTWERP GATEWAY TERMINAL (K1700-K1710)", "1700")]),
-    port!("GBFXT", "Felixstowe", Europe::London, 51.95, 1.32, [("TRINITY TERMINAL", "TTY"), ("LANDGUARD TERMINAL", "LNG")]),
-    port!("FRLEH", "Le Havre", Europe::Paris, 49.47, 0.15, [("TERMINAL PORTE OCEANE", "TPO"), ("TERMINAL DE FRANCE, QUAI DU HAVRE", "TDF"), ("TERMINAL DE NORMANDIE MSC (TNMSC)", "TMS")]),
-    port!("USLAX", "Los Angeles", America::Los_Angeles, 33.73, -118.26, [("APM TERMINALS LOS ANGELES PIER 400", "APMT"), ("FENIX MARINE CONTAINER TERMINAL (FMS)", "EAGLE"), ("YUSEN CONTAINER TERMINAL (YTI)", "YUSEN"), ("TRAPAC CONTAINER TERMINAL", "TRAP"), ("EVERPORT CONTAINER TERMINAL (ETS)", "ETS")]),
-    port!("USLGB", "Long Beach", America::Los_Angeles, 33.75, -118.2, [("LONG BEACH CONTAINER TERMINAL (PIER E)", "LBCT"), ("TOTAL TERMINALS INTERNATIONAL (PIER T)", "TTI"), ("PACIFIC CONTAINER TERMINAL LONG BEACH (PIER J)", "SSAPCT"), ("ITS LONG BEACH (PIER G)", "ITS")]),
-    port!("USOAK", "Oakland", America::Los_Angeles, 37.8, -122.3, [("OAKLAND INTERNATIONAL CONTAINER TERMINAL (OICT)", "B58"), ("TRAPAC CONTAINER TERMINAL", "TPOAK"), ("BEN E. NUTTER TERMINAL", "BENT")]),
-    port!("USNYC", "New York", America::New_York, 40.68, -74.15, [("APM TERMINALS ELIZABETH", "APMT"), ("MAHER CONTAINER TERMINAL", "MAHER"), ("PORT NEWARK CONTAINER TERMINAL", "PNCT"), ("GCT BAYONNE", "GTC")]),
-    port!("USORF", "Norfolk", America::New_York, 36.9, -76.33, [("NORFOLK INTERNATIONAL TERMINALS (NIT)", "NIT"), ("VIRGINIA INTERNATIONAL GATEWAY (VIG)", "VIG")]),
-    port!("USSAV", "Savannah", America::New_York, 32.12, -81.14, [("GARDEN CITY MARINE TERMINAL", "GCMT")]),
-    port!("USCHS", "Charleston", America::New_York, 32.83, -79.9, [("WANDO WELCH MARINE TERMINAL", "WWMT"), ("HUGH K. LEATHERMAN TERMINAL (HLT)", "HLT"), ("NORTH CHARLESTON MARINE TERMINAL", "NCMT")]),
-    port!("USHOU", "Houston", America::Chicago, 29.6, -95.0, [("BARBOURS CUT MARINE TERMINAL", "BCMT"), ("BAYPORT TERMINAL", "BPTM")]),
-    port!("PAMIT", "Manzanillo", America::Panama, 9.37, -79.88, [("MANZANILLO INTERNATIONAL TERMINAL (MIT)", "MIT")]),
-    port!("PABLB", "Balboa", America::Panama, 8.95, -79.57, [("PPC CONTAINER TERMINAL BALBOA", "PPCBL")]),
-    port!("ECGYE", "Guayaquil", America::Guayaquil, -2.28, -79.91, [("CONTECON GUAYAQUIL", "CONTE"), ("TPG - TERMINAL PORTUARIO GUAYAQUIL (INARPI)", "TPG")]),
-    port!("PECLL", "Callao", America::Lima, -12.05, -77.15, [("APM TERMINALS CALLAO", "APMCLL"), ("DP WORLD CALLAO", "DPCLL")]),
-    port!("CLSAI", "San Antonio", America::Santiago, -33.59, -71.62, [("PUERTO CENTRAL SAN ANTONIO", "PCE"), ("STI SAN ANTONIO", "STI")]),
-    port!("CIABJ", "Abidjan", Africa::Abidjan, 5.27, -4.0, [("VRIDI TERMINAL ABIDJAN", "SETV1")]),
-    port!("GHTEM", "Tema", Africa::Accra, 5.63, 0.01, [("MERIDIAN PORT SERVICES (MPS) TERMINAL 3", "MPS3")]),
-    port!("NGAPP", "Apapa", Africa::Lagos, 6.44, 3.37, [("APM TERMINALS APAPA", "APMTER")]),
+    port!(
+        "CNSHA",
+        "Shanghai",
+        Asia::Shanghai,
+        30.63,
+        122.07,
+        [
+            ("SHENGDONG INTL CONTAINER TERMINAL (YANGSHAN)", ""),
+            ("SHANGHAI MINGDONG CONTAINER TERMINALS", "")
+        ]
+    ),
+    port!(
+        "CNNGB",
+        "Ningbo",
+        Asia::Shanghai,
+        29.93,
+        121.88,
+        [
+            ("NINGBO BEILUN INTL CONTAINER TERMINALS", ""),
+            ("NINGBO MEISHAN ISLAND INTL CONTAINER TERMINAL", "")
+        ]
+    ),
+    port!(
+        "CNYTN",
+        "Yantian",
+        Asia::Shanghai,
+        22.57,
+        114.27,
+        [("YANTIAN INTERNATIONAL CONTAINER TERMINAL", "YICT")]
+    ),
+    port!(
+        "CNTAO",
+        "Qingdao",
+        Asia::Shanghai,
+        36.0,
+        120.2,
+        [("QINGDAO QIANWAN CONTAINER TERMINAL", "")]
+    ),
+    port!(
+        "HKHKG",
+        "Hong Kong",
+        Asia::Hong_Kong,
+        22.33,
+        114.12,
+        [
+            ("HONG KONG INTERNATIONAL TERMINALS (HIT)", "HITHK"),
+            ("HONG KONG MODERN TERMINALS (MTL)", "MTLHK"),
+            ("COSCO-HIT (CHT)", "CHTHK")
+        ]
+    ),
+    port!(
+        "KRPUS",
+        "Busan",
+        Asia::Seoul,
+        35.08,
+        128.82,
+        [
+            ("PUSAN NEW PORT CO. (PNC)", "PNC"),
+            ("HANJIN BUSAN NEW PORT CO. (HJNC)", "HJNC"),
+            ("PSA HYUNDAI PUSAN NEW-PORT TERMINAL (HPNT)", "HPNT"),
+            ("BUSAN NEW CONTAINER TERMINAL (BNCT)", "BNCT")
+        ]
+    ),
+    port!(
+        "JPTYO",
+        "Tokyo",
+        Asia::Tokyo,
+        35.6,
+        139.78,
+        [
+            ("OHI CONTAINER TERMINAL BERTH NO. 6/7", "OHN"),
+            ("AOMI CONTAINER TERMINAL BERTH NO. 3", "AOH")
+        ]
+    ),
+    port!(
+        "JPYOK",
+        "Yokohama",
+        Asia::Tokyo,
+        35.43,
+        139.67,
+        [
+            ("MINAMI-HONMOKU CONTAINER TERMINAL MC-3", "MHM"),
+            ("DAIKOKU CONTAINER TERMINAL C-4", "DC4")
+        ]
+    ),
+    port!(
+        "TWKHH",
+        "Kaohsiung",
+        Asia::Taipei,
+        22.56,
+        120.3,
+        [
+            ("KAO MING TERMINAL (W108-W111)", "KMCT"),
+            ("EVERGREEN TERMINAL KCC5 (W79-W81)", "EMCKC5"),
+            ("OOCL TERMINAL (W65-W67)", "KAOCT"),
+            ("WAN HAI TERMINAL (W63-W64)", "WHLT")
+        ]
+    ),
+    port!(
+        "VNSGN",
+        "Ho Chi Minh City",
+        Asia::Ho_Chi_Minh,
+        10.76,
+        106.79,
+        [
+            ("CAT LAI TERMINAL", "CATLAI"),
+            ("SAIGON PREMIER CONTAINER TERMINAL (SPCT)", "SPCT")
+        ]
+    ),
+    port!(
+        "THLCH",
+        "Laem Chabang",
+        Asia::Bangkok,
+        13.08,
+        100.89,
+        [
+            ("HUTCHISON LAEM CHABANG TERMINAL D", "HLTD"),
+            ("LAEM CHABANG INTERNATIONAL TERMINAL (LCIT)", "LCIT")
+        ]
+    ),
+    port!(
+        "SGSIN",
+        "Singapore",
+        Asia::Singapore,
+        1.27,
+        103.77,
+        [
+            ("PASIR PANJANG TERMINAL 4", "PSAPP4"),
+            ("PASIR PANJANG TERMINAL 5", "PSAPP5"),
+            ("PASIR PANJANG TERMINAL 6", "PSAPP6"),
+            ("BRANI TERMINAL", "PSABT")
+        ]
+    ),
+    port!(
+        "MYPKG",
+        "Port Klang",
+        Asia::Kuala_Lumpur,
+        3.0,
+        101.36,
+        [
+            ("NORTHPORT MALAYSIA", "NPM"),
+            ("WESTPORT KELANG MULTI TERMINAL (KMT)", "KMT")
+        ]
+    ),
+    port!(
+        "MYTPP",
+        "Tanjung Pelepas",
+        Asia::Kuala_Lumpur,
+        1.36,
+        103.55,
+        [("PORT OF TANJUNG PELEPAS (PTP)", "PTP")]
+    ),
+    port!(
+        "LKCMB",
+        "Colombo",
+        Asia::Colombo,
+        6.95,
+        79.84,
+        [
+            ("COLOMBO INTERNATIONAL CONTAINER TERMINAL", "CICT"),
+            ("SOUTH ASIA GATEWAY TERMINALS (SAGT)", "SAGT"),
+            ("JAYA CONTAINER TERMINAL", "LKJCT")
+        ]
+    ),
+    port!(
+        "INNSA",
+        "Nhava Sheva",
+        Asia::Kolkata,
+        18.95,
+        72.95,
+        [
+            (
+                "NHAVA SHEVA INTERNATIONAL CONTAINER TERMINAL (NSICT)",
+                "NSICT"
+            ),
+            ("GATEWAY TERMINALS INDIA (GTI)", "GTICI"),
+            ("BHARAT MUMBAI CONTAINER TERMINALS", "BMCT")
+        ]
+    ),
+    port!(
+        "AEJEA",
+        "Jebel Ali",
+        Asia::Dubai,
+        25.01,
+        55.06,
+        [
+            ("DP WORLD JEBEL ALI - CT1", "DPWJA"),
+            ("DP WORLD JEBEL ALI - CT2", "DPWJ2"),
+            ("DP WORLD JEBEL ALI - CT3", "DPWJ3")
+        ]
+    ),
+    port!(
+        "QAHMD",
+        "Hamad",
+        Asia::Qatar,
+        25.0,
+        51.62,
+        [("HAMAD PORT CONTAINER TERMINAL 1", "")]
+    ),
+    port!(
+        "KWSWK",
+        "Shuwaikh",
+        Asia::Kuwait,
+        29.35,
+        47.93,
+        [("SHUWAIKH PORT CONTAINER TERMINAL", "")]
+    ),
+    port!(
+        "IQUQR",
+        "Umm Qasr",
+        Asia::Baghdad,
+        30.03,
+        47.95,
+        [("UMM QASR NORTH PORT CONTAINER TERMINAL", "")]
+    ),
+    port!(
+        "SADMM",
+        "Dammam",
+        Asia::Riyadh,
+        26.5,
+        50.2,
+        [("KING ABDULAZIZ PORT CONTAINER TERMINAL", "")]
+    ),
+    port!(
+        "GRPIR",
+        "Piraeus",
+        Europe::Athens,
+        37.95,
+        23.6,
+        [("PIRAEUS CONTAINER TERMINAL", "GRPCT")]
+    ),
+    port!(
+        "ITGOA",
+        "Genoa",
+        Europe::Rome,
+        44.42,
+        8.9,
+        [
+            ("VOLTRI TERMINAL EUROPA - PORTO DI PRA", "VTE"),
+            ("SECH TERMINAL", "SECH")
+        ],
+        [
+            ("DERRICK S.R.L. CONTAINER DEPOT", "OIOG"),
+            ("NUOVO BORGO TERMINAL CONTAINERS SRL", "RYTP")
+        ]
+    ),
+    port!(
+        "ESBCN",
+        "Barcelona",
+        Europe::Madrid,
+        41.34,
+        2.16,
+        [
+            ("BARCELONA EUROPE SOUTH TERMINAL (BEST)", "BEST"),
+            ("CONTAINER TERMINAL BARCELONA (TCB)", "TCB")
+        ]
+    ),
+    port!(
+        "ESVLC",
+        "Valencia",
+        Europe::Madrid,
+        39.44,
+        -0.32,
+        [
+            ("MSC TERMINAL VALENCIA", "MSCVC"),
+            ("APM TERMINALS VALENCIA (TCV)", "TCV"),
+            ("CSP SPAIN VALENCIA TERMINAL", "NOATV")
+        ]
+    ),
+    port!(
+        "ESALG",
+        "Algeciras",
+        Europe::Madrid,
+        36.13,
+        -5.44,
+        [
+            ("APM TERMINALS ALGECIRAS", "APM"),
+            ("TOTAL TERMINAL INTERNATIONAL ALGECIRAS", "TTI")
+        ]
+    ),
+    port!(
+        "MAPTM",
+        "Tanger Med",
+        Africa::Casablanca,
+        35.88,
+        -5.5,
+        [
+            ("APM TERMINALS TANGIER", "APMT"),
+            ("EUROGATE TANGIER", "EURTN"),
+            ("TANGER ALLIANCE TERMINAL", "TAT")
+        ]
+    ),
+    port!(
+        "NLRTM",
+        "Rotterdam",
+        Europe::Amsterdam,
+        51.95,
+        4.05,
+        [
+            ("ECT DELTA DEDICATED EAST (DDE)", "DDE"),
+            ("ECT EUROMAX TERMINAL (EMX)", "EMX"),
+            ("APM TERMINALS ROTTERDAM MAASVLAKTE 2", "NLMVII"),
+            ("ROTTERDAM CONTAINER TERMINAL (RCT) MAASVLAKTE", "KRM")
+        ],
+        [
+            ("KRAMER DEPOT (ZWENNIS)", "MOBK"),
+            ("VAN DOORN DEPOT", "HYSJ"),
+            ("DEPOT BOENDER / FRANKLIN", "BWYT")
+        ]
+    ),
+    port!(
+        "DEHAM",
+        "Hamburg",
+        Europe::Berlin,
+        53.53,
+        9.93,
+        [
+            ("HHLA CONTAINER TERMINAL BURCHARDKAI (CTB)", "CTB"),
+            ("HHLA CONTAINER TERMINAL ALTENWERDER (CTA)", "CTA"),
+            ("EUROGATE CONTAINER TERMINAL HAMBURG", "EGH"),
+            ("HHLA CONTAINER TERMINAL TOLLERORT (CTT)", "CTT")
+        ],
+        [
+            ("COTAC DEPOT HAMBURG", "UGIF"),
+            ("REMAIN CONTAINER-DEPOT HAMBURG", "RMTD"),
+            ("CDR CONTAINER DEPOT", "CDUA")
+        ]
+    ),
+    port!(
+        "BEANR",
+        "Antwerp",
+        Europe::Brussels,
+        51.28,
+        4.3,
+        [
+            ("MPET DEURGANCK DOCK EAST (K1718)", "K1718"),
+            ("PSA EUROPA TERMINAL (K869)", "K869"),
+            ("ANTWERP GATEWAY TERMINAL (K1700-K1710)", "1700")
+        ]
+    ),
+    port!(
+        "GBFXT",
+        "Felixstowe",
+        Europe::London,
+        51.95,
+        1.32,
+        [("TRINITY TERMINAL", "TTY"), ("LANDGUARD TERMINAL", "LNG")]
+    ),
+    port!(
+        "FRLEH",
+        "Le Havre",
+        Europe::Paris,
+        49.47,
+        0.15,
+        [
+            ("TERMINAL PORTE OCEANE", "TPO"),
+            ("TERMINAL DE FRANCE, QUAI DU HAVRE", "TDF"),
+            ("TERMINAL DE NORMANDIE MSC (TNMSC)", "TMS")
+        ]
+    ),
+    port!(
+        "USLAX",
+        "Los Angeles",
+        America::Los_Angeles,
+        33.73,
+        -118.26,
+        [
+            ("APM TERMINALS LOS ANGELES PIER 400", "APMT"),
+            ("FENIX MARINE CONTAINER TERMINAL (FMS)", "EAGLE"),
+            ("YUSEN CONTAINER TERMINAL (YTI)", "YUSEN"),
+            ("TRAPAC CONTAINER TERMINAL", "TRAP"),
+            ("EVERPORT CONTAINER TERMINAL (ETS)", "ETS")
+        ]
+    ),
+    port!(
+        "USLGB",
+        "Long Beach",
+        America::Los_Angeles,
+        33.75,
+        -118.2,
+        [
+            ("LONG BEACH CONTAINER TERMINAL (PIER E)", "LBCT"),
+            ("TOTAL TERMINALS INTERNATIONAL (PIER T)", "TTI"),
+            ("PACIFIC CONTAINER TERMINAL LONG BEACH (PIER J)", "SSAPCT"),
+            ("ITS LONG BEACH (PIER G)", "ITS")
+        ]
+    ),
+    port!(
+        "USOAK",
+        "Oakland",
+        America::Los_Angeles,
+        37.8,
+        -122.3,
+        [
+            ("OAKLAND INTERNATIONAL CONTAINER TERMINAL (OICT)", "B58"),
+            ("TRAPAC CONTAINER TERMINAL", "TPOAK"),
+            ("BEN E. NUTTER TERMINAL", "BENT")
+        ]
+    ),
+    port!(
+        "USNYC",
+        "New York",
+        America::New_York,
+        40.68,
+        -74.15,
+        [
+            ("APM TERMINALS ELIZABETH", "APMT"),
+            ("MAHER CONTAINER TERMINAL", "MAHER"),
+            ("PORT NEWARK CONTAINER TERMINAL", "PNCT"),
+            ("GCT BAYONNE", "GTC")
+        ]
+    ),
+    port!(
+        "USORF",
+        "Norfolk",
+        America::New_York,
+        36.9,
+        -76.33,
+        [
+            ("NORFOLK INTERNATIONAL TERMINALS (NIT)", "NIT"),
+            ("VIRGINIA INTERNATIONAL GATEWAY (VIG)", "VIG")
+        ]
+    ),
+    port!(
+        "USSAV",
+        "Savannah",
+        America::New_York,
+        32.12,
+        -81.14,
+        [("GARDEN CITY MARINE TERMINAL", "GCMT")]
+    ),
+    port!(
+        "USCHS",
+        "Charleston",
+        America::New_York,
+        32.83,
+        -79.9,
+        [
+            ("WANDO WELCH MARINE TERMINAL", "WWMT"),
+            ("HUGH K. LEATHERMAN TERMINAL (HLT)", "HLT"),
+            ("NORTH CHARLESTON MARINE TERMINAL", "NCMT")
+        ]
+    ),
+    port!(
+        "USHOU",
+        "Houston",
+        America::Chicago,
+        29.6,
+        -95.0,
+        [
+            ("BARBOURS CUT MARINE TERMINAL", "BCMT"),
+            ("BAYPORT TERMINAL", "BPTM")
+        ]
+    ),
+    port!(
+        "PAMIT",
+        "Manzanillo",
+        America::Panama,
+        9.37,
+        -79.88,
+        [("MANZANILLO INTERNATIONAL TERMINAL (MIT)", "MIT")]
+    ),
+    port!(
+        "PABLB",
+        "Balboa",
+        America::Panama,
+        8.95,
+        -79.57,
+        [("PPC CONTAINER TERMINAL BALBOA", "PPCBL")]
+    ),
+    port!(
+        "ECGYE",
+        "Guayaquil",
+        America::Guayaquil,
+        -2.28,
+        -79.91,
+        [
+            ("CONTECON GUAYAQUIL", "CONTE"),
+            ("TPG - TERMINAL PORTUARIO GUAYAQUIL (INARPI)", "TPG")
+        ]
+    ),
+    port!(
+        "PECLL",
+        "Callao",
+        America::Lima,
+        -12.05,
+        -77.15,
+        [
+            ("APM TERMINALS CALLAO", "APMCLL"),
+            ("DP WORLD CALLAO", "DPCLL")
+        ]
+    ),
+    port!(
+        "CLSAI",
+        "San Antonio",
+        America::Santiago,
+        -33.59,
+        -71.62,
+        [
+            ("PUERTO CENTRAL SAN ANTONIO", "PCE"),
+            ("STI SAN ANTONIO", "STI")
+        ]
+    ),
+    port!(
+        "CIABJ",
+        "Abidjan",
+        Africa::Abidjan,
+        5.27,
+        -4.0,
+        [("VRIDI TERMINAL ABIDJAN", "SETV1")]
+    ),
+    port!(
+        "GHTEM",
+        "Tema",
+        Africa::Accra,
+        5.63,
+        0.01,
+        [("MERIDIAN PORT SERVICES (MPS) TERMINAL 3", "MPS3")]
+    ),
+    port!(
+        "NGAPP",
+        "Apapa",
+        Africa::Lagos,
+        6.44,
+        3.37,
+        [("APM TERMINALS APAPA", "APMTER")]
+    ),
 ];
 
 /// Transshipment hubs.
-const HUBS: &[&str] = &["SGSIN", "LKCMB", "AEJEA", "MAPTM", "ESALG", "PAMIT", "KRPUS"];
+const HUBS: &[&str] = &[
+    "SGSIN", "LKCMB", "AEJEA", "MAPTM", "ESALG", "PAMIT", "KRPUS",
+];
 
 #[derive(Clone, Copy)]
 enum VesselStyle {
@@ -422,18 +905,102 @@ struct Carrier {
 }
 
 static CARRIERS: &[Carrier] = &[
-    Carrier { scac: "MSCU", weight: 20, boxes: &["MSCU", "MEDU"], flags: &["PA", "LR", "PT", "MT"], seal_prefix: "FX", vessel: VesselStyle::Prefix("MSC") },
-    Carrier { scac: "MAEU", weight: 14, boxes: &["MSKU", "MRKU", "MAEU", "MRSU"], flags: &["DK", "SG"], seal_prefix: "ML-", vessel: VesselStyle::Suffix("MAERSK") },
-    Carrier { scac: "CMDU", weight: 12, boxes: &["CMAU", "CGMU", "ECMU", "APZU"], flags: &["FR", "MT", "SG"], seal_prefix: "C", vessel: VesselStyle::Prefix("CMA CGM") },
-    Carrier { scac: "COSU", weight: 11, boxes: &["CSNU", "CBHU", "CCLU"], flags: &["HK", "CN"], seal_prefix: "CS", vessel: VesselStyle::Prefix("COSCO SHIPPING") },
-    Carrier { scac: "HLCU", weight: 8, boxes: &["HLXU", "HLBU", "HAMU", "UACU"], flags: &["DE", "LR"], seal_prefix: "HLD", vessel: VesselStyle::Suffix("EXPRESS") },
-    Carrier { scac: "ONEY", weight: 7, boxes: &["ONEU", "NYKU", "MOFU", "KKFU"], flags: &["JP", "SG", "PA"], seal_prefix: "ONE", vessel: VesselStyle::Prefix("ONE") },
-    Carrier { scac: "EGLV", weight: 7, boxes: &["EGHU", "EMCU", "EISU"], flags: &["PA", "SG", "GB", "TW"], seal_prefix: "EMC", vessel: VesselStyle::Prefix("EVER") },
-    Carrier { scac: "OOLU", weight: 4, boxes: &["OOLU", "OOCU"], flags: &["HK"], seal_prefix: "OOLJ", vessel: VesselStyle::Prefix("OOCL") },
-    Carrier { scac: "ZIMU", weight: 3, boxes: &["ZIMU", "ZCSU"], flags: &["LR", "MT"], seal_prefix: "ZZ", vessel: VesselStyle::Prefix("ZIM") },
-    Carrier { scac: "HDMU", weight: 4, boxes: &["HDMU", "HMMU"], flags: &["KR", "PA"], seal_prefix: "HMM", vessel: VesselStyle::Prefix("HMM") },
-    Carrier { scac: "YMLU", weight: 3, boxes: &["YMLU", "YMMU"], flags: &["TW", "LR"], seal_prefix: "YMA", vessel: VesselStyle::Prefix("YM") },
-    Carrier { scac: "WHLC", weight: 3, boxes: &["WHSU", "WHLU"], flags: &["SG", "TW"], seal_prefix: "WHL", vessel: VesselStyle::Numbered("WAN HAI") },
+    Carrier {
+        scac: "MSCU",
+        weight: 20,
+        boxes: &["MSCU", "MEDU"],
+        flags: &["PA", "LR", "PT", "MT"],
+        seal_prefix: "FX",
+        vessel: VesselStyle::Prefix("MSC"),
+    },
+    Carrier {
+        scac: "MAEU",
+        weight: 14,
+        boxes: &["MSKU", "MRKU", "MAEU", "MRSU"],
+        flags: &["DK", "SG"],
+        seal_prefix: "ML-",
+        vessel: VesselStyle::Suffix("MAERSK"),
+    },
+    Carrier {
+        scac: "CMDU",
+        weight: 12,
+        boxes: &["CMAU", "CGMU", "ECMU", "APZU"],
+        flags: &["FR", "MT", "SG"],
+        seal_prefix: "C",
+        vessel: VesselStyle::Prefix("CMA CGM"),
+    },
+    Carrier {
+        scac: "COSU",
+        weight: 11,
+        boxes: &["CSNU", "CBHU", "CCLU"],
+        flags: &["HK", "CN"],
+        seal_prefix: "CS",
+        vessel: VesselStyle::Prefix("COSCO SHIPPING"),
+    },
+    Carrier {
+        scac: "HLCU",
+        weight: 8,
+        boxes: &["HLXU", "HLBU", "HAMU", "UACU"],
+        flags: &["DE", "LR"],
+        seal_prefix: "HLD",
+        vessel: VesselStyle::Suffix("EXPRESS"),
+    },
+    Carrier {
+        scac: "ONEY",
+        weight: 7,
+        boxes: &["ONEU", "NYKU", "MOFU", "KKFU"],
+        flags: &["JP", "SG", "PA"],
+        seal_prefix: "ONE",
+        vessel: VesselStyle::Prefix("ONE"),
+    },
+    Carrier {
+        scac: "EGLV",
+        weight: 7,
+        boxes: &["EGHU", "EMCU", "EISU"],
+        flags: &["PA", "SG", "GB", "TW"],
+        seal_prefix: "EMC",
+        vessel: VesselStyle::Prefix("EVER"),
+    },
+    Carrier {
+        scac: "OOLU",
+        weight: 4,
+        boxes: &["OOLU", "OOCU"],
+        flags: &["HK"],
+        seal_prefix: "OOLJ",
+        vessel: VesselStyle::Prefix("OOCL"),
+    },
+    Carrier {
+        scac: "ZIMU",
+        weight: 3,
+        boxes: &["ZIMU", "ZCSU"],
+        flags: &["LR", "MT"],
+        seal_prefix: "ZZ",
+        vessel: VesselStyle::Prefix("ZIM"),
+    },
+    Carrier {
+        scac: "HDMU",
+        weight: 4,
+        boxes: &["HDMU", "HMMU"],
+        flags: &["KR", "PA"],
+        seal_prefix: "HMM",
+        vessel: VesselStyle::Prefix("HMM"),
+    },
+    Carrier {
+        scac: "YMLU",
+        weight: 3,
+        boxes: &["YMLU", "YMMU"],
+        flags: &["TW", "LR"],
+        seal_prefix: "YMA",
+        vessel: VesselStyle::Prefix("YM"),
+    },
+    Carrier {
+        scac: "WHLC",
+        weight: 3,
+        boxes: &["WHSU", "WHLU"],
+        flags: &["SG", "TW"],
+        seal_prefix: "WHL",
+        vessel: VesselStyle::Numbered("WAN HAI"),
+    },
 ];
 
 /// Lessor owner codes (Triton, Textainer, Florens, CAI, SeaCo, Beacon, SeaCube, Touax).
@@ -486,106 +1053,515 @@ static LOOPS: &[LoopDef] = &[
     // Asia – North Europe (via Suez)
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("CNSHA", 0.0), ("CNNGB", 1.0), ("CNYTN", 2.0), ("SGSIN", 4.0), ("NLRTM", 24.0), ("DEHAM", 1.5), ("BEANR", 1.5), ("GBFXT", 1.0)],
-        operators: &[("MSCU", "SWAN"), ("MAEU", "AE7"), ("CMDU", "FAL1"), ("COSU", "AEU3"), ("HLCU", "FE2"), ("ONEY", "FE4"), ("EGLV", "CEM"), ("OOLU", "LL4"), ("HDMU", "FP1"), ("YMLU", "FE3")],
+        calls: &[
+            ("CNSHA", 0.0),
+            ("CNNGB", 1.0),
+            ("CNYTN", 2.0),
+            ("SGSIN", 4.0),
+            ("NLRTM", 24.0),
+            ("DEHAM", 1.5),
+            ("BEANR", 1.5),
+            ("GBFXT", 1.0),
+        ],
+        operators: &[
+            ("MSCU", "SWAN"),
+            ("MAEU", "AE7"),
+            ("CMDU", "FAL1"),
+            ("COSU", "AEU3"),
+            ("HLCU", "FE2"),
+            ("ONEY", "FE4"),
+            ("EGLV", "CEM"),
+            ("OOLU", "LL4"),
+            ("HDMU", "FP1"),
+            ("YMLU", "FE3"),
+        ],
         weight: 16,
     },
     // Transpacific, Asia – US West Coast
     LoopDef {
         dirs: ['E', 'W'],
-        calls: &[("HKHKG", 0.0), ("CNYTN", 1.0), ("CNSHA", 2.5), ("CNNGB", 1.0), ("KRPUS", 2.0), ("USLAX", 11.0), ("USLGB", 0.5), ("USOAK", 1.5)],
-        operators: &[("MSCU", "PEARL"), ("MAEU", "TP6"), ("CMDU", "PRX"), ("COSU", "CEN"), ("HLCU", "PN1"), ("ONEY", "PS3"), ("EGLV", "TPS"), ("OOLU", "PCC1"), ("ZIMU", "ZX2"), ("HDMU", "PS1"), ("YMLU", "PS5")],
+        calls: &[
+            ("HKHKG", 0.0),
+            ("CNYTN", 1.0),
+            ("CNSHA", 2.5),
+            ("CNNGB", 1.0),
+            ("KRPUS", 2.0),
+            ("USLAX", 11.0),
+            ("USLGB", 0.5),
+            ("USOAK", 1.5),
+        ],
+        operators: &[
+            ("MSCU", "PEARL"),
+            ("MAEU", "TP6"),
+            ("CMDU", "PRX"),
+            ("COSU", "CEN"),
+            ("HLCU", "PN1"),
+            ("ONEY", "PS3"),
+            ("EGLV", "TPS"),
+            ("OOLU", "PCC1"),
+            ("ZIMU", "ZX2"),
+            ("HDMU", "PS1"),
+            ("YMLU", "PS5"),
+        ],
         weight: 16,
     },
     // Asia – Mediterranean
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("CNSHA", 0.0), ("CNNGB", 1.0), ("CNYTN", 2.0), ("SGSIN", 4.0), ("LKCMB", 4.5), ("GRPIR", 12.0), ("ITGOA", 3.0), ("ESBCN", 1.5), ("ESVLC", 1.0), ("MAPTM", 2.0)],
-        operators: &[("MSCU", "DRAGN"), ("MAEU", "AE12"), ("CMDU", "MEX1"), ("COSU", "AEM1"), ("HLCU", "MD3"), ("ONEY", "MD2"), ("EGLV", "MD1"), ("ZIMU", "ZMS"), ("OOLU", "AEM5")],
+        calls: &[
+            ("CNSHA", 0.0),
+            ("CNNGB", 1.0),
+            ("CNYTN", 2.0),
+            ("SGSIN", 4.0),
+            ("LKCMB", 4.5),
+            ("GRPIR", 12.0),
+            ("ITGOA", 3.0),
+            ("ESBCN", 1.5),
+            ("ESVLC", 1.0),
+            ("MAPTM", 2.0),
+        ],
+        operators: &[
+            ("MSCU", "DRAGN"),
+            ("MAEU", "AE12"),
+            ("CMDU", "MEX1"),
+            ("COSU", "AEM1"),
+            ("HLCU", "MD3"),
+            ("ONEY", "MD2"),
+            ("EGLV", "MD1"),
+            ("ZIMU", "ZMS"),
+            ("OOLU", "AEM5"),
+        ],
         weight: 10,
     },
     // Transatlantic, North Europe – US East Coast
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("DEHAM", 0.0), ("NLRTM", 1.5), ("BEANR", 1.0), ("FRLEH", 1.0), ("USNYC", 8.0), ("USORF", 1.5), ("USSAV", 2.0), ("USCHS", 0.8)],
-        operators: &[("MSCU", "NEU6"), ("MAEU", "TA2"), ("HLCU", "AL5"), ("CMDU", "NEUS"), ("ZIMU", "ZEX"), ("OOLU", "AT1"), ("ONEY", "AL1")],
+        calls: &[
+            ("DEHAM", 0.0),
+            ("NLRTM", 1.5),
+            ("BEANR", 1.0),
+            ("FRLEH", 1.0),
+            ("USNYC", 8.0),
+            ("USORF", 1.5),
+            ("USSAV", 2.0),
+            ("USCHS", 0.8),
+        ],
+        operators: &[
+            ("MSCU", "NEU6"),
+            ("MAEU", "TA2"),
+            ("HLCU", "AL5"),
+            ("CMDU", "NEUS"),
+            ("ZIMU", "ZEX"),
+            ("OOLU", "AT1"),
+            ("ONEY", "AL1"),
+        ],
         weight: 7,
     },
     // Intra-Asia
     LoopDef {
         dirs: ['S', 'N'],
-        calls: &[("JPTYO", 0.0), ("JPYOK", 0.5), ("KRPUS", 2.0), ("CNSHA", 2.0), ("TWKHH", 2.0), ("HKHKG", 1.5), ("VNSGN", 3.0), ("THLCH", 2.0), ("SGSIN", 3.0), ("MYPKG", 1.0)],
-        operators: &[("EGLV", "NCX"), ("ONEY", "JTV"), ("COSU", "CKV3"), ("OOLU", "KTX2"), ("WHLC", "JST"), ("YMLU", "JTS"), ("HDMU", "VTX"), ("MSCU", "ASIA"), ("CMDU", "ASPA1")],
+        calls: &[
+            ("JPTYO", 0.0),
+            ("JPYOK", 0.5),
+            ("KRPUS", 2.0),
+            ("CNSHA", 2.0),
+            ("TWKHH", 2.0),
+            ("HKHKG", 1.5),
+            ("VNSGN", 3.0),
+            ("THLCH", 2.0),
+            ("SGSIN", 3.0),
+            ("MYPKG", 1.0),
+        ],
+        operators: &[
+            ("EGLV", "NCX"),
+            ("ONEY", "JTV"),
+            ("COSU", "CKV3"),
+            ("OOLU", "KTX2"),
+            ("WHLC", "JST"),
+            ("YMLU", "JTS"),
+            ("HDMU", "VTX"),
+            ("MSCU", "ASIA"),
+            ("CMDU", "ASPA1"),
+        ],
         weight: 10,
     },
     // Asia – US East Coast via Panama
     LoopDef {
         dirs: ['E', 'W'],
-        calls: &[("CNYTN", 0.0), ("CNNGB", 2.0), ("CNSHA", 1.0), ("KRPUS", 2.0), ("PAMIT", 21.0), ("USSAV", 4.0), ("USCHS", 1.0), ("USORF", 1.5), ("USNYC", 1.5)],
-        operators: &[("MSCU", "AMBER"), ("MAEU", "TP12"), ("CMDU", "PEX3"), ("COSU", "AWE5"), ("HLCU", "AWE7"), ("ONEY", "EC1"), ("EGLV", "AUE"), ("ZIMU", "ZCP"), ("HDMU", "ECS"), ("YMLU", "AW5")],
+        calls: &[
+            ("CNYTN", 0.0),
+            ("CNNGB", 2.0),
+            ("CNSHA", 1.0),
+            ("KRPUS", 2.0),
+            ("PAMIT", 21.0),
+            ("USSAV", 4.0),
+            ("USCHS", 1.0),
+            ("USORF", 1.5),
+            ("USNYC", 1.5),
+        ],
+        operators: &[
+            ("MSCU", "AMBER"),
+            ("MAEU", "TP12"),
+            ("CMDU", "PEX3"),
+            ("COSU", "AWE5"),
+            ("HLCU", "AWE7"),
+            ("ONEY", "EC1"),
+            ("EGLV", "AUE"),
+            ("ZIMU", "ZCP"),
+            ("HDMU", "ECS"),
+            ("YMLU", "AW5"),
+        ],
         weight: 8,
     },
     // Asia – Middle East – India
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("CNSHA", 0.0), ("CNNGB", 1.0), ("CNYTN", 2.0), ("SGSIN", 4.0), ("MYPKG", 1.0), ("LKCMB", 4.0), ("INNSA", 3.0), ("AEJEA", 3.0)],
-        operators: &[("MSCU", "FALCN"), ("MAEU", "ME11"), ("CMDU", "AS1"), ("COSU", "CIX3"), ("HLCU", "IMX"), ("ONEY", "PMX"), ("EGLV", "CPG"), ("OOLU", "CIX"), ("HDMU", "CGX"), ("YMLU", "CMX"), ("WHLC", "CI1")],
+        calls: &[
+            ("CNSHA", 0.0),
+            ("CNNGB", 1.0),
+            ("CNYTN", 2.0),
+            ("SGSIN", 4.0),
+            ("MYPKG", 1.0),
+            ("LKCMB", 4.0),
+            ("INNSA", 3.0),
+            ("AEJEA", 3.0),
+        ],
+        operators: &[
+            ("MSCU", "FALCN"),
+            ("MAEU", "ME11"),
+            ("CMDU", "AS1"),
+            ("COSU", "CIX3"),
+            ("HLCU", "IMX"),
+            ("ONEY", "PMX"),
+            ("EGLV", "CPG"),
+            ("OOLU", "CIX"),
+            ("HDMU", "CGX"),
+            ("YMLU", "CMX"),
+            ("WHLC", "CI1"),
+        ],
         weight: 8,
     },
     // North Europe – West Africa via Tanger Med
     LoopDef {
         dirs: ['S', 'N'],
-        calls: &[("DEHAM", 0.0), ("NLRTM", 1.5), ("BEANR", 1.0), ("MAPTM", 4.0), ("CIABJ", 6.0), ("GHTEM", 1.5), ("NGAPP", 2.0)],
-        operators: &[("MSCU", "NWAF"), ("MAEU", "WAF4"), ("CMDU", "NEWA"), ("HLCU", "WAX")],
+        calls: &[
+            ("DEHAM", 0.0),
+            ("NLRTM", 1.5),
+            ("BEANR", 1.0),
+            ("MAPTM", 4.0),
+            ("CIABJ", 6.0),
+            ("GHTEM", 1.5),
+            ("NGAPP", 2.0),
+        ],
+        operators: &[
+            ("MSCU", "NWAF"),
+            ("MAEU", "WAF4"),
+            ("CMDU", "NEWA"),
+            ("HLCU", "WAX"),
+        ],
         weight: 4,
     },
     // Mediterranean – US East and Gulf Coast
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("ITGOA", 0.0), ("ESBCN", 1.0), ("ESVLC", 1.0), ("ESALG", 1.5), ("USNYC", 9.5), ("USORF", 1.5), ("USSAV", 2.0), ("USHOU", 4.5)],
-        operators: &[("MSCU", "MUSE"), ("MAEU", "MECL"), ("CMDU", "MEX2"), ("HLCU", "MGX"), ("ZIMU", "ZCA"), ("ONEY", "MUE")],
+        calls: &[
+            ("ITGOA", 0.0),
+            ("ESBCN", 1.0),
+            ("ESVLC", 1.0),
+            ("ESALG", 1.5),
+            ("USNYC", 9.5),
+            ("USORF", 1.5),
+            ("USSAV", 2.0),
+            ("USHOU", 4.5),
+        ],
+        operators: &[
+            ("MSCU", "MUSE"),
+            ("MAEU", "MECL"),
+            ("CMDU", "MEX2"),
+            ("HLCU", "MGX"),
+            ("ZIMU", "ZCA"),
+            ("ONEY", "MUE"),
+        ],
         weight: 5,
     },
     // Panama – West Coast South America
     LoopDef {
         dirs: ['S', 'N'],
-        calls: &[("PAMIT", 0.0), ("PABLB", 1.0), ("ECGYE", 2.5), ("PECLL", 2.5), ("CLSAI", 4.0)],
-        operators: &[("MSCU", "ANDES"), ("MAEU", "WCS1"), ("CMDU", "CAR3"), ("HLCU", "WCCA"), ("ONEY", "WSA"), ("COSU", "WSA2")],
+        calls: &[
+            ("PAMIT", 0.0),
+            ("PABLB", 1.0),
+            ("ECGYE", 2.5),
+            ("PECLL", 2.5),
+            ("CLSAI", 4.0),
+        ],
+        operators: &[
+            ("MSCU", "ANDES"),
+            ("MAEU", "WCS1"),
+            ("CMDU", "CAR3"),
+            ("HLCU", "WCCA"),
+            ("ONEY", "WSA"),
+            ("COSU", "WSA2"),
+        ],
         weight: 3,
     },
     // Jebel Ali – Upper Gulf feeder
     LoopDef {
         dirs: ['S', 'N'],
-        calls: &[("AEJEA", 0.0), ("QAHMD", 1.0), ("KWSWK", 1.5), ("IQUQR", 0.5), ("SADMM", 1.5)],
-        operators: &[("MSCU", "GLF1"), ("MAEU", "AGX"), ("CMDU", "BGX"), ("COSU", "GFS"), ("EGLV", "GPX"), ("ONEY", "GFX"), ("HDMU", "GF2")],
+        calls: &[
+            ("AEJEA", 0.0),
+            ("QAHMD", 1.0),
+            ("KWSWK", 1.5),
+            ("IQUQR", 0.5),
+            ("SADMM", 1.5),
+        ],
+        operators: &[
+            ("MSCU", "GLF1"),
+            ("MAEU", "AGX"),
+            ("CMDU", "BGX"),
+            ("COSU", "GFS"),
+            ("EGLV", "GPX"),
+            ("ONEY", "GFX"),
+            ("HDMU", "GF2"),
+        ],
         weight: 2,
     },
     // Asia – North Europe via the Cape of Good Hope
     LoopDef {
         dirs: ['W', 'E'],
-        calls: &[("CNTAO", 0.0), ("CNNGB", 1.5), ("CNSHA", 1.0), ("CNYTN", 2.5), ("MYTPP", 4.0), ("ESALG", 25.0), ("NLRTM", 4.0), ("DEHAM", 1.5), ("GBFXT", 1.5)],
-        operators: &[("MAEU", "AE1"), ("HLCU", "NE1"), ("MSCU", "BRIT"), ("CMDU", "FAL3"), ("COSU", "AEU7")],
+        calls: &[
+            ("CNTAO", 0.0),
+            ("CNNGB", 1.5),
+            ("CNSHA", 1.0),
+            ("CNYTN", 2.5),
+            ("MYTPP", 4.0),
+            ("ESALG", 25.0),
+            ("NLRTM", 4.0),
+            ("DEHAM", 1.5),
+            ("GBFXT", 1.5),
+        ],
+        operators: &[
+            ("MAEU", "AE1"),
+            ("HLCU", "NE1"),
+            ("MSCU", "BRIT"),
+            ("CMDU", "FAL3"),
+            ("COSU", "AEU7"),
+        ],
         weight: 10,
     },
 ];
 
 const VESSEL_WORDS: &[&str] = &[
-    "AURORA", "BEATRICE", "CAMILLE", "DANIELA", "ELENA", "FLAVIA", "GIULIA", "HELENA", "ISABELLA",
-    "JULIETTE", "KATRINA", "LORENA", "MARINA", "NOELLE", "OLIVIA", "PAOLA", "RAFAELA", "SOFIA",
-    "TERESA", "VALENTINA", "ADRIATIC", "BALTIC", "CARIBBEAN", "PACIFIC", "ATLANTIC", "ARCTIC",
-    "CORAL", "EMERALD", "SAPPHIRE", "RUBY", "TOPAZ", "OPAL", "AMBER", "JADE", "ONYX", "PEARL",
-    "DIAMOND", "CRYSTAL", "ORION", "SIRIUS", "VEGA", "ALTAIR", "LYRA", "CASSIOPEIA", "ANDROMEDA",
-    "PEGASUS", "PHOENIX", "POLARIS", "RIGEL", "ANTARES", "HARMONY", "LIBERTY", "FORTUNE",
-    "VICTORY", "TRIUMPH", "GLORY", "SPIRIT", "PIONEER", "VOYAGER", "NAVIGATOR", "EXPLORER",
-    "HORIZON", "ZENITH", "MERIDIAN", "EQUATOR", "TROPIC", "MONSOON", "TRADEWIND", "SIROCCO",
-    "MISTRAL", "ZEPHYR", "TYPHOON", "HAMBURG", "BREMEN", "ROTTERDAM", "ANTWERP", "GENOA",
-    "VALENCIA", "PIRAEUS", "SHANGHAI", "NINGBO", "SHENZHEN", "QINGDAO", "XIAMEN", "BUSAN",
-    "TOKYO", "YOKOHAMA", "KAOHSIUNG", "MANILA", "JAKARTA", "COLOMBO", "MUMBAI", "DUBAI",
-    "SALALAH", "DJIBOUTI", "MOMBASA", "DURBAN", "SANTOS", "CALLAO", "VALPARAISO", "CARTAGENA",
-    "HOUSTON", "SAVANNAH", "CHARLESTON", "OAKLAND", "SEATTLE", "VANCOUVER", "MONTREAL",
-    "HALIFAX", "LISBON", "SEVILLE", "NAPLES", "VENICE", "TRIESTE", "ISTANBUL", "ALEXANDRIA",
-    "CASABLANCA", "DAKAR", "LAGOS", "ABIDJAN", "TEMA", "LUANDA", "MAPUTO", "AUCKLAND", "SYDNEY",
-    "MELBOURNE", "BRISBANE", "ADELAIDE", "FREMANTLE", "HOBART",
+    "AURORA",
+    "BEATRICE",
+    "CAMILLE",
+    "DANIELA",
+    "ELENA",
+    "FLAVIA",
+    "GIULIA",
+    "HELENA",
+    "ISABELLA",
+    "JULIETTE",
+    "KATRINA",
+    "LORENA",
+    "MARINA",
+    "NOELLE",
+    "OLIVIA",
+    "PAOLA",
+    "RAFAELA",
+    "SOFIA",
+    "TERESA",
+    "VALENTINA",
+    "ADRIATIC",
+    "BALTIC",
+    "CARIBBEAN",
+    "PACIFIC",
+    "ATLANTIC",
+    "ARCTIC",
+    "CORAL",
+    "EMERALD",
+    "SAPPHIRE",
+    "RUBY",
+    "TOPAZ",
+    "OPAL",
+    "AMBER",
+    "JADE",
+    "ONYX",
+    "PEARL",
+    "DIAMOND",
+    "CRYSTAL",
+    "ORION",
+    "SIRIUS",
+    "VEGA",
+    "ALTAIR",
+    "LYRA",
+    "CASSIOPEIA",
+    "ANDROMEDA",
+    "PEGASUS",
+    "PHOENIX",
+    "POLARIS",
+    "RIGEL",
+    "ANTARES",
+    "HARMONY",
+    "LIBERTY",
+    "FORTUNE",
+    "VICTORY",
+    "TRIUMPH",
+    "GLORY",
+    "SPIRIT",
+    "PIONEER",
+    "VOYAGER",
+    "NAVIGATOR",
+    "EXPLORER",
+    "HORIZON",
+    "ZENITH",
+    "MERIDIAN",
+    "EQUATOR",
+    "TROPIC",
+    "MONSOON",
+    "TRADEWIND",
+    "SIROCCO",
+    "MISTRAL",
+    "ZEPHYR",
+    "TYPHOON",
+    "HAMBURG",
+    "BREMEN",
+    "ROTTERDAM",
+    "ANTWERP",
+    "GENOA",
+    "VALENCIA",
+    "PIRAEUS",
+    "SHANGHAI",
+    "NINGBO",
+    "SHENZHEN",
+    "QINGDAO",
+    "XIAMEN",
+    "BUSAN",
+    "TOKYO",
+    "YOKOHAMA",
+    "KAOHSIUNG",
+    "MANILA",
+    "JAKARTA",
+    "COLOMBO",
+    "MUMBAI",
+    "DUBAI",
+    "SALALAH",
+    "DJIBOUTI",
+    "MOMBASA",
+    "DURBAN",
+    "SANTOS",
+    "CALLAO",
+    "VALPARAISO",
+    "CARTAGENA",
+    "HOUSTON",
+    "SAVANNAH",
+    "CHARLESTON",
+    "OAKLAND",
+    "SEATTLE",
+    "VANCOUVER",
+    "MONTREAL",
+    "HALIFAX",
+    "LISBON",
+    "SEVILLE",
+    "NAPLES",
+    "VENICE",
+    "TRIESTE",
+    "ISTANBUL",
+    "ALEXANDRIA",
+    "CASABLANCA",
+    "DAKAR",
+    "LAGOS",
+    "ABIDJAN",
+    "TEMA",
+    "LUANDA",
+    "MAPUTO",
+    "AUCKLAND",
+    "SYDNEY",
+    "MELBOURNE",
+    "BRISBANE",
+    "ADELAIDE",
+    "FREMANTLE",
+    "HOBART",
+    "ALGARVE",
+    "AMAZON",
+    "ARGENTO",
+    "ATHENA",
+    "AZORES",
+    "BALI",
+    "BERMUDA",
+    "BOREAS",
+    "BRAVO",
+    "CALYPSO",
+    "CANOPUS",
+    "CAPELLA",
+    "CARINA",
+    "CELESTE",
+    "CORDOBA",
+    "CORONA",
+    "CYGNUS",
+    "DELPHINE",
+    "DORADO",
+    "DRACO",
+    "ELECTRA",
+    "ESMERALDA",
+    "ESPERANZA",
+    "FIDELIO",
+    "FIORELLA",
+    "GALATEA",
+    "GEMINI",
+    "GRANADA",
+    "HALCYON",
+    "HERMES",
+    "HYDRA",
+    "INDIGO",
+    "IRIS",
+    "JASMINE",
+    "JUPITER",
+    "KESTREL",
+    "LAGUNA",
+    "LEONORA",
+    "LUNA",
+    "MAGNOLIA",
+    "MARGARITA",
+    "MERCURY",
+    "MIRANDA",
+    "NEPTUNE",
+    "NOVA",
+    "OCEANIA",
+    "ORCHID",
+    "PALERMO",
+    "PANDORA",
+    "PERSEUS",
+    "PLATINUM",
+    "PROVENCE",
+    "RIVIERA",
+    "ROSALIA",
+    "SAGITTA",
+    "SARDINIA",
+    "SATURN",
+    "SERENA",
+    "SIENNA",
+    "SILVANA",
+    "SOLARIS",
+    "STELLA",
+    "TAURUS",
+    "TITANIA",
+    "TORTUGA",
+    "URANIA",
+    "VENUS",
+    "VERONA",
+    "VESTA",
+    "VIRGO",
+    "VITTORIA",
+    "YASMINE",
+    "ZAFIRO",
+    "ZARAGOZA",
+    "CORVUS",
+    "LIBRA",
+    "MONACO",
+    "NERISSA",
+    "OCTAVIA",
+    "PRIMAVERA",
+    "QUEENSTOWN",
 ];
 
 fn call_sign_prefix(flag: &str) -> &'static str {
@@ -855,7 +1831,10 @@ impl Voyage {
     fn new(ctx: &Ctx, seed: u64, ri: usize, carrier: usize, w: i64) -> Voyage {
         let r = &ctx.routes[ri];
         let key = mix(
-            mix(seed, ((r.lp as u64) << 40) | ((r.dir as u64) << 32) | carrier as u64),
+            mix(
+                seed,
+                ((r.lp as u64) << 40) | ((r.dir as u64) << 32) | carrier as u64,
+            ),
             w as u64,
         );
         let mut rng = ChaCha8Rng::seed_from_u64(key);
@@ -956,10 +1935,14 @@ impl Voyage {
         let mut prev = planned;
         for i in 1..=n {
             let f = i as f64 / n as f64;
-            let created = start + ((end - start) as f64 * ((i - 1) as f64 + uni(&mut rng, 0.2, 0.9)) / n as f64) as i64;
+            let created = start
+                + ((end - start) as f64 * ((i - 1) as f64 + uni(&mut rng, 0.2, 0.9)) / n as f64)
+                    as i64;
             let created = round_to(created, 60);
             let amp = (1.0 - f) * 30.0 + 2.0;
-            let raw = planned as f64 + (actual - planned) as f64 * f + uni(&mut rng, -amp, amp) * H as f64;
+            let raw = planned as f64
+                + (actual - planned) as f64 * f
+                + uni(&mut rng, -amp, amp) * H as f64;
             let value = round_to(raw as i64, H).max(round_to(created + H + H / 2, H));
             let reason = ((value - prev).abs() >= 12 * H).then_some(self.reason);
             prev = value;
@@ -975,13 +1958,11 @@ impl Voyage {
 
 fn vessel_value(carrier: usize, idx: usize) -> Value {
     let c = &CARRIERS[carrier];
-    let widx = (idx + carrier * 37) % VESSEL_WORDS.len();
-    let gen = (idx + carrier * 37) / VESSEL_WORDS.len();
-    let word = VESSEL_WORDS[widx];
-    let suffix = ["", " II", " III"][gen.min(2)];
+    // Unique within a carrier: `idx` < 12 loops × 16 slots ≤ VESSEL_WORDS.len().
+    let word = VESSEL_WORDS[(idx + carrier * 37) % VESSEL_WORDS.len()];
     let name = match c.vessel {
-        VesselStyle::Prefix(p) => format!("{p} {word}{suffix}"),
-        VesselStyle::Suffix(s) => format!("{word} {s}{suffix}"),
+        VesselStyle::Prefix(p) => format!("{p} {word}"),
+        VesselStyle::Suffix(s) => format!("{word} {s}"),
         VesselStyle::Numbered(p) => format!("{p} {}", 301 + idx),
     };
     // Unique 6-digit IMO body per (carrier, vessel), then the check digit.
@@ -1001,7 +1982,10 @@ fn vessel_value(carrier: usize, idx: usize) -> Value {
     m.insert("vesselFlag".into(), flag.into());
     m.insert("vesselCallSignNumber".into(), Value::String(call_sign));
     m.insert("vesselOperatorCarrierCode".into(), c.scac.into());
-    m.insert("vesselOperatorCarrierCodeListProvider".into(), "NMFTA".into());
+    m.insert(
+        "vesselOperatorCarrierCodeListProvider".into(),
+        "NMFTA".into(),
+    );
     Value::Object(m)
 }
 
@@ -1020,11 +2004,23 @@ fn transport_call(ctx: &Ctx, seed: u64, v: &Voyage, k: usize) -> Value {
     );
     let id = Uuid::new_v5(&TRANSPORT_CALL_NS, id_key.as_bytes());
     let mut m = Map::with_capacity(12);
-    m.insert("transportCallID".into(), Value::String(id.hyphenated().to_string()));
+    m.insert(
+        "transportCallID".into(),
+        Value::String(id.hyphenated().to_string()),
+    );
     m.insert("carrierServiceCode".into(), v.service.into());
-    m.insert("exportVoyageNumber".into(), Value::String(v.voyage_no.clone()));
-    m.insert("importVoyageNumber".into(), Value::String(v.voyage_no.clone()));
-    m.insert("transportCallSequenceNumber".into(), Value::from(k as u64 + 1));
+    m.insert(
+        "exportVoyageNumber".into(),
+        Value::String(v.voyage_no.clone()),
+    );
+    m.insert(
+        "importVoyageNumber".into(),
+        Value::String(v.voyage_no.clone()),
+    );
+    m.insert(
+        "transportCallSequenceNumber".into(),
+        Value::from(k as u64 + 1),
+    );
     m.insert("UNLocationCode".into(), PORTS[port].code.into());
     if smdg.is_empty() {
         m.insert("otherFacility".into(), tname.into());
@@ -1101,7 +2097,10 @@ fn base_event(
 ) -> Map<String, Value> {
     let mut m = Map::with_capacity(14);
     m.insert("eventID".into(), Value::String(random_uuid(rng)));
-    m.insert("eventCreatedDateTime".into(), Value::String(fmt_utc(created)));
+    m.insert(
+        "eventCreatedDateTime".into(),
+        Value::String(fmt_utc(created)),
+    );
     m.insert("eventType".into(), event_type.into());
     m.insert("eventClassifierCode".into(), cls.into());
     m.insert("eventDateTime".into(), Value::String(event_dt));
@@ -1185,7 +2184,10 @@ impl<'a> Gen<'a> {
         match CARRIERS[carrier].scac {
             "MSCU" => (format!("MEDU{:07}", x(7)), format!("EBKG{:08}", y(8))),
             "MAEU" => (format!("MAEU{:09}", x(9)), format!("{:09}", x(9))),
-            "CMDU" => (format!("CMDU{pol3}{:07}", x(7)), format!("{pol3}{:07}", y(7))),
+            "CMDU" => (
+                format!("CMDU{pol3}{:07}", x(7)),
+                format!("{pol3}{:07}", y(7)),
+            ),
             "COSU" => (format!("COSU{:010}", x(10)), format!("{:010}", y(10))),
             "HLCU" => (format!("HLCU{pol3}{:09}", x(9)), format!("{:08}", y(8))),
             "ONEY" => {
@@ -1194,7 +2196,10 @@ impl<'a> Gen<'a> {
             }
             "EGLV" => (format!("EGLV{:012}", x(12)), format!("{:012}", y(12))),
             "OOLU" => (format!("OOLU{:010}", x(10)), format!("{:010}", y(10))),
-            "ZIMU" => (format!("ZIMU{pol3}{:07}", x(7)), format!("{pol3}{:07}", y(7))),
+            "ZIMU" => (
+                format!("ZIMU{pol3}{:07}", x(7)),
+                format!("{pol3}{:07}", y(7)),
+            ),
             "HDMU" => (
                 format!("HDMU{pol3}{}{:07}", letter(y(3)), x(7)),
                 format!("{pol3}{:07}", y(7)),
@@ -1240,7 +2245,11 @@ impl<'a> Gen<'a> {
             v.push(Value::Object(m));
         };
         seal(
-            format!("{}{:07}", c.seal_prefix, self.rng.random_range(0..10_000_000u32)),
+            format!(
+                "{}{:07}",
+                c.seal_prefix,
+                self.rng.random_range(0..10_000_000u32)
+            ),
             "CAR",
             "BLT",
         );
@@ -1328,7 +2337,8 @@ impl<'a> Gen<'a> {
                 let span = (d1 - a1 - 3 * H).min(16 * H).max(0);
                 hub_disc = a1 + 2 * H + (span as f64 * rng.random::<f64>()) as i64;
                 let (a2, d2) = (legs[1].v.a_arr[legs[1].from], legs[1].v.a_dep[legs[1].from]);
-                hub_load = a2 + 2 * H + ((d2 - a2 - 3 * H).max(0) as f64 * rng.random::<f64>()) as i64;
+                hub_load =
+                    a2 + 2 * H + ((d2 - a2 - 3 * H).max(0) as f64 * rng.random::<f64>()) as i64;
             }
             let (aa, ad) = (a_arr_pod, last.v.a_dep[last.to]);
             let span = (ad - aa - 3 * H).min(20 * H).max(0);
@@ -1425,11 +2435,16 @@ impl<'a> Gen<'a> {
         for (li, leg) in legs.iter().enumerate() {
             for c in leg.from..=leg.to {
                 let tc = &tcs[li][c - leg.from];
+                // Calls in between get the plan, the latest estimate and the actual; the
+                // departure from the POL or hub and the arrival at the hub or POD get every
+                // estimate published since the booking.
                 if c > leg.from {
-                    self.transport_milestone(&mut ship, conf, &leg.v, c, true, tc);
+                    let major = c == leg.to;
+                    self.transport_milestone(&mut ship, conf, &leg.v, c, true, major, tc);
                 }
                 if c < leg.to {
-                    self.transport_milestone(&mut ship, conf, &leg.v, c, false, tc);
+                    let major = c == leg.from;
+                    self.transport_milestone(&mut ship, conf, &leg.v, c, false, major, tc);
                 }
             }
         }
@@ -1448,53 +2463,94 @@ impl<'a> Gen<'a> {
         for b in &boxes {
             let tz_pol = PORTS[pol].tz;
             let tz_pod = PORTS[pod].tz;
-            let mut eq = EqCtx {
-                b,
-                ship: &mut ship,
-            };
+            let mut eq = EqCtx { b, ship: &mut ship };
             // Empty pick-up at the origin depot and full gate-in at the POL terminal.
-            self.equipment(&mut eq, EqEv::act(b.gtot_empty, "GTOT", true, tz_pol, &b.depot_out, None));
-            self.equipment(&mut eq, EqEv::act(b.gtin, "GTIN", false, tz_pol, &pol_loc, None));
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.gtot_empty, "GTOT", true, tz_pol, &b.depot_out, None),
+            );
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.gtin, "GTIN", false, tz_pol, &pol_loc, None),
+            );
             // Load at the POL.
             let tc = &tcs[0][0];
-            self.equipment(&mut eq, EqEv::plan(conf, p_dep_pol - 8 * H, "LOAD", tz_pol, &pol_loc, tc));
-            self.equipment(&mut eq, EqEv::act(b.load_pol, "LOAD", false, tz_pol, &pol_loc, Some(tc)));
+            self.equipment(
+                &mut eq,
+                EqEv::plan(conf, p_dep_pol - 8 * H, "LOAD", tz_pol, &pol_loc, tc),
+            );
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.load_pol, "LOAD", false, tz_pol, &pol_loc, Some(tc)),
+            );
             if let Some((hub, hub_loc)) = &hub_loc {
                 let tz = PORTS[*hub].tz;
                 let tc1 = tcs[0].last().expect("calls");
                 let tc2 = &tcs[1][0];
                 let l0 = &legs[0];
                 let l1 = &legs[1];
-                self.equipment(&mut eq, EqEv::plan(conf, l0.v.p_arr[l0.to] + 10 * H, "DISC", tz, hub_loc, tc1));
-                self.equipment(&mut eq, EqEv::plan(conf, l1.v.p_dep[l1.from] - 8 * H, "LOAD", tz, hub_loc, tc2));
-                self.equipment(&mut eq, EqEv::act(b.hub_disc, "DISC", false, tz, hub_loc, Some(tc1)));
-                self.equipment(&mut eq, EqEv::act(b.hub_load, "LOAD", false, tz, hub_loc, Some(tc2)));
+                self.equipment(
+                    &mut eq,
+                    EqEv::plan(conf, l0.v.p_arr[l0.to] + 10 * H, "DISC", tz, hub_loc, tc1),
+                );
+                self.equipment(
+                    &mut eq,
+                    EqEv::plan(conf, l1.v.p_dep[l1.from] - 8 * H, "LOAD", tz, hub_loc, tc2),
+                );
+                self.equipment(
+                    &mut eq,
+                    EqEv::act(b.hub_disc, "DISC", false, tz, hub_loc, Some(tc1)),
+                );
+                self.equipment(
+                    &mut eq,
+                    EqEv::act(b.hub_load, "LOAD", false, tz, hub_loc, Some(tc2)),
+                );
             }
             // Discharge at the POD: plan, the latest ETA-driven estimates, actual.
             let tc = tcs.last().and_then(|t| t.last()).expect("calls");
-            self.equipment(&mut eq, EqEv::plan(conf, last.v.p_arr[last.to] + 10 * H, "DISC", tz_pod, &pod_loc, tc));
+            self.equipment(
+                &mut eq,
+                EqEv::plan(
+                    conf,
+                    last.v.p_arr[last.to] + 10 * H,
+                    "DISC",
+                    tz_pod,
+                    &pod_loc,
+                    tc,
+                ),
+            );
             let recent: Vec<&Ver> = pod_arri
                 .iter()
                 .filter(|x| x.created > conf && x.created >= a_arr_pod - 10 * D)
                 .collect();
             for x in recent.iter().rev().take(2).rev() {
-                let created = x.created + hours(&mut self.rng, 0.1, 0.5);
+                let created = round_to(x.created + hours(&mut self.rng, 0.1, 0.5), 60);
                 let mut ev = EqEv::plan(created, x.value + 10 * H, "DISC", tz_pod, &pod_loc, tc);
                 ev.cls = "EST";
                 self.equipment(&mut eq, ev);
             }
-            self.equipment(&mut eq, EqEv::act(b.disc_pod, "DISC", false, tz_pod, &pod_loc, Some(tc)));
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.disc_pod, "DISC", false, tz_pod, &pod_loc, Some(tc)),
+            );
             // Pick-up appointment, full gate-out at the POD, empty return in the POD city.
             if self.rng.random_bool(0.6) {
-                let created = b.disc_pod + hours(&mut self.rng, 2.0, 20.0);
-                let appt = round_to(b.pickup + hours(&mut self.rng, -20.0, 6.0), H).max(created + H);
+                let created = round_to(b.disc_pod + hours(&mut self.rng, 2.0, 20.0), 60);
+                let appt =
+                    round_to(b.pickup + hours(&mut self.rng, -20.0, 6.0), H).max(created + H);
                 let mut ev = EqEv::act(appt, "GTOT", false, tz_pod, &pod_loc, None);
                 ev.cls = "EST";
                 ev.created = Some(created.min(appt - H));
                 self.equipment(&mut eq, ev);
             }
-            self.equipment(&mut eq, EqEv::act(b.pickup, "GTOT", false, tz_pod, &pod_loc, None));
-            self.equipment(&mut eq, EqEv::act(b.empty_return, "GTIN", true, tz_pod, &b.depot_in, None));
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.pickup, "GTOT", false, tz_pod, &pod_loc, None),
+            );
+            self.equipment(
+                &mut eq,
+                EqEv::act(b.empty_return, "GTIN", true, tz_pod, &b.depot_in, None),
+            );
         }
 
         let mut out = ship.out;
@@ -1534,6 +2590,7 @@ impl<'a> Gen<'a> {
         v: &Voyage,
         c: usize,
         arri: bool,
+        major: bool,
         tc: &Value,
     ) {
         let tz = PORTS[self.ctx.routes[v.route].ports[c]].tz;
@@ -1544,29 +2601,40 @@ impl<'a> Gen<'a> {
         };
         let vers = v.versions(c, arri);
         let code = if arri { "ARRI" } else { "DEPA" };
-        let mut emit = |g: &mut Self, created: i64, value: i64, cls: &'static str, reason: Option<usize>| {
-            let mut m = base_event(&mut g.rng, created, "TRANSPORT", cls, fmt_local(value, tz));
-            m.insert("transportEventTypeCode".into(), code.into());
-            if let Some(r) = reason {
-                m.insert("delayReasonCode".into(), DELAYS[r].0.into());
-                m.insert("changeRemark".into(), DELAYS[r].1.into());
-            }
-            m.insert("transportCall".into(), tc.clone());
-            m.insert("documentReferences".into(), ship.docrefs.clone());
-            m.insert("references".into(), ship.eqrefs.clone());
-            ship.push(created, m);
-        };
+        let mut emit =
+            |g: &mut Self, created: i64, value: i64, cls: &'static str, reason: Option<usize>| {
+                let mut m = base_event(&mut g.rng, created, "TRANSPORT", cls, fmt_local(value, tz));
+                m.insert("transportEventTypeCode".into(), code.into());
+                if let Some(r) = reason {
+                    m.insert("delayReasonCode".into(), DELAYS[r].0.into());
+                    m.insert("changeRemark".into(), DELAYS[r].1.into());
+                }
+                m.insert("transportCall".into(), tc.clone());
+                m.insert("documentReferences".into(), ship.docrefs.clone());
+                m.insert("references".into(), ship.eqrefs.clone());
+                ship.push(created, m);
+            };
         emit(self, conf, planned, "PLN", None);
-        if let Some(x) = vers.iter().rev().find(|x| x.created <= conf) {
-            emit(self, conf + 60, x.value, "EST", x.reason);
-        }
-        for x in vers.iter().filter(|x| x.created > conf && x.created <= NOW) {
-            emit(self, x.created, x.value, "EST", x.reason);
+        if major {
+            if let Some(x) = vers.iter().rev().find(|x| x.created <= conf) {
+                emit(self, conf + 60, x.value, "EST", x.reason);
+            }
+            for x in vers.iter().filter(|x| x.created > conf && x.created <= NOW) {
+                emit(self, x.created, x.value, "EST", x.reason);
+            }
+        } else if let Some(x) = vers.iter().rev().find(|x| x.created <= NOW) {
+            emit(self, x.created.max(conf + 60), x.value, "EST", x.reason);
         }
         let created = actual + hours(&mut self.rng, 0.05, 1.5);
         if created <= NOW {
             let late = actual - planned >= 12 * H;
-            emit(self, round_to(created, 60), actual, "ACT", late.then_some(v.reason));
+            emit(
+                self,
+                round_to(created, 60),
+                actual,
+                "ACT",
+                late.then_some(v.reason),
+            );
         }
     }
 
@@ -1580,7 +2648,13 @@ impl<'a> Gen<'a> {
             return;
         }
         let b = eq.b;
-        let mut m = base_event(&mut self.rng, created, "EQUIPMENT", ev.cls, fmt_local(ev.value, ev.tz));
+        let mut m = base_event(
+            &mut self.rng,
+            created,
+            "EQUIPMENT",
+            ev.cls,
+            fmt_local(ev.value, ev.tz),
+        );
         m.insert("equipmentEventTypeCode".into(), ev.code.into());
         m.insert("equipmentReference".into(), b.number.as_str().into());
         m.insert("ISOEquipmentCode".into(), b.iso.into());
@@ -1588,12 +2662,15 @@ impl<'a> Gen<'a> {
             "emptyIndicatorCode".into(),
             if ev.empty { "EMPTY" } else { "LADEN" }.into(),
         );
-        m.insert("eventLocation".into(), ev.loc.clone());
-        if let Some(tc) = ev.tc {
-            m.insert("transportCall".into(), tc.clone());
-        }
+        // Loads and discharges locate themselves by their transport call; the seals are
+        // recorded when the laden box gates in at the POL. (Top-level maps of at most 11 keys
+        // keep `serde_json`'s B-tree maps to one node: memory dominates generation time.)
+        match ev.tc {
+            Some(tc) => m.insert("transportCall".into(), tc.clone()),
+            None => m.insert("eventLocation".into(), ev.loc.clone()),
+        };
         m.insert("documentReferences".into(), eq.ship.docrefs.clone());
-        if !ev.empty {
+        if ev.code == "GTIN" && !ev.empty {
             m.insert("seals".into(), b.seals.clone());
         }
         eq.ship.push(created, m);
@@ -1620,7 +2697,14 @@ struct EqEv<'l> {
 }
 
 impl<'l> EqEv<'l> {
-    fn act(at: i64, code: &'static str, empty: bool, tz: Tz, loc: &'l Value, tc: Option<&'l Value>) -> Self {
+    fn act(
+        at: i64,
+        code: &'static str,
+        empty: bool,
+        tz: Tz,
+        loc: &'l Value,
+        tc: Option<&'l Value>,
+    ) -> Self {
         EqEv {
             at,
             value: at,
@@ -1634,7 +2718,14 @@ impl<'l> EqEv<'l> {
         }
     }
 
-    fn plan(created: i64, value: i64, code: &'static str, tz: Tz, loc: &'l Value, tc: &'l Value) -> Self {
+    fn plan(
+        created: i64,
+        value: i64,
+        code: &'static str,
+        tz: Tz,
+        loc: &'l Value,
+        tc: &'l Value,
+    ) -> Self {
         EqEv {
             at: created,
             value: round_to(value, H),
@@ -1667,7 +2758,8 @@ mod tests {
     }
 
     fn s<'v>(e: &'v Value, k: &str) -> &'v str {
-        e[k].as_str().unwrap_or_else(|| panic!("missing {k} in {e}"))
+        e[k].as_str()
+            .unwrap_or_else(|| panic!("missing {k} in {e}"))
     }
 
     fn valid_iso6346(n: &str) -> bool {
@@ -1683,7 +2775,12 @@ mod tests {
                 .as_array()?
                 .iter()
                 .find(|r| r["documentReferenceType"] == "TRD")
-                .map(|r| r["documentReferenceValue"].as_str().unwrap_or("").to_string()),
+                .map(|r| {
+                    r["documentReferenceValue"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string()
+                }),
         }
     }
 
@@ -1707,8 +2804,14 @@ mod tests {
     fn time_formatting() {
         assert_eq!(fmt_utc(NOW), GENERATOR_NOW);
         assert_eq!(fmt_time(0, -5 * 3600 - 1800), "1969-12-31T18:30:00-05:30");
-        assert_eq!(fmt_local(NOW, Europe::Amsterdam), "2026-11-01T01:00:00+01:00");
-        assert_eq!(fmt_local(NOW - 30 * D, Europe::Amsterdam), "2026-10-02T02:00:00+02:00");
+        assert_eq!(
+            fmt_local(NOW, Europe::Amsterdam),
+            "2026-11-01T01:00:00+01:00"
+        );
+        assert_eq!(
+            fmt_local(NOW - 30 * D, Europe::Amsterdam),
+            "2026-10-02T02:00:00+02:00"
+        );
         assert_eq!(generator_now().to_rfc3339(), "2026-11-01T00:00:00+00:00");
     }
 
@@ -1787,21 +2890,75 @@ mod tests {
                     assert!(s(tc, "carrierServiceCode").len() <= 5);
                     let docs = e["documentReferences"].as_array().unwrap();
                     assert_eq!(docs.len(), 2);
-                    assert!(e["references"].as_array().unwrap().iter().all(|r| r["referenceType"] == "EQ"));
+                    assert!(e["references"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["referenceType"] == "EQ"));
                 }
                 "EQUIPMENT" => {
-                    assert!(["GTOT", "GTIN", "LOAD", "DISC"].contains(&s(e, "equipmentEventTypeCode")));
+                    assert!(
+                        ["GTOT", "GTIN", "LOAD", "DISC"].contains(&s(e, "equipmentEventTypeCode"))
+                    );
                     assert!(valid_iso6346(s(e, "equipmentReference")));
                     assert!(["EMPTY", "LADEN"].contains(&s(e, "emptyIndicatorCode")));
                     assert_eq!(s(e, "ISOEquipmentCode").len(), 4);
-                    assert_eq!(s(&e["eventLocation"], "UNLocationCode").len(), 5);
+                    assert_eq!(e["documentReferences"].as_array().unwrap().len(), 2);
                     if ["LOAD", "DISC"].contains(&s(e, "equipmentEventTypeCode")) {
+                        assert_eq!(e["transportCall"]["modeOfTransport"], "VESSEL");
                         assert!(e["transportCall"]["vessel"].is_object());
+                        assert_eq!(s(&e["transportCall"], "UNLocationCode").len(), 5);
+                    } else {
+                        assert_eq!(s(&e["eventLocation"], "UNLocationCode").len(), 5);
                     }
                 }
                 other => panic!("unexpected eventType {other}"),
             }
         }
+    }
+
+    #[test]
+    fn voyages_are_shared_and_vessels_consistent() {
+        assert!(LOOPS.len() * 16 <= VESSEL_WORDS.len());
+        let files = gen(400, 13);
+        let mut calls: HashMap<String, String> = HashMap::new();
+        let mut imo_name: HashMap<String, String> = HashMap::new();
+        let mut name_imo: HashMap<String, String> = HashMap::new();
+        let mut shared = 0;
+        for e in all(&files) {
+            let tc = &e["transportCall"];
+            if !tc.is_object() {
+                continue;
+            }
+            let json = tc.to_string();
+            match calls.get(s(tc, "transportCallID")) {
+                Some(prev) => {
+                    assert_eq!(prev, &json, "one transport call, two shapes");
+                    shared += 1;
+                }
+                None => {
+                    calls.insert(s(tc, "transportCallID").to_string(), json);
+                }
+            }
+            let (imo, name) = (
+                s(&tc["vessel"], "vesselIMONumber"),
+                s(&tc["vessel"], "vesselName"),
+            );
+            assert_eq!(imo_name.entry(imo.into()).or_insert(name.into()), name);
+            assert_eq!(name_imo.entry(name.into()).or_insert(imo.into()), imo);
+        }
+        assert!(shared > 0);
+        // Several shipments sail on the same voyage.
+        let mut per_call: HashMap<&str, HashSet<String>> = HashMap::new();
+        for e in all(&files) {
+            if e["eventType"] == "TRANSPORT" {
+                per_call
+                    .entry(s(&e["transportCall"], "transportCallID"))
+                    .or_default()
+                    .insert(bl_of(e).unwrap());
+            }
+        }
+        assert!(per_call.values().any(|b| b.len() > 1));
     }
 
     #[test]
@@ -1836,7 +2993,10 @@ mod tests {
         }
         let avg = events.len() as f64 / per_box.len() as f64;
         assert!((20.0..=35.0).contains(&avg), "events per container {avg}");
-        assert!(per_box.values().all(|&n| (1..=24).contains(&n)), "{per_box:?}");
+        assert!(
+            per_box.values().all(|&n| (1..=24).contains(&n)),
+            "{per_box:?}"
+        );
     }
 
     #[test]
@@ -1865,7 +3025,11 @@ mod tests {
             let Some(bl) = bl_of(e) else { continue };
             let st = stages.entry(bl).or_default();
             if e["eventClassifierCode"] == "ACT" {
-                match (s(e, "eventType"), e["equipmentEventTypeCode"].as_str(), e["emptyIndicatorCode"].as_str()) {
+                match (
+                    s(e, "eventType"),
+                    e["equipmentEventTypeCode"].as_str(),
+                    e["emptyIndicatorCode"].as_str(),
+                ) {
                     ("EQUIPMENT", Some("LOAD"), _) => st.0 = true,
                     ("EQUIPMENT", Some("GTIN"), Some("EMPTY")) => st.1 = true,
                     _ => {}
@@ -1875,7 +3039,10 @@ mod tests {
         let not_loaded = stages.values().filter(|s| !s.0).count();
         let returned = stages.values().filter(|s| s.1).count();
         let between = stages.values().filter(|s| s.0 && !s.1).count();
-        assert!(not_loaded > 20 && returned > 20 && between > 60, "{not_loaded} {returned} {between}");
+        assert!(
+            not_loaded > 20 && returned > 20 && between > 60,
+            "{not_loaded} {returned} {between}"
+        );
     }
 
     #[test]
@@ -1896,7 +3063,11 @@ mod tests {
             assert_eq!(f.name, format!("generated-{:04}.json", i + 1));
             for e in &f.events {
                 if let Some(bl) = bl_of(e) {
-                    assert_eq!(*seen.entry(bl).or_insert(i), i, "shipment split across files");
+                    assert_eq!(
+                        *seen.entry(bl).or_insert(i),
+                        i,
+                        "shipment split across files"
+                    );
                 }
             }
         }
@@ -1927,11 +3098,26 @@ mod tests {
     fn sample_feed_shape_matches() {
         // Every key the generator emits at the top level appears in the DCSA sample or schema.
         let allowed = [
-            "eventID", "eventCreatedDateTime", "eventType", "eventClassifierCode", "eventDateTime",
-            "transportEventTypeCode", "delayReasonCode", "changeRemark", "transportCall",
-            "documentReferences", "references", "shipmentEventTypeCode", "documentID",
-            "documentTypeCode", "equipmentEventTypeCode", "equipmentReference", "ISOEquipmentCode",
-            "emptyIndicatorCode", "eventLocation", "seals",
+            "eventID",
+            "eventCreatedDateTime",
+            "eventType",
+            "eventClassifierCode",
+            "eventDateTime",
+            "transportEventTypeCode",
+            "delayReasonCode",
+            "changeRemark",
+            "transportCall",
+            "documentReferences",
+            "references",
+            "shipmentEventTypeCode",
+            "documentID",
+            "documentTypeCode",
+            "equipmentEventTypeCode",
+            "equipmentReference",
+            "ISOEquipmentCode",
+            "emptyIndicatorCode",
+            "eventLocation",
+            "seals",
         ];
         for e in all(&gen(50, 12)) {
             for k in e.as_object().unwrap().keys() {
@@ -1949,29 +3135,70 @@ mod stats_tmp {
     #[ignore]
     fn print_stats() {
         let t = std::time::Instant::now();
-        let n: usize = std::env::var("GEN_SHIPMENTS").ok().and_then(|s| s.parse().ok()).unwrap_or(17000);
-        let files = generate(&GenOptions { shipments: n, seed: 42, events_per_file: 0 });
+        let n: usize = std::env::var("GEN_SHIPMENTS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(17000);
+        let files = generate(&GenOptions {
+            shipments: n,
+            seed: 42,
+            events_per_file: 0,
+        });
         let el = t.elapsed();
         let total = event_count(&files);
+        if std::env::var("GEN_ONLY").is_ok() {
+            eprintln!("{total} events in {el:?}");
+            std::mem::forget(files);
+            return;
+        }
         let mut boxes = HashSet::new();
         let mut kinds: HashMap<String, usize> = HashMap::new();
         let mut vessels: HashMap<String, HashSet<String>> = HashMap::new();
         for e in files.iter().flat_map(|f| f.events.iter()) {
-            if let Some(r) = e.get("equipmentReference").and_then(|r| r.as_str()) { boxes.insert(r.to_string()); }
-            let code = e.get("transportEventTypeCode").or(e.get("equipmentEventTypeCode")).or(e.get("shipmentEventTypeCode")).unwrap();
-            *kinds.entry(format!("{} {} {}", e["eventType"].as_str().unwrap(), code.as_str().unwrap(), e["eventClassifierCode"].as_str().unwrap())).or_default() += 1;
+            if let Some(r) = e.get("equipmentReference").and_then(|r| r.as_str()) {
+                boxes.insert(r.to_string());
+            }
+            let code = e
+                .get("transportEventTypeCode")
+                .or(e.get("equipmentEventTypeCode"))
+                .or(e.get("shipmentEventTypeCode"))
+                .unwrap();
+            *kinds
+                .entry(format!(
+                    "{} {} {}",
+                    e["eventType"].as_str().unwrap(),
+                    code.as_str().unwrap(),
+                    e["eventClassifierCode"].as_str().unwrap()
+                ))
+                .or_default() += 1;
             if e["eventType"] == "TRANSPORT" {
-                let bl = e["documentReferences"][1]["documentReferenceValue"].as_str().unwrap().to_string();
-                vessels.entry(bl).or_default().insert(e["transportCall"]["vessel"]["vesselIMONumber"].as_str().unwrap().to_string());
+                let bl = e["documentReferences"][1]["documentReferenceValue"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                vessels.entry(bl).or_default().insert(
+                    e["transportCall"]["vessel"]["vesselIMONumber"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                );
             }
         }
         let ts = vessels.values().filter(|v| v.len() == 2).count();
         eprintln!("{n} shipments, {total} events in {el:?}; {} containers, {:.2} ev/container, {:.2} ev/shipment, transship {:.3}", boxes.len(), total as f64 / boxes.len() as f64, total as f64 / n as f64, ts as f64 / vessels.len() as f64);
-        let mut k: Vec<_> = kinds.into_iter().collect(); k.sort();
-        for (a, b) in k { eprintln!("  {a}: {b}"); }
+        let mut k: Vec<_> = kinds.into_iter().collect();
+        k.sort();
+        for (a, b) in k {
+            eprintln!("  {a}: {b}");
+        }
         let t = std::time::Instant::now();
         let s = serde_json::to_vec(&files[0].events).unwrap();
         eprintln!("serialized {} bytes in {:?}", s.len(), t.elapsed());
-        if n < 100 { eprintln!("{}", serde_json::to_string_pretty(&files[0].events).unwrap()); }
+        if n < 100 {
+            eprintln!(
+                "{}",
+                serde_json::to_string_pretty(&files[0].events).unwrap()
+            );
+        }
     }
 }

@@ -57,7 +57,7 @@ pub struct EventLink {
     pub shipment_id: Uuid,
 }
 
-/// The result of [`derive`].
+/// The result of [`derive()`].
 #[derive(Debug, Clone, Default)]
 pub struct Derived {
     pub shipments: Vec<Shipment>,

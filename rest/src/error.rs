@@ -43,8 +43,10 @@ pub struct ErrorObject {
 /// the request document (`pointer`) at fault.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorSource {
+    /// The query parameter at fault, e.g. `page[size]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter: Option<String>,
+    /// JSON pointer into the request document (unused by the GET routes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
 }
@@ -52,6 +54,7 @@ pub struct ErrorSource {
 /// A JSON:API error document: `{"errors": [...]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorDocument {
+    /// The errors; teu always sends exactly one.
     pub errors: Vec<ErrorObject>,
 }
 
@@ -100,21 +103,40 @@ fn document_response(status: StatusCode, error: ErrorObject) -> Response {
 pub enum ApiError {
     /// Missing, malformed or unknown API key.
     #[error("unauthorized: {detail}")]
-    Unauthorized { detail: String },
+    Unauthorized {
+        /// What is wrong with the credentials.
+        detail: String,
+    },
     /// A query parameter has a value teu cannot accept (not an integer, out of range, unknown
     /// include, given twice).
     #[error("invalid query parameter {parameter}: {detail}")]
-    InvalidParameter { parameter: String, detail: String },
+    InvalidParameter {
+        /// The parameter as written in the query, e.g. `page[size]`.
+        parameter: String,
+        /// What is wrong with its value.
+        detail: String,
+    },
     /// A JSON:API query parameter family teu does not implement (`sort`, `filter[...]`):
     /// JSON:API requires a 400 rather than silently ignoring it.
     #[error("unsupported query parameter {parameter}: {detail}")]
-    UnsupportedParameter { parameter: String, detail: String },
+    UnsupportedParameter {
+        /// The parameter as written in the query, e.g. `filter[status]`.
+        parameter: String,
+        /// Why it is refused.
+        detail: String,
+    },
     /// No such resource for this account (including malformed ids and other accounts' ids).
     #[error("not found: {detail}")]
-    NotFound { detail: String },
+    NotFound {
+        /// Which resource could not be found.
+        detail: String,
+    },
     /// The path exists but not for this method.
     #[error("method {method} not allowed")]
-    MethodNotAllowed { method: String },
+    MethodNotAllowed {
+        /// The request's method.
+        method: String,
+    },
     /// The store failed; see [`is_unavailable`] for which failures are 503.
     #[error("store: {0}")]
     Store(#[from] StoreError),

@@ -17,6 +17,8 @@
 //! [`pagination`] (page arithmetic and links), [`resources`] (model → resource objects),
 //! [`error`] (the one mapping of failures to JSON:API error responses).
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod pagination;
 pub mod query;
@@ -36,6 +38,7 @@ pub use error::{error_response, ApiError};
 /// Shared state of the `/v2` routes: the store. Cheap to clone (the store is a pool handle).
 #[derive(Clone)]
 pub struct RestState {
+    /// The account-scoped store every handler reads.
     pub store: Store,
 }
 

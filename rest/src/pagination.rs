@@ -23,7 +23,9 @@ use serde::Serialize;
 /// A requested page: 1-based `number` and `size` (validated by [`crate::query`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
+    /// 1-based page number (`page[number]`).
     pub number: u64,
+    /// Resources per page (`page[size]`).
     pub size: u64,
 }
 
@@ -50,19 +52,27 @@ pub fn last_page(total: u64, size: u64) -> u64 {
 /// current). `prev` and `next` serialize as null when absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageLinks {
+    /// Page 1.
     pub first: String,
+    /// The previous page; null on page 1.
     pub prev: Option<String>,
+    /// The next page; null on the last page and beyond.
     pub next: Option<String>,
+    /// The last page (page 1 when the list is empty).
     pub last: String,
+    /// The requested page (`self`).
     #[serde(rename = "self")]
     pub self_: String,
+    /// The requested page again (`current`, spec: GET /containers).
     pub current: String,
 }
 
 /// `meta` of a list response: `size` = page size in effect, `total` = resources in all pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct PageMeta {
+    /// The page size in effect.
     pub size: u64,
+    /// Resources across all pages.
     pub total: u64,
 }
 
@@ -150,10 +160,12 @@ mod tests {
         );
     }
 
+    /// (number, size, total, expected prev, expected next, expected last)
+    type Case = (u64, u64, u64, Option<u64>, Option<u64>, u64);
+
     #[test]
     fn links_table() {
-        // (number, size, total, prev, next, last)
-        let cases: &[(u64, u64, u64, Option<u64>, Option<u64>, u64)] = &[
+        let cases: &[Case] = &[
             // empty list: one empty page
             (1, 30, 0, None, None, 1),
             // single partial page

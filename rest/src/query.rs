@@ -32,6 +32,7 @@ pub const INCLUDE: &str = "include";
 /// Parsed parameters of a list endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListQuery {
+    /// The requested (or default) page.
     pub page: Page,
     /// Requested relationships, each once, in the order first given; every entry is one of
     /// the endpoint's allowed names.

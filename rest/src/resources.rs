@@ -51,7 +51,9 @@ fn ser_opt_ts<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S
 /// `{"id": ..., "type": ...}`: a resource identifier object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Identifier {
+    /// The resource id (a UUID string).
     pub id: String,
+    /// The resource type, e.g. `container`.
     #[serde(rename = "type")]
     pub kind: &'static str,
 }
@@ -69,6 +71,7 @@ impl Identifier {
 /// A to-one relationship: `{"data": identifier-or-null}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToOne {
+    /// The related resource, or null.
     pub data: Option<Identifier>,
 }
 
@@ -87,6 +90,7 @@ impl ToOne {
 /// A to-many relationship: `{"data": [identifier, ...]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToMany {
+    /// The related resources (possibly none).
     pub data: Vec<Identifier>,
 }
 
@@ -94,14 +98,20 @@ pub struct ToMany {
 /// (spec: container).
 #[derive(Debug, Clone, Serialize)]
 pub struct ContainerResource<'a> {
+    /// The container id.
     pub id: String,
+    /// Always `container`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The spec's container attributes.
     pub attributes: ContainerAttributes<'a>,
+    /// The spec's container relationships.
     pub relationships: ContainerRelationships,
 }
 
-/// Every attribute of the spec's container table, in its order and with its names.
+/// Every attribute of the spec's container table, in its order and with its names. Each field
+/// is the model field of the same name ([`Container`]); see the spec for its meaning.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize)]
 pub struct ContainerAttributes<'a> {
     pub number: &'a str,
@@ -163,27 +173,36 @@ pub struct ContainerAttributes<'a> {
 /// spec: terminal_hold.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hold<'a> {
+    /// Name of the hold.
     pub name: &'a str,
+    /// `pending` or `hold`.
     pub status: &'a str,
+    /// Text from the terminal.
     pub description: Option<&'a str>,
 }
 
 /// spec: terminal_fee. `currency_code` is null when the source gave none.
 #[derive(Debug, Clone, Serialize)]
 pub struct Fee<'a> {
+    /// `demurrage`, `exam`, `extended_dwell_time`, `other` or `total` (`type`).
     #[serde(rename = "type")]
     pub fee_type: &'a str,
+    /// Amount in the local currency.
     pub amount: f64,
+    /// ISO 4217 code.
     pub currency_code: Option<&'a str>,
 }
 
 /// spec: container `import_deadlines` (the object form).
 #[derive(Debug, Clone, Serialize)]
 pub struct Deadlines {
+    /// Last free day at the POD terminal.
     #[serde(serialize_with = "ser_opt_ts")]
     pub pickup_lfd_terminal: Option<DateTime<Utc>>,
+    /// Last free day at the rail terminal.
     #[serde(serialize_with = "ser_opt_ts")]
     pub pickup_lfd_rail: Option<DateTime<Utc>>,
+    /// Last free day set by the shipping line.
     #[serde(serialize_with = "ser_opt_ts")]
     pub pickup_lfd_line: Option<DateTime<Utc>>,
 }
@@ -308,22 +327,30 @@ fn deadlines(d: &ImportDeadlines) -> Deadlines {
 /// "links": {"self"}}` (spec: shipment; all five members required).
 #[derive(Debug, Clone, Serialize)]
 pub struct ShipmentResource<'a> {
+    /// The shipment id.
     pub id: String,
+    /// Always `shipment`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The spec's shipment attributes.
     pub attributes: ShipmentAttributes<'a>,
+    /// The spec's shipment relationships.
     pub relationships: ShipmentRelationships,
+    /// `{"self": absolute URI of /v2/shipments/{id}}`.
     pub links: SelfLink,
 }
 
 /// `{"self": uri}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SelfLink {
+    /// The absolute URI (`self`).
     #[serde(rename = "self")]
     pub self_: String,
 }
 
-/// Every attribute of the spec's shipment table, in its order and with its names.
+/// Every attribute of the spec's shipment table, in its order and with its names. Each field
+/// is the model field of the same name ([`Shipment`]); see the spec for its meaning.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, Serialize)]
 pub struct ShipmentAttributes<'a> {
     pub bill_of_lading_number: &'a str,

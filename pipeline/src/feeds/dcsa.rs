@@ -336,9 +336,8 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         EventType::Equipment => code_in(&EQUIPMENT_CODES, e, "/equipmentEventTypeCode")?,
         EventType::Shipment => code_in(&SHIPMENT_CODES, e, "/shipmentEventTypeCode")?,
     };
-    let event_created_at = Some(date_time(e, "/eventCreatedDateTime")?);
+    let created_at = date_time(e, "/eventCreatedDateTime")?;
     let event_at = date_time(e, "/eventDateTime")?;
-    let created_at = event_created_at.unwrap_or(event_at);
     if created_at > now + Duration::hours(CREATED_SKEW) {
         return Err(Problem::new(
             "/eventCreatedDateTime",
@@ -365,7 +364,7 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         classifier,
         code,
         event_at,
-        event_created_at,
+        event_created_at: Some(created_at),
         container_number: container(e, "/equipmentReference")?,
         bill_of_lading: None,
         booking: None,
