@@ -181,7 +181,7 @@ fn ids(doc: &Value) -> Vec<String> {
 async fn container_documents_field_by_field(db: &TestDb) {
     let key = db.create_account("acme");
     db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
-    let feed = generated_feed(12, 5);
+    let feed = generated_feed(20, 5);
     db.ingest("acme", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
 

@@ -2077,6 +2077,8 @@ struct Unit {
 struct Ship {
     out: Vec<(i64, u32, Value)>,
     seq: u32,
+    /// When the booking was confirmed: plans are published then.
+    conf: i64,
     docrefs: Value,
     eqrefs: Value,
 }
@@ -2334,14 +2336,14 @@ impl<'a> Gen<'a> {
             let (mut hub_disc, mut hub_load) = (0, 0);
             if legs.len() == 2 {
                 let (a1, d1) = (legs[0].v.a_arr[legs[0].to], legs[0].v.a_dep[legs[0].to]);
-                let span = (d1 - a1 - 3 * H).min(16 * H).max(0);
+                let span = (d1 - a1 - 3 * H).clamp(0, 16 * H);
                 hub_disc = a1 + 2 * H + (span as f64 * rng.random::<f64>()) as i64;
                 let (a2, d2) = (legs[1].v.a_arr[legs[1].from], legs[1].v.a_dep[legs[1].from]);
                 hub_load =
                     a2 + 2 * H + ((d2 - a2 - 3 * H).max(0) as f64 * rng.random::<f64>()) as i64;
             }
             let (aa, ad) = (a_arr_pod, last.v.a_dep[last.to]);
-            let span = (ad - aa - 3 * H).min(20 * H).max(0);
+            let span = (ad - aa - 3 * H).clamp(0, 20 * H);
             let disc_pod = aa + H + (span as f64 * rng.random::<f64>()) as i64;
             let x: f64 = rng.random();
             let dwell = if x < 0.55 {
@@ -2396,6 +2398,7 @@ impl<'a> Gen<'a> {
         let mut ship = Ship {
             out: Vec::with_capacity(64),
             seq: 0,
+            conf,
             docrefs: Value::Array(docrefs),
             eqrefs: Value::Array(eqrefs),
         };
@@ -2440,11 +2443,11 @@ impl<'a> Gen<'a> {
                 // estimate published since the booking.
                 if c > leg.from {
                     let major = c == leg.to;
-                    self.transport_milestone(&mut ship, conf, &leg.v, c, true, major, tc);
+                    self.transport_milestone(&mut ship, &leg.v, c, true, major, tc);
                 }
                 if c < leg.to {
                     let major = c == leg.from;
-                    self.transport_milestone(&mut ship, conf, &leg.v, c, false, major, tc);
+                    self.transport_milestone(&mut ship, &leg.v, c, false, major, tc);
                 }
             }
         }
@@ -2586,13 +2589,13 @@ impl<'a> Gen<'a> {
     fn transport_milestone(
         &mut self,
         ship: &mut Ship,
-        conf: i64,
         v: &Voyage,
         c: usize,
         arri: bool,
         major: bool,
         tc: &Value,
     ) {
+        let conf = ship.conf;
         let tz = PORTS[self.ctx.routes[v.route].ports[c]].tz;
         let (planned, actual) = if arri {
             (v.p_arr[c], v.a_arr[c])
