@@ -40,7 +40,8 @@ fn feed(min_events: usize) -> Vec<Vec<u8>> {
 fn read_all(files: &[Vec<u8>]) -> Vec<EventRow> {
     let mut rows = Vec::new();
     for (i, bytes) in files.iter().enumerate() {
-        let batch = feeds::read_bytes(bytes, &format!("bench-{i}.json")).expect("generated feed reads");
+        let batch =
+            feeds::read_bytes(bytes, &format!("bench-{i}.json")).expect("generated feed reads");
         rows.extend(batch.events.into_iter().map(|e| e.row));
     }
     rows

@@ -10,7 +10,12 @@ use clap::{Args, Parser, Subcommand};
 #[command(name = "teu", version, about)]
 pub struct Cli {
     /// Database URL: `sqlite:PATH` (created and migrated on first use) or `postgres://...`.
-    #[arg(long, global = true, env = "DATABASE_URL", default_value = "sqlite:teu.db")]
+    #[arg(
+        long,
+        global = true,
+        env = "DATABASE_URL",
+        default_value = "sqlite:teu.db"
+    )]
     pub database_url: String,
     #[command(subcommand)]
     pub command: Command,

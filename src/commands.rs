@@ -56,18 +56,28 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
     if failures == 0 {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("error: {failures} of {} files could not be read", files.len());
+        eprintln!(
+            "error: {failures} of {} files could not be read",
+            files.len()
+        );
         Ok(ExitCode::FAILURE)
     }
 }
 
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
 /// first quarantined rows). Returns how many files failed; the others are kept.
-pub async fn ingest_files(store: &Store, account: &Account, files: &[PathBuf], verbose: bool) -> usize {
+pub async fn ingest_files(
+    store: &Store,
+    account: &Account,
+    files: &[PathBuf],
+    verbose: bool,
+) -> usize {
     let bar = ProgressBar::new(files.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} files {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} files {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut failures = 0;
     for path in files {
@@ -108,7 +118,10 @@ pub fn print_summary(s: &FileSummary, verbose: bool) {
     }
     for q in s.quarantined.iter().take(SHOWN_QUARANTINED) {
         let index = q.index.map(|i| format!("row {i}, ")).unwrap_or_default();
-        eprintln!("  quarantined: {}: {index}{}: {}", q.source_file, q.pointer, q.reason);
+        eprintln!(
+            "  quarantined: {}: {index}{}: {}",
+            q.source_file, q.pointer, q.reason
+        );
     }
     if s.quarantined.len() > SHOWN_QUARANTINED {
         eprintln!(

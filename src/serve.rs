@@ -24,7 +24,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The bundled real DCSA samples (`data/dcsa`, Apache-2.0, see `data/NOTICE.md`).
 fn demo_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data").join("dcsa")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join("dcsa")
 }
 
 /// The generated part of the demo data: enough shipments that the lists have pages to turn.
@@ -37,17 +39,20 @@ pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::gen
 /// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
 /// compression, CORS and a timeout.
 pub fn app(store: Store) -> Router {
-    let state = RestState { store: store.clone() };
-    let graphql = teu_graphql::router(teu_graphql::schema(store)).layer(middleware::from_fn_with_state(
-        state.clone(),
-        graphql_auth,
-    ));
+    let state = RestState {
+        store: store.clone(),
+    };
+    let graphql = teu_graphql::router(teu_graphql::schema(store))
+        .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
     Router::new()
         .nest("/v2", teu_rest::router(state))
         .merge(graphql)
         .layer(CompressionLayer::new())
         .layer(CorsLayer::permissive())
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, REQUEST_TIMEOUT))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -72,7 +77,8 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         }
         for file in teu_pipeline::generate::generate(&DEMO_GENERATED) {
             let value = serde_json::Value::Array(file.events);
-            let batch = teu_pipeline::feeds::dcsa::read_value(value, &format!("generated:{}", file.name))?;
+            let batch =
+                teu_pipeline::feeds::dcsa::read_value(value, &format!("generated:{}", file.name))?;
             let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
             crate::commands::print_summary(&summary, false);
         }
@@ -97,7 +103,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };

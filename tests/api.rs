@@ -153,10 +153,18 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn check_attributes(resource: &Value, spec: &[(&str, &[&str])]) {
-    let attrs = resource["attributes"].as_object().expect("attributes object");
+    let attrs = resource["attributes"]
+        .as_object()
+        .expect("attributes object");
     for (name, kinds) in spec {
-        let v = attrs.get(*name).unwrap_or_else(|| panic!("attribute {name} missing in {resource}"));
-        assert!(kinds.contains(&kind(v)), "attribute {name} is {} ({v}), spec allows {kinds:?}", kind(v));
+        let v = attrs
+            .get(*name)
+            .unwrap_or_else(|| panic!("attribute {name} missing in {resource}"));
+        assert!(
+            kinds.contains(&kind(v)),
+            "attribute {name} is {} ({v}), spec allows {kinds:?}",
+            kind(v)
+        );
         if kind(v) == "string" && (name.ends_with("_at") || name.ends_with("_on")) {
             let s = v.as_str().unwrap_or_default();
             assert!(
@@ -165,8 +173,14 @@ fn check_attributes(resource: &Value, spec: &[(&str, &[&str])]) {
             );
         }
     }
-    let unknown: Vec<&String> = attrs.keys().filter(|k| !spec.iter().any(|(n, _)| n == k)).collect();
-    assert!(unknown.is_empty(), "attributes not in the spec: {unknown:?}");
+    let unknown: Vec<&String> = attrs
+        .keys()
+        .filter(|k| !spec.iter().any(|(n, _)| n == k))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "attributes not in the spec: {unknown:?}"
+    );
 }
 
 fn ids(doc: &Value) -> Vec<String> {
@@ -185,7 +199,9 @@ async fn container_documents_field_by_field(db: &TestDb) {
     db.ingest("acme", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
 
-    let (status, doc) = server.get("/v2/containers?include=shipment", Some(&key)).await;
+    let (status, doc) = server
+        .get("/v2/containers?include=shipment", Some(&key))
+        .await;
     assert_eq!(status, 200, "{doc}");
     let data = doc["data"].as_array().expect("data");
     assert_eq!(data.len(), 30, "default page size is 30");
@@ -199,8 +215,13 @@ async fn container_documents_field_by_field(db: &TestDb) {
         assert!(STATUSES.contains(&c["attributes"]["current_status"].as_str().unwrap()));
         let rel = &c["relationships"];
         assert_eq!(rel["shipment"]["data"]["type"], "shipment");
-        for (r, t) in [("transport_events", "transport_event"), ("raw_events", "raw_event")] {
-            let list = rel[r]["data"].as_array().unwrap_or_else(|| panic!("{r} list"));
+        for (r, t) in [
+            ("transport_events", "transport_event"),
+            ("raw_events", "raw_event"),
+        ] {
+            let list = rel[r]["data"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{r} list"));
             assert!(!list.is_empty(), "container {} has {r}", c["id"]);
             assert!(list.iter().all(|x| x["type"] == t));
         }
@@ -209,22 +230,44 @@ async fn container_documents_field_by_field(db: &TestDb) {
     // Ordering: most recently refreshed first; the generated feed was ingested last.
     let included = doc["included"].as_array().expect("included");
     let shipment_ids: HashSet<&str> = included.iter().map(|s| s["id"].as_str().unwrap()).collect();
-    assert_eq!(shipment_ids.len(), included.len(), "each shipment included once");
+    assert_eq!(
+        shipment_ids.len(),
+        included.len(),
+        "each shipment included once"
+    );
     for c in data {
-        let sid = c["relationships"]["shipment"]["data"]["id"].as_str().unwrap();
-        assert!(shipment_ids.contains(sid), "shipment {sid} of a container is included");
+        let sid = c["relationships"]["shipment"]["data"]["id"]
+            .as_str()
+            .unwrap();
+        assert!(
+            shipment_ids.contains(sid),
+            "shipment {sid} of a container is included"
+        );
     }
     for s in included {
         assert_eq!(s["type"], "shipment");
         check_attributes(s, SHIPMENT_ATTRIBUTES);
-        assert!(s["links"]["self"].as_str().unwrap().ends_with(&format!("/v2/shipments/{}", s["id"].as_str().unwrap())));
+        assert!(s["links"]["self"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/v2/shipments/{}", s["id"].as_str().unwrap())));
     }
 
     // The real DCSA 2.2 sample container, field by field.
     let mut page = 1;
     let sample = loop {
-        let (_, d) = server.get(&format!("/v2/containers?page[number]={page}&page[size]=100"), Some(&key)).await;
-        if let Some(c) = d["data"].as_array().unwrap().iter().find(|c| c["attributes"]["number"] == "APZU4812090") {
+        let (_, d) = server
+            .get(
+                &format!("/v2/containers?page[number]={page}&page[size]=100"),
+                Some(&key),
+            )
+            .await;
+        if let Some(c) = d["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["attributes"]["number"] == "APZU4812090")
+        {
             break c.clone();
         }
         assert!(!d["links"]["next"].is_null(), "sample container not listed");
@@ -238,11 +281,20 @@ async fn container_documents_field_by_field(db: &TestDb) {
     assert_eq!(a["equipment_height"], "standard");
     assert_eq!(a["availability_known"], false);
     assert_eq!(a["pod_timezone"], "Europe/Paris");
-    let sid = sample["relationships"]["shipment"]["data"]["id"].as_str().unwrap();
-    let (status, one) = server.get(&format!("/v2/containers/{}", sample["id"].as_str().unwrap()), Some(&key)).await;
+    let sid = sample["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .unwrap();
+    let (status, one) = server
+        .get(
+            &format!("/v2/containers/{}", sample["id"].as_str().unwrap()),
+            Some(&key),
+        )
+        .await;
     assert_eq!(status, 200);
     assert_eq!(one["data"], sample, "single and list documents agree");
-    let (status, s) = server.get(&format!("/v2/shipments/{sid}"), Some(&key)).await;
+    let (status, s) = server
+        .get(&format!("/v2/shipments/{sid}"), Some(&key))
+        .await;
     assert_eq!(status, 200, "{s}");
     let sa = &s["data"]["attributes"];
     assert_eq!(sa["bill_of_lading_number"], "reserved-HHL123");
@@ -251,7 +303,9 @@ async fn container_documents_field_by_field(db: &TestDb) {
     assert_eq!(sa["pod_voyage_number"], "2103N");
     assert_eq!(sa["shipping_line_scac"], "MAEU");
     assert_eq!(sa["ref_numbers"], serde_json::json!(["ABC123123123"]));
-    let containers = s["data"]["relationships"]["containers"]["data"].as_array().unwrap();
+    let containers = s["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap();
     assert_eq!(containers.len(), 1);
     assert_eq!(containers[0]["id"], sample["id"]);
 
@@ -259,13 +313,21 @@ async fn container_documents_field_by_field(db: &TestDb) {
     let mut seen_statuses = HashSet::new();
     let mut page = 1;
     loop {
-        let (_, d) = server.get(&format!("/v2/containers?page[number]={page}&page[size]=100"), Some(&key)).await;
+        let (_, d) = server
+            .get(
+                &format!("/v2/containers?page[number]={page}&page[size]=100"),
+                Some(&key),
+            )
+            .await;
         for c in d["data"].as_array().unwrap() {
             let a = &c["attributes"];
             let status = a["current_status"].as_str().unwrap().to_string();
             if status == "empty_returned" {
                 assert!(!a["pod_discharged_at"].is_null() && !a["pod_full_out_at"].is_null());
-                assert!(!a["empty_terminated_at"].is_null() && !a["empty_terminated_timezone"].is_null());
+                assert!(
+                    !a["empty_terminated_at"].is_null()
+                        && !a["empty_terminated_timezone"].is_null()
+                );
                 assert!(a["pod_full_out_at"].as_str() < a["empty_terminated_at"].as_str());
             }
             if status == "on_ship" {
@@ -278,7 +340,10 @@ async fn container_documents_field_by_field(db: &TestDb) {
         }
         page += 1;
     }
-    assert!(seen_statuses.len() >= 3, "generated feed spans several stages: {seen_statuses:?}");
+    assert!(
+        seen_statuses.len() >= 3,
+        "generated feed spans several stages: {seen_statuses:?}"
+    );
 }
 
 async fn pagination_arithmetic_across_pages(db: &TestDb) {
@@ -287,26 +352,46 @@ async fn pagination_arithmetic_across_pages(db: &TestDb) {
     db.ingest("pager", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
     let size = 7;
-    let (_, first) = server.get(&format!("/v2/containers?page[size]={size}"), Some(&key)).await;
+    let (_, first) = server
+        .get(&format!("/v2/containers?page[size]={size}"), Some(&key))
+        .await;
     let total = first["meta"]["total"].as_u64().unwrap() as usize;
-    assert!(total > 2 * size, "enough containers for three pages: {total}");
+    assert!(
+        total > 2 * size,
+        "enough containers for three pages: {total}"
+    );
     let pages = total.div_ceil(size);
     let mut all = Vec::new();
     for n in 1..=pages {
         let (status, doc) = server
-            .get(&format!("/v2/containers?page[number]={n}&page[size]={size}"), Some(&key))
+            .get(
+                &format!("/v2/containers?page[number]={n}&page[size]={size}"),
+                Some(&key),
+            )
             .await;
         assert_eq!(status, 200);
         let got = ids(&doc);
-        let expected = if n < pages { size } else { total - size * (pages - 1) };
+        let expected = if n < pages {
+            size
+        } else {
+            total - size * (pages - 1)
+        };
         assert_eq!(got.len(), expected, "page {n}");
         let links = &doc["links"];
         let has = |l: &str, page: usize| {
-            let s = links[l].as_str().unwrap_or_else(|| panic!("links.{l} on page {n}: {links}"));
+            let s = links[l]
+                .as_str()
+                .unwrap_or_else(|| panic!("links.{l} on page {n}: {links}"));
             assert!(s.starts_with("http://"), "absolute URI: {s}");
             let decoded = s.replace("%5B", "[").replace("%5D", "]");
-            assert!(decoded.contains(&format!("page[number]={page}")), "links.{l} = {s}, want page {page}");
-            assert!(decoded.contains(&format!("page[size]={size}")), "links.{l} = {s}");
+            assert!(
+                decoded.contains(&format!("page[number]={page}")),
+                "links.{l} = {s}, want page {page}"
+            );
+            assert!(
+                decoded.contains(&format!("page[size]={size}")),
+                "links.{l} = {s}"
+            );
         };
         has("first", 1);
         has("last", pages);
@@ -325,10 +410,20 @@ async fn pagination_arithmetic_across_pages(db: &TestDb) {
         all.extend(got);
     }
     let unique: HashSet<&String> = all.iter().collect();
-    assert_eq!(unique.len(), total, "pages cover every container exactly once");
+    assert_eq!(
+        unique.len(),
+        total,
+        "pages cover every container exactly once"
+    );
     // Beyond the last page: valid document, no rows.
     let (status, beyond) = server
-        .get(&format!("/v2/containers?page[number]={}&page[size]={size}", pages + 1), Some(&key))
+        .get(
+            &format!(
+                "/v2/containers?page[number]={}&page[size]={size}",
+                pages + 1
+            ),
+            Some(&key),
+        )
         .await;
     assert_eq!(status, 200);
     assert!(ids(&beyond).is_empty());
@@ -362,7 +457,9 @@ async fn auth_and_parameter_errors(db: &TestDb) {
         .await
         .unwrap();
     assert_eq!(resp.status().as_u16(), 401);
-    let (status, body) = server.graphql(None, "{ containers { totalCount } }", Value::Null).await;
+    let (status, body) = server
+        .graphql(None, "{ containers { totalCount } }", Value::Null)
+        .await;
     assert_eq!(status, 401, "{body}");
     assert_eq!(body["errors"][0]["status"], "401");
 
@@ -374,7 +471,9 @@ async fn auth_and_parameter_errors(db: &TestDb) {
         ("page[number]=1.5", "page[number]"),
         ("include=nonsense", "include"),
     ] {
-        let (status, body) = server.get(&format!("/v2/containers?{query}"), Some(&key)).await;
+        let (status, body) = server
+            .get(&format!("/v2/containers?{query}"), Some(&key))
+            .await;
         assert_eq!(status, 400, "{query}: {body}");
         let e = &body["errors"][0];
         assert_eq!(e["status"], "400");
@@ -393,18 +492,32 @@ async fn tenant_isolation(db: &TestDb) {
     let feed = generated_feed(3, 21);
     db.ingest("beta", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
-    let (_, a) = server.get("/v2/containers?page[size]=100", Some(&key_a)).await;
-    let (_, b) = server.get("/v2/containers?page[size]=100", Some(&key_b)).await;
+    let (_, a) = server
+        .get("/v2/containers?page[size]=100", Some(&key_a))
+        .await;
+    let (_, b) = server
+        .get("/v2/containers?page[size]=100", Some(&key_b))
+        .await;
     let a_ids: HashSet<String> = ids(&a).into_iter().collect();
     let b_ids: HashSet<String> = ids(&b).into_iter().collect();
     assert_eq!(a_ids.len(), 1);
     assert_eq!(a["meta"]["total"], 1);
     assert!(!b_ids.is_empty() && a_ids.is_disjoint(&b_ids));
     let a_container = a_ids.iter().next().unwrap();
-    let (status, body) = server.get(&format!("/v2/containers/{a_container}"), Some(&key_b)).await;
-    assert_eq!(status, 404, "another account's id is not found, never forbidden: {body}");
-    let a_shipment = a["data"][0]["relationships"]["shipment"]["data"]["id"].as_str().unwrap().to_string();
-    let (status, _) = server.get(&format!("/v2/shipments/{a_shipment}"), Some(&key_b)).await;
+    let (status, body) = server
+        .get(&format!("/v2/containers/{a_container}"), Some(&key_b))
+        .await;
+    assert_eq!(
+        status, 404,
+        "another account's id is not found, never forbidden: {body}"
+    );
+    let a_shipment = a["data"][0]["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, _) = server
+        .get(&format!("/v2/shipments/{a_shipment}"), Some(&key_b))
+        .await;
     assert_eq!(status, 404);
     let (_, g) = server
         .graphql(
@@ -414,7 +527,10 @@ async fn tenant_isolation(db: &TestDb) {
         )
         .await;
     assert!(g["data"]["container"].is_null(), "{g}");
-    assert_eq!(g["data"]["containers"]["totalCount"].as_u64().unwrap() as usize, b_ids.len());
+    assert_eq!(
+        g["data"]["containers"]["totalCount"].as_u64().unwrap() as usize,
+        b_ids.len()
+    );
 }
 
 async fn wrong_files_are_quarantined_row_by_row(db: &TestDb) {
@@ -429,15 +545,20 @@ async fn wrong_files_are_quarantined_row_by_row(db: &TestDb) {
     .iter()
     .map(|f| data(&format!("dcsa/{f}")))
     .collect();
-    let out = db.teu(&["ingest", "--account", "q"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(files.iter().map(|p| p.display().to_string()))
-        .collect::<Vec<_>>()
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>());
-    assert!(out.status.success(), "rows may be quarantined, the exit status is 0");
+    let out = db.teu(
+        &["ingest", "--account", "q"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(files.iter().map(|p| p.display().to_string()))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        out.status.success(),
+        "rows may be quarantined, the exit status is 0"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let got = summaries(&stdout);
@@ -448,10 +569,17 @@ async fn wrong_files_are_quarantined_row_by_row(db: &TestDb) {
         ("tnt-220-response-wrong-event-ids.json", 7, 3, 4),
         ("tnt-220-response-wrong-structure.json", 2, 0, 2),
     ];
-    assert_eq!(got, expect.map(|(f, a, b, c)| (f.to_string(), a, b, c)).to_vec(), "{stdout}");
+    assert_eq!(
+        got,
+        expect.map(|(f, a, b, c)| (f.to_string(), a, b, c)).to_vec(),
+        "{stdout}"
+    );
     // Each quarantined row is reported with its file, index and reason.
     assert!(stderr.contains("tnt-220-response-wrong-event-ids.json: row 1, /1/eventID: eventID \"incorrect\" is not a UUID"), "{stderr}");
-    assert!(stderr.contains("row 3, /3/eventID: duplicate eventID"), "{stderr}");
+    assert!(
+        stderr.contains("row 3, /3/eventID: duplicate eventID"),
+        "{stderr}"
+    );
     assert!(stderr.contains("/2/equipmentReference: container number \"APZU2134567\": check digit is 7, ISO 6346 gives 4"), "{stderr}");
 
     // The good events of a partly bad file are kept.
@@ -461,15 +589,32 @@ async fn wrong_files_are_quarantined_row_by_row(db: &TestDb) {
     db.ingest("q2", &[data("dcsa/tnt-220-response-wrong-event-ids.json")]);
     let server = Server::start(db, &[]);
     let (_, doc) = server.get("/v2/shipments", Some(&key)).await;
-    assert_eq!(doc["meta"]["total"], 1, "the 3 good DRFT events make one shipment: {doc}");
+    assert_eq!(
+        doc["meta"]["total"], 1,
+        "the 3 good DRFT events make one shipment: {doc}"
+    );
 
     // Unknown account, unknown format, unreadable file: non-zero exit with a clear message.
-    let out = db.teu(&["ingest", "--account", "nobody", &files[0].display().to_string()]);
+    let out = db.teu(&[
+        "ingest",
+        "--account",
+        "nobody",
+        &files[0].display().to_string(),
+    ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no account named \"nobody\""));
-    let out = db.teu(&["ingest", "--account", "q", &data("reference/ocean-carriers.csv").display().to_string()]);
+    let out = db.teu(&[
+        "ingest",
+        "--account",
+        "q",
+        &data("reference/ocean-carriers.csv").display().to_string(),
+    ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown feed format"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unknown feed format"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = db.teu(&["ingest", "--account", "q", "/nonexistent/feed.json"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read file"));
@@ -482,8 +627,15 @@ async fn reingest_changes_nothing(db: &TestDb) {
     db.ingest("idem", &paths);
     let server = Server::start(db, &[]);
     let snapshot = || async {
-        let (_, c) = server.get("/v2/containers?page[size]=100&include=shipment", Some(&key)).await;
-        let (_, s) = server.get("/v2/shipments?page[size]=100&include=containers", Some(&key)).await;
+        let (_, c) = server
+            .get("/v2/containers?page[size]=100&include=shipment", Some(&key))
+            .await;
+        let (_, s) = server
+            .get(
+                "/v2/shipments?page[size]=100&include=containers",
+                Some(&key),
+            )
+            .await;
         (c, s)
     };
     let before = snapshot().await;
@@ -492,15 +644,34 @@ async fn reingest_changes_nothing(db: &TestDb) {
     assert_eq!(before.0["meta"], after.0["meta"]);
     assert_eq!(before, after, "re-ingesting the same files changes nothing");
     // And the raw tables hold each event once.
-    let out = db.teu(&["ingest", "--account", "idem", &data("dcsa/tnt-220-response.json").display().to_string()]);
+    let out = db.teu(&[
+        "ingest",
+        "--account",
+        "idem",
+        &data("dcsa/tnt-220-response.json").display().to_string(),
+    ]);
     let got = summaries(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(got[0].2, 7);
-    let (_, c) = server.get("/v2/containers?page[size]=100", Some(&key)).await;
-    let sample = c["data"].as_array().unwrap().iter().find(|c| c["attributes"]["number"] == "APZU4812090").unwrap().clone();
+    let (_, c) = server
+        .get("/v2/containers?page[size]=100", Some(&key))
+        .await;
+    let sample = c["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attributes"]["number"] == "APZU4812090")
+        .unwrap()
+        .clone();
     // 7 from the 2.2 sample, 2 from the 3.0 samples (GTIN, DISC, linked by container number)
     // and 2 of the 3 good DRFT events of the wrong-event-ids file (same bill of lading; the
     // third reuses the sample's eventID with the same issue time, so the first version stays).
-    assert_eq!(sample["relationships"]["transport_events"]["data"].as_array().unwrap().len(), 7 + 2 + 2);
+    assert_eq!(
+        sample["relationships"]["transport_events"]["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        7 + 2 + 2
+    );
 }
 
 async fn graphql_matches_rest(db: &TestDb) {
@@ -509,7 +680,9 @@ async fn graphql_matches_rest(db: &TestDb) {
     let feed = generated_feed(4, 3);
     db.ingest("gql", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
-    let (_, rest) = server.get("/v2/containers?page[size]=5&include=shipment", Some(&key)).await;
+    let (_, rest) = server
+        .get("/v2/containers?page[size]=5&include=shipment", Some(&key))
+        .await;
     let query = r#"query($first: Int) {
         containers(first: $first) {
             totalCount
@@ -519,20 +692,30 @@ async fn graphql_matches_rest(db: &TestDb) {
                 shipment { id billOfLadingNumber shippingLineScac portOfDischargeLocode podEtaAt }
                 events { id code eventAt } } }
         } }"#;
-    let (status, g) = server.graphql(Some(&key), query, serde_json::json!({"first": 5})).await;
+    let (status, g) = server
+        .graphql(Some(&key), query, serde_json::json!({"first": 5}))
+        .await;
     assert_eq!(status, 200, "{g}");
     assert!(g.get("errors").is_none(), "{g}");
     let conn = &g["data"]["containers"];
     assert_eq!(conn["totalCount"], rest["meta"]["total"]);
     assert_eq!(conn["pageInfo"]["hasNextPage"], true);
-    let nodes: Vec<&Value> = conn["edges"].as_array().unwrap().iter().map(|e| &e["node"]).collect();
+    let nodes: Vec<&Value> = conn["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["node"])
+        .collect();
     let rest_data = rest["data"].as_array().unwrap();
     assert_eq!(nodes.len(), rest_data.len());
     for (n, r) in nodes.iter().zip(rest_data) {
         assert_eq!(n["id"], r["id"], "same order");
         let a = &r["attributes"];
         assert_eq!(n["number"], a["number"]);
-        assert_eq!(n["currentStatus"].as_str().unwrap().to_lowercase(), a["current_status"].as_str().unwrap());
+        assert_eq!(
+            n["currentStatus"].as_str().unwrap().to_lowercase(),
+            a["current_status"].as_str().unwrap()
+        );
         for (gf, rf) in [
             ("podArrivedAt", "pod_arrived_at"),
             ("podDischargedAt", "pod_discharged_at"),
@@ -541,7 +724,8 @@ async fn graphql_matches_rest(db: &TestDb) {
         ] {
             let same = match (&n[gf], &a[rf]) {
                 (Value::String(x), Value::String(y)) => {
-                    chrono::DateTime::parse_from_rfc3339(x).unwrap() == chrono::DateTime::parse_from_rfc3339(y).unwrap()
+                    chrono::DateTime::parse_from_rfc3339(x).unwrap()
+                        == chrono::DateTime::parse_from_rfc3339(y).unwrap()
                 }
                 (x, y) => x == y,
             };
@@ -549,10 +733,22 @@ async fn graphql_matches_rest(db: &TestDb) {
         }
         assert_eq!(n["podTimezone"], a["pod_timezone"]);
         assert_eq!(n["equipmentType"], a["equipment_type"]);
-        assert_eq!(n["shipment"]["id"], r["relationships"]["shipment"]["data"]["id"]);
+        assert_eq!(
+            n["shipment"]["id"],
+            r["relationships"]["shipment"]["data"]["id"]
+        );
         let events = n["events"].as_array().unwrap();
-        assert_eq!(events.len(), r["relationships"]["transport_events"]["data"].as_array().unwrap().len());
-        let times: Vec<&str> = events.iter().map(|e| e["eventAt"].as_str().unwrap()).collect();
+        assert_eq!(
+            events.len(),
+            r["relationships"]["transport_events"]["data"]
+                .as_array()
+                .unwrap()
+                .len()
+        );
+        let times: Vec<&str> = events
+            .iter()
+            .map(|e| e["eventAt"].as_str().unwrap())
+            .collect();
         let mut sorted = times.clone();
         sorted.sort_by_key(|t| chrono::DateTime::parse_from_rfc3339(t).unwrap());
         assert_eq!(times, sorted, "events in time order");
@@ -566,14 +762,36 @@ async fn graphql_matches_rest(db: &TestDb) {
             serde_json::json!({"after": after}),
         )
         .await;
-    let (_, rest2) = server.get("/v2/containers?page[size]=5&page[number]=2", Some(&key)).await;
-    let g2_ids: Vec<&Value> = g2["data"]["containers"]["edges"].as_array().unwrap().iter().map(|e| &e["node"]["id"]).collect();
-    let r2_ids: Vec<&Value> = rest2["data"].as_array().unwrap().iter().map(|r| &r["id"]).collect();
+    let (_, rest2) = server
+        .get("/v2/containers?page[size]=5&page[number]=2", Some(&key))
+        .await;
+    let g2_ids: Vec<&Value> = g2["data"]["containers"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["node"]["id"])
+        .collect();
+    let r2_ids: Vec<&Value> = rest2["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
     assert_eq!(g2_ids, r2_ids);
     // GraphiQL on GET.
-    let html = server.client().get(format!("{}/graphql", server.base)).send().await.unwrap();
+    let html = server
+        .client()
+        .get(format!("{}/graphql", server.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(html.status().as_u16(), 200);
-    assert!(html.text().await.unwrap().to_lowercase().contains("graphiql"));
+    assert!(html
+        .text()
+        .await
+        .unwrap()
+        .to_lowercase()
+        .contains("graphiql"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -588,11 +806,20 @@ async fn serve_demo_prints_a_key_and_serves_the_bundled_data() {
     let key = key_line.trim_start_matches("API key: ").to_string();
     let (status, doc) = server.get("/v2/containers", Some(&key)).await;
     assert_eq!(status, 200);
-    assert!(doc["meta"]["total"].as_u64().unwrap() > 100, "demo has pages to turn: {}", doc["meta"]);
+    assert!(
+        doc["meta"]["total"].as_u64().unwrap() > 100,
+        "demo has pages to turn: {}",
+        doc["meta"]
+    );
     drop(server);
     // Idempotent: a second start loads nothing new.
     let server = Server::start(&db, &["--demo"]);
-    let key = server.stdout_lines.iter().find_map(|l| l.strip_prefix("API key: ")).unwrap().to_string();
+    let key = server
+        .stdout_lines
+        .iter()
+        .find_map(|l| l.strip_prefix("API key: "))
+        .unwrap()
+        .to_string();
     let (_, again) = server.get("/v2/containers", Some(&key)).await;
     assert_eq!(again["meta"], doc["meta"]);
 }

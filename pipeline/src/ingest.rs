@@ -84,7 +84,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     for p in entries {
         if p.is_dir() {
             walk(&p, out)?;
-        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        } else if p
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             out.push(p);
         }
     }
@@ -92,13 +95,21 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
 }
 
 /// Reads and ingests one file for `account`.
-pub async fn ingest_file(store: &Store, account: &Account, path: &Path) -> Result<FileSummary, IngestError> {
+pub async fn ingest_file(
+    store: &Store,
+    account: &Account,
+    path: &Path,
+) -> Result<FileSummary, IngestError> {
     let batch = feeds::read_file(path)?;
     ingest_batch(store, account, batch).await
 }
 
 /// Ingests one read batch for `account` (steps in the module documentation).
-pub async fn ingest_batch(store: &Store, account: &Account, batch: FeedBatch) -> Result<FileSummary, IngestError> {
+pub async fn ingest_batch(
+    store: &Store,
+    account: &Account,
+    batch: FeedBatch,
+) -> Result<FileSummary, IngestError> {
     let (ports, carriers) = reference::bundled();
     let events: Vec<TransportEvent> = batch
         .events
@@ -121,7 +132,9 @@ pub async fn ingest_batch(store: &Store, account: &Account, batch: FeedBatch) ->
         })
         .collect();
     store.upsert_events(account.id, &new).await?;
-    store.insert_quarantine(account.id, &batch.quarantined).await?;
+    store
+        .insert_quarantine(account.id, &batch.quarantined)
+        .await?;
 
     let mut containers = BTreeSet::new();
     let mut bills = BTreeSet::new();

@@ -14,7 +14,10 @@ pub fn normalize(raw: &str) -> String {
 }
 
 /// Letter values A..Z (ISO 6346 Annex A): 10 upwards, skipping 11, 22 and 33.
-const LETTER_VALUES: [u32; 26] = [10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 34, 35, 36, 37, 38];
+const LETTER_VALUES: [u32; 26] = [
+    10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 34, 35, 36,
+    37, 38,
+];
 
 /// Numeric value of one character of a container number (ISO 6346 Annex A), `None` for a
 /// character that may not appear.
@@ -132,8 +135,14 @@ mod tests {
                 expected: 4
             })
         );
-        assert!(matches!(validate("APZX4812090"), Err(Iso6346Error::Category(_))));
-        assert!(matches!(validate("APZU481209"), Err(Iso6346Error::Length(_))));
+        assert!(matches!(
+            validate("APZX4812090"),
+            Err(Iso6346Error::Category(_))
+        ));
+        assert!(matches!(
+            validate("APZU481209"),
+            Err(Iso6346Error::Length(_))
+        ));
         assert_eq!(normalize(" apzu-481209 0"), "APZU4812090");
     }
 }

@@ -7,10 +7,10 @@
 pub mod feeds;
 pub mod generate;
 pub mod ids;
+pub mod ingest;
 pub mod iso6346;
 pub mod model;
-pub mod reference;
 pub mod normalize;
+pub mod reference;
 pub mod status;
-pub mod ingest;
 pub mod store;

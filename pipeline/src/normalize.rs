@@ -123,10 +123,21 @@ pub fn derive(
     let routes = routes(frame.clone().lazy());
     let with_route = frame
         .lazy()
-        .join(routes, [col("key")], [col("key")], JoinArgs::new(JoinType::Left))
+        .join(
+            routes,
+            [col("key")],
+            [col("key")],
+            JoinArgs::new(JoinType::Left),
+        )
         .with_columns([
-            col("locode").eq(col("pol")).fill_null(lit(false)).alias("at_pol"),
-            col("locode").eq(col("pod")).fill_null(lit(false)).alias("at_pod"),
+            col("locode")
+                .eq(col("pol"))
+                .fill_null(lit(false))
+                .alias("at_pol"),
+            col("locode")
+                .eq(col("pod"))
+                .fill_null(lit(false))
+                .alias("at_pod"),
         ]);
     let shipments = shipment_aggregates(with_route.clone())
         .collect()
@@ -136,8 +147,10 @@ pub fn derive(
         .collect()
         .map_err(stage("container fields"))?;
 
-    derived.shipments = shipment_rows(account, &shipments, refs, now).map_err(stage("read shipment fields"))?;
-    derived.containers = container_rows(account, &containers, refs, now).map_err(stage("read container fields"))?;
+    derived.shipments =
+        shipment_rows(account, &shipments, refs, now).map_err(stage("read shipment fields"))?;
+    derived.containers =
+        container_rows(account, &containers, refs, now).map_err(stage("read container fields"))?;
     Ok(derived)
 }
 
@@ -219,7 +232,10 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
     let mut eid = Vec::with_capacity(n);
     for (e, k) in events.iter().zip(keys) {
         let Some(k) = k else { continue };
-        let vessel_mode = matches!(e.mode_of_transport.as_deref(), None | Some("VESSEL") | Some("BARGE"));
+        let vessel_mode = matches!(
+            e.mode_of_transport.as_deref(),
+            None | Some("VESSEL") | Some("BARGE")
+        );
         let vessel_call = e.locode.is_some()
             && vessel_mode
             && match e.event_type {
@@ -303,7 +319,10 @@ const BY_EVENT_TIME: [&str; 3] = ["at", "created", "eid"];
 const BY_ISSUE_TIME: [&str; 3] = ["created", "at", "eid"];
 
 fn sorted(frame: LazyFrame, keys: [&str; 3]) -> LazyFrame {
-    frame.sort(keys, SortMultipleOptions::default().with_maintain_order(true))
+    frame.sort(
+        keys,
+        SortMultipleOptions::default().with_maintain_order(true),
+    )
 }
 
 fn is(name: &str, value: &str) -> Expr {
@@ -338,25 +357,34 @@ fn routes(frame: LazyFrame) -> LazyFrame {
 fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
     let pod_call = col("arrival_call").and(col("at_pod"));
     let pod_vessel = pod_call.and(col("vessel").is_not_null());
-    let facts = sorted(frame.clone(), BY_EVENT_TIME).group_by([col("key")]).agg([
-        col("pol").first(),
-        col("pod").first(),
-        last_where("at", transport("DEPA").and(col("act")).and(col("at_pol"))).alias("pol_atd_at"),
-        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_ata_at"),
-        last_where("vessel", pod_vessel.clone()).alias("pod_vessel_name"),
-        last_where("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
-        last_where("voyage", pod_vessel).alias("pod_voyage_number"),
-        last_where("carrier", col("carrier").is_not_null()).alias("carrier"),
-        last_where("booking", col("booking").is_not_null()).alias("booking"),
-        col("created").max().alias("updated"),
-    ]);
+    let facts = sorted(frame.clone(), BY_EVENT_TIME)
+        .group_by([col("key")])
+        .agg([
+            col("pol").first(),
+            col("pod").first(),
+            last_where("at", transport("DEPA").and(col("act")).and(col("at_pol")))
+                .alias("pol_atd_at"),
+            last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
+                .alias("pod_ata_at"),
+            last_where("vessel", pod_vessel.clone()).alias("pod_vessel_name"),
+            last_where("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
+            last_where("voyage", pod_vessel).alias("pod_voyage_number"),
+            last_where("carrier", col("carrier").is_not_null()).alias("carrier"),
+            last_where("booking", col("booking").is_not_null()).alias("booking"),
+            col("created").max().alias("updated"),
+        ]);
     let eta = transport("ARRI").and(estimate()).and(col("at_pod"));
     let estimates = sorted(frame, BY_ISSUE_TIME).group_by([col("key")]).agg([
         last_where("at", transport("DEPA").and(estimate()).and(col("at_pol"))).alias("pol_etd_at"),
         last_where("at", eta.clone()).alias("pod_eta_at"),
         first_where("at", eta).alias("pod_original_eta_at"),
     ]);
-    facts.join(estimates, [col("key")], [col("key")], JoinArgs::new(JoinType::Left))
+    facts.join(
+        estimates,
+        [col("key")],
+        [col("key")],
+        JoinArgs::new(JoinType::Left),
+    )
 }
 
 /// Step 4: container fields. Events without a container apply to all of the shipment's.
@@ -365,7 +393,10 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
     let own = frame
         .clone()
         .filter(col("container").is_not_null())
-        .select([all().exclude_cols(["container"]).as_expr(), col("container")]);
+        .select([
+            all().exclude_cols(["container"]).as_expr(),
+            col("container"),
+        ]);
     let shared = frame
         .filter(col("container").is_null())
         .select([all().exclude_cols(["container"]).as_expr()])
@@ -385,10 +416,17 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         .and(discharged_before);
     Ok(all_events.group_by([col("key"), col("container")]).agg([
         col("pod").first(),
-        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod"))).alias("pod_arrived_at"),
+        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
+            .alias("pod_arrived_at"),
         last_where("at", disc_at_pod.clone()).alias("pod_discharged_at"),
-        last_where("at", equipment("GTOT").and(col("act")).and(col("at_pod")).and(laden()))
-            .alias("pod_full_out_at"),
+        last_where(
+            "at",
+            equipment("GTOT")
+                .and(col("act"))
+                .and(col("at_pod"))
+                .and(laden()),
+        )
+        .alias("pod_full_out_at"),
         last_where("at", empty_return.clone()).alias("empty_terminated_at"),
         last_where("locode", empty_return).alias("empty_terminated_locode"),
         last_where("seal", col("seal").is_not_null()).alias("seal"),
@@ -399,7 +437,10 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         last_where("mode", act_move.clone()).alias("last_mode"),
         last_where("at_pod", act_move.clone()).alias("last_at_pod"),
         last_where("at", act_move).alias("last_at"),
-        col("at").filter(disc_at_pod).min().alias("first_pod_discharge"),
+        col("at")
+            .filter(disc_at_pod)
+            .min()
+            .alias("first_pod_discharge"),
         col("at")
             .filter(col("act").and(col("departure_call")))
             .min()
@@ -438,9 +479,17 @@ fn shipment_rows(
 ) -> PolarsResult<Vec<Shipment>> {
     let c = Cols(df);
     let (key, pol, pod) = (c.str("key")?, c.str("pol")?, c.str("pod")?);
-    let (pol_atd, pol_etd, pod_ata) = (c.time("pol_atd_at")?, c.time("pol_etd_at")?, c.time("pod_ata_at")?);
+    let (pol_atd, pol_etd, pod_ata) = (
+        c.time("pol_atd_at")?,
+        c.time("pol_etd_at")?,
+        c.time("pod_ata_at")?,
+    );
     let (pod_eta, pod_oeta) = (c.time("pod_eta_at")?, c.time("pod_original_eta_at")?);
-    let (vessel, imo, voyage) = (c.str("pod_vessel_name")?, c.str("pod_vessel_imo")?, c.str("pod_voyage_number")?);
+    let (vessel, imo, voyage) = (
+        c.str("pod_vessel_name")?,
+        c.str("pod_vessel_imo")?,
+        c.str("pod_voyage_number")?,
+    );
     let (carrier, booking) = (c.str("carrier")?, c.str("booking")?);
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
@@ -453,12 +502,19 @@ fn shipment_rows(
             .map(|l| l.scac.clone())
             .or_else(|| owned(carrier[i]))
             .unwrap_or_default();
-        let ref_numbers = booking[i].filter(|b| *b != k).map(|b| vec![b.to_string()]).unwrap_or_default();
+        let ref_numbers = booking[i]
+            .filter(|b| *b != k)
+            .map(|b| vec![b.to_string()])
+            .unwrap_or_default();
         out.push(Shipment {
             id: ids::shipment_id(account, k),
             account_id: account,
             bill_of_lading_number: k.to_string(),
-            normalized_number: normalized_number(k, &scac, line.and_then(|l| l.bill_of_lading_prefix.as_deref())),
+            normalized_number: normalized_number(
+                k,
+                &scac,
+                line.and_then(|l| l.bill_of_lading_prefix.as_deref()),
+            ),
             ref_numbers,
             created_at: now,
             refreshed_at: now,
@@ -470,7 +526,9 @@ fn shipment_rows(
             destination_locode: None,
             destination_name: None,
             shipping_line_name: line.map(|l| l.name.clone()).unwrap_or_else(|| scac.clone()),
-            shipping_line_short_name: line.map(|l| l.short_name.clone()).unwrap_or_else(|| scac.clone()),
+            shipping_line_short_name: line
+                .map(|l| l.short_name.clone())
+                .unwrap_or_else(|| scac.clone()),
             shipping_line_scac: scac,
             customer_name: None,
             pod_vessel_name: owned(vessel[i]),
@@ -556,13 +614,26 @@ fn container_rows(
     let (full_out, empty_at) = (c.time("pod_full_out_at")?, c.time("empty_terminated_at")?);
     let empty_locode = c.str("empty_terminated_locode")?;
     let (seal, iso) = (c.str("seal")?, c.str("iso")?);
-    let (l_type, l_code, l_mode) = (c.str("last_type")?, c.str("last_code")?, c.str("last_mode")?);
-    let (l_empty, l_at_pod, l_at) = (c.bool("last_empty")?, c.bool("last_at_pod")?, c.i64("last_at")?);
+    let (l_type, l_code, l_mode) = (
+        c.str("last_type")?,
+        c.str("last_code")?,
+        c.str("last_mode")?,
+    );
+    let (l_empty, l_at_pod, l_at) = (
+        c.bool("last_empty")?,
+        c.bool("last_at_pod")?,
+        c.i64("last_at")?,
+    );
     let (first_disc, first_load) = (c.i64("first_pod_discharge")?, c.i64("first_vessel_load")?);
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
-        let (Some(k), Some(n)) = (key[i], number[i]) else { continue };
-        let tz = |code: Option<&str>| code.and_then(|p| refs.ports.get(p)).and_then(|p| p.time_zone.clone());
+        let (Some(k), Some(n)) = (key[i], number[i]) else {
+            continue;
+        };
+        let tz = |code: Option<&str>| {
+            code.and_then(|p| refs.ports.get(p))
+                .and_then(|p| p.time_zone.clone())
+        };
         let last = match (l_type[i].and_then(EventType::parse), l_code[i], l_at[i]) {
             (Some(event_type), Some(code), Some(at)) => Some(LastMovement {
                 event_type,
@@ -658,7 +729,11 @@ mod tests {
     }
 
     fn generated(shipments: usize, seed: u64) -> Vec<EventRow> {
-        let files = generate::generate(&GenOptions { shipments, seed, events_per_file: 0 });
+        let files = generate::generate(&GenOptions {
+            shipments,
+            seed,
+            events_per_file: 0,
+        });
         files
             .into_iter()
             .flat_map(|f| {
@@ -689,8 +764,14 @@ mod tests {
         let c = &d.containers[0];
         assert_eq!(c.number, "APZU4812090");
         assert_eq!(c.shipment_id, s.id);
-        assert_eq!(c.pod_arrived_at.map(|t| t.to_rfc3339()), Some("2021-01-09T13:12:56+00:00".into()));
-        assert_eq!((c.equipment_length, c.equipment_type.as_deref()), (Some(20), Some("dry")));
+        assert_eq!(
+            c.pod_arrived_at.map(|t| t.to_rfc3339()),
+            Some("2021-01-09T13:12:56+00:00".into())
+        );
+        assert_eq!(
+            (c.equipment_length, c.equipment_type.as_deref()),
+            (Some(20), Some("dry"))
+        );
         // Every event applies to the one container.
         assert_eq!(d.links.len(), 7);
     }
@@ -721,19 +802,38 @@ mod tests {
                 assert!(disc <= out, "{}: discharge before full-out", c.number);
             }
             match c.current_status {
-                ContainerStatus::EmptyReturned => assert!(c.empty_terminated_at.is_some() && c.empty_terminated_timezone.is_some()),
-                ContainerStatus::PickedUp => assert!(c.pod_full_out_at.is_some() && c.empty_terminated_at.is_none()),
-                ContainerStatus::Grounded => assert!(c.pod_discharged_at.is_some() && c.pod_full_out_at.is_none()),
+                ContainerStatus::EmptyReturned => assert!(
+                    c.empty_terminated_at.is_some() && c.empty_terminated_timezone.is_some()
+                ),
+                ContainerStatus::PickedUp => {
+                    assert!(c.pod_full_out_at.is_some() && c.empty_terminated_at.is_none())
+                }
+                ContainerStatus::Grounded => {
+                    assert!(c.pod_discharged_at.is_some() && c.pod_full_out_at.is_none())
+                }
                 ContainerStatus::OnShip => assert!(c.pod_discharged_at.is_none()),
                 _ => {}
             }
-            assert!(c.pod_timezone.is_some(), "{}: POD {:?} has a zone", c.number, c.pod_locode);
+            assert!(
+                c.pod_timezone.is_some(),
+                "{}: POD {:?} has a zone",
+                c.number,
+                c.pod_locode
+            );
         }
         for s in &d.shipments {
-            assert_ne!(s.port_of_lading_locode, s.port_of_discharge_locode, "{}", s.bill_of_lading_number);
+            assert_ne!(
+                s.port_of_lading_locode, s.port_of_discharge_locode,
+                "{}",
+                s.bill_of_lading_number
+            );
             assert!(!s.shipping_line_name.is_empty());
             if let (Some(etd), Some(eta)) = (s.pol_atd_at.or(s.pol_etd_at), s.pod_eta_at) {
-                assert!(etd < eta, "{}: departs before it arrives", s.bill_of_lading_number);
+                assert!(
+                    etd < eta,
+                    "{}: departs before it arrives",
+                    s.bill_of_lading_number
+                );
             }
         }
         assert!(statuses.len() >= 4, "{statuses:?}");
@@ -741,11 +841,20 @@ mod tests {
 
     #[test]
     fn iso_size_type_codes() {
-        assert_eq!(equipment_from_iso("45G1"), (Some("dry".into()), Some(40), Some("high_cube".into())));
-        assert_eq!(equipment_from_iso("22R1"), (Some("reefer".into()), Some(20), Some("standard".into())));
+        assert_eq!(
+            equipment_from_iso("45G1"),
+            (Some("dry".into()), Some(40), Some("high_cube".into()))
+        );
+        assert_eq!(
+            equipment_from_iso("22R1"),
+            (Some("reefer".into()), Some(20), Some("standard".into()))
+        );
         assert_eq!(equipment_from_iso("L5G1").1, Some(45));
         assert_eq!(equipment_from_iso("22UT").0.as_deref(), Some("open top"));
         assert_eq!(equipment_from_iso("x"), (None, None, None));
-        assert_eq!(normalized_number("MEDU 1234567", "MSCU", Some("MEDU")), "1234567");
+        assert_eq!(
+            normalized_number("MEDU 1234567", "MSCU", Some("MEDU")),
+            "1234567"
+        );
     }
 }

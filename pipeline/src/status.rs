@@ -26,7 +26,9 @@
 use crate::model::{ContainerStatus, EventType};
 
 /// Equipment and transport event codes that move a container (the others keep its status).
-pub const MOVEMENT_CODES: [&str; 8] = ["LOAD", "DISC", "GTIN", "GTOT", "PICK", "DROP", "DEPA", "ARRI"];
+pub const MOVEMENT_CODES: [&str; 8] = [
+    "LOAD", "DISC", "GTIN", "GTOT", "PICK", "DROP", "DEPA", "ARRI",
+];
 
 /// Whether an event of this type and code can change a container's status.
 pub fn is_movement(event_type: EventType, code: &str) -> bool {
@@ -99,23 +101,68 @@ mod tests {
     fn each_rule() {
         use EventType::*;
         assert_eq!(derive(None), New);
-        let empty_out = LastMovement { empty: Some(true), mode: None, ..m(Equipment, "GTOT") };
+        let empty_out = LastMovement {
+            empty: Some(true),
+            mode: None,
+            ..m(Equipment, "GTOT")
+        };
         assert_eq!(derive(Some(empty_out)), New);
-        assert_eq!(derive(Some(LastMovement { mode: None, ..m(Equipment, "GTIN") })), New);
+        assert_eq!(
+            derive(Some(LastMovement {
+                mode: None,
+                ..m(Equipment, "GTIN")
+            })),
+            New
+        );
         assert_eq!(derive(Some(m(Equipment, "LOAD"))), OnShip);
-        assert_eq!(derive(Some(LastMovement { mode: None, ..m(Equipment, "LOAD") })), OnShip);
+        assert_eq!(
+            derive(Some(LastMovement {
+                mode: None,
+                ..m(Equipment, "LOAD")
+            })),
+            OnShip
+        );
         assert_eq!(derive(Some(m(Transport, "DEPA"))), OnShip);
         assert_eq!(derive(Some(m(Transport, "ARRI"))), OnShip);
-        let ts_disc = LastMovement { loaded_on_vessel: true, ..m(Equipment, "DISC") };
+        let ts_disc = LastMovement {
+            loaded_on_vessel: true,
+            ..m(Equipment, "DISC")
+        };
         assert_eq!(derive(Some(ts_disc)), OnShip);
-        let pod_disc = LastMovement { at_pod: true, discharged_at_pod: true, loaded_on_vessel: true, ..m(Equipment, "DISC") };
+        let pod_disc = LastMovement {
+            at_pod: true,
+            discharged_at_pod: true,
+            loaded_on_vessel: true,
+            ..m(Equipment, "DISC")
+        };
         assert_eq!(derive(Some(pod_disc)), Grounded);
-        assert_eq!(derive(Some(LastMovement { mode: Some("RAIL"), ..m(Equipment, "LOAD") })), OnRail);
-        let full_out = LastMovement { at_pod: true, discharged_at_pod: true, loaded_on_vessel: true, mode: Some("TRUCK"), ..m(Equipment, "GTOT") };
+        assert_eq!(
+            derive(Some(LastMovement {
+                mode: Some("RAIL"),
+                ..m(Equipment, "LOAD")
+            })),
+            OnRail
+        );
+        let full_out = LastMovement {
+            at_pod: true,
+            discharged_at_pod: true,
+            loaded_on_vessel: true,
+            mode: Some("TRUCK"),
+            ..m(Equipment, "GTOT")
+        };
         assert_eq!(derive(Some(full_out)), PickedUp);
-        let dropped = LastMovement { discharged_at_pod: true, loaded_on_vessel: true, ..m(Equipment, "DROP") };
+        let dropped = LastMovement {
+            discharged_at_pod: true,
+            loaded_on_vessel: true,
+            ..m(Equipment, "DROP")
+        };
         assert_eq!(derive(Some(dropped)), Dropped);
-        let empty_in = LastMovement { empty: Some(true), discharged_at_pod: true, loaded_on_vessel: true, ..m(Equipment, "GTIN") };
+        let empty_in = LastMovement {
+            empty: Some(true),
+            discharged_at_pod: true,
+            loaded_on_vessel: true,
+            ..m(Equipment, "GTIN")
+        };
         assert_eq!(derive(Some(empty_in)), EmptyReturned);
     }
 

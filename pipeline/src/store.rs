@@ -96,7 +96,11 @@ fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
     })
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(body: &str, what: &'static str, id: &str) -> Result<T> {
+fn from_json<T: serde::de::DeserializeOwned>(
+    body: &str,
+    what: &'static str,
+    id: &str,
+) -> Result<T> {
     serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
         what,
         id: id.to_string(),
@@ -189,7 +193,11 @@ impl Store {
     async fn migrate(&self) -> Result<()> {
         let result = match self.backend {
             Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.pool).await,
-            Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&self.pool).await,
+            Backend::Postgres => {
+                sqlx::migrate!("./migrations/postgres")
+                    .run(&self.pool)
+                    .await
+            }
         };
         result.map_err(|source| StoreError::Migrate {
             backend: match self.backend {
@@ -213,7 +221,11 @@ impl Store {
     // ---- accounts -------------------------------------------------------------------------
 
     /// Creates an account and its first API key; returns both. The key is shown only here.
-    pub async fn create_account(&self, name: &str, routing_data: bool) -> Result<(Account, String)> {
+    pub async fn create_account(
+        &self,
+        name: &str,
+        routing_data: bool,
+    ) -> Result<(Account, String)> {
         if self.account_by_name(name).await?.is_some() {
             return Err(StoreError::AccountExists(name.to_string()));
         }
@@ -406,7 +418,11 @@ impl Store {
             let mut q = sqlx::query(&sql);
             for r in chunk {
                 let index = r.index.map(|i| i.to_string()).unwrap_or_default();
-                let id = crate::ids::scoped(account, "quarantine", &[&r.source_file, &index, &r.pointer]);
+                let id = crate::ids::scoped(
+                    account,
+                    "quarantine",
+                    &[&r.source_file, &index, &r.pointer],
+                );
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
@@ -454,7 +470,9 @@ impl Store {
             }
         }
         let mut events: Vec<TransportEvent> = found.into_values().collect();
-        events.sort_by(|a, b| (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id)));
+        events.sort_by(|a, b| {
+            (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
+        });
         Ok(events)
     }
 
@@ -544,7 +562,12 @@ impl Store {
 
     /// One page of the account's containers, most recently refreshed first (then newest
     /// created, then id), and the total count. `offset` and `limit` count rows.
-    pub async fn list_containers(&self, account: Uuid, offset: i64, limit: i64) -> Result<(Vec<Container>, i64)> {
+    pub async fn list_containers(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Container>, i64)> {
         let total = self.count("containers", account).await?;
         let rows = sqlx::query(
             "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 \
@@ -560,7 +583,12 @@ impl Store {
     }
 
     /// One page of the account's shipments, ordered like containers, and the total count.
-    pub async fn list_shipments(&self, account: Uuid, offset: i64, limit: i64) -> Result<(Vec<Shipment>, i64)> {
+    pub async fn list_shipments(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Shipment>, i64)> {
         let total = self.count("shipments", account).await?;
         let rows = sqlx::query(
             "SELECT id, created_at, refreshed_at, tags, body FROM shipments WHERE account_id = $1 \
@@ -597,7 +625,11 @@ impl Store {
     }
 
     /// The account's containers of these shipments, ordered by shipment then number.
-    pub async fn containers_of_shipments(&self, account: Uuid, shipment_ids: &[Uuid]) -> Result<Vec<Container>> {
+    pub async fn containers_of_shipments(
+        &self,
+        account: Uuid,
+        shipment_ids: &[Uuid],
+    ) -> Result<Vec<Container>> {
         let mut items = self
             .select_in(
                 "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND shipment_id IN",
@@ -673,7 +705,9 @@ impl Store {
             .map(|r| {
                 Ok(Quarantined {
                     source_file: r.try_get("source_file")?,
-                    index: r.try_get::<Option<i64>, _>("row_index")?.map(|i| i as usize),
+                    index: r
+                        .try_get::<Option<i64>, _>("row_index")?
+                        .map(|i| i as usize),
                     pointer: r.try_get("pointer")?,
                     reason: r.try_get("reason")?,
                     payload: r.try_get("payload")?,
@@ -710,7 +744,12 @@ pub fn redact(url: &str) -> String {
         (Some(scheme), Some(at)) if at > scheme => {
             let creds = &url[scheme + 3..at];
             match creds.find(':') {
-                Some(colon) => format!("{}{}:***{}", &url[..scheme + 3], &creds[..colon], &url[at..]),
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
                 None => url.to_string(),
             }
         }
@@ -719,11 +758,16 @@ pub fn redact(url: &str) -> String {
 }
 
 /// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself.
-fn hashed_body<T: serde::Serialize + Clone>(record: &T, blank: impl FnOnce(&mut T)) -> (String, String) {
+fn hashed_body<T: serde::Serialize + Clone>(
+    record: &T,
+    blank: impl FnOnce(&mut T),
+) -> (String, String) {
     let body = serde_json::to_string(record).unwrap_or_default();
     let mut plain = record.clone();
     blank(&mut plain);
-    let hash = hex::encode(Sha256::digest(serde_json::to_vec(&plain).unwrap_or_default()));
+    let hash = hex::encode(Sha256::digest(
+        serde_json::to_vec(&plain).unwrap_or_default(),
+    ));
     (hash, body)
 }
 
@@ -758,7 +802,8 @@ fn shipment_row(r: &AnyRow) -> Result<Shipment> {
 fn event_row(r: &AnyRow) -> Result<TransportEvent> {
     let id: String = r.try_get("id")?;
     let raw: String = r.try_get("raw_event_id")?;
-    let event: crate::model::EventRow = from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?;
+    let event: crate::model::EventRow =
+        from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?;
     let timezone = event
         .locode
         .as_deref()

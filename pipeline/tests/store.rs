@@ -8,7 +8,9 @@ use teu_pipeline::model::ContainerStatus;
 use teu_pipeline::store::{hash_key, Store};
 
 fn sample(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/dcsa").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/dcsa")
+        .join(name)
 }
 
 async fn sqlite() -> (tempfile::TempDir, Store) {
@@ -26,7 +28,10 @@ async fn postgres() -> Option<Store> {
     let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
         .await
         .expect("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used");
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await.unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
     Some(Store::connect(&format!("{base}/{name}")).await.unwrap())
 }
@@ -53,11 +58,17 @@ async fn accounts_on(store: &Store) {
     assert!(account.routing_data);
     assert!(key.starts_with("teu_") && key.len() == 44, "{key}");
     assert_ne!(hash_key(&key), key);
-    assert_eq!(store.authenticate(&key).await.unwrap(), Some(account.clone()));
+    assert_eq!(
+        store.authenticate(&key).await.unwrap(),
+        Some(account.clone())
+    );
     assert_eq!(store.authenticate("teu_wrong").await.unwrap(), None);
     assert!(store.create_account("acme", false).await.is_err());
     let second = store.issue_key(account.id).await.unwrap();
-    assert_eq!(store.authenticate(&second).await.unwrap().map(|a| a.id), Some(account.id));
+    assert_eq!(
+        store.authenticate(&second).await.unwrap().map(|a| a.id),
+        Some(account.id)
+    );
 }
 
 #[tokio::test]
@@ -69,10 +80,14 @@ async fn ingest_is_idempotent_and_scoped() {
 async fn ingest_on(store: &Store) {
     let (a, _) = store.create_account("a", false).await.unwrap();
     let (b, _) = store.create_account("b", false).await.unwrap();
-    let files: Vec<PathBuf> = ["tnt-220-response.json", "tnt-220-response-wrong-event-ids.json", "tnt-300-response.json"]
-        .iter()
-        .map(|f| sample(f))
-        .collect();
+    let files: Vec<PathBuf> = [
+        "tnt-220-response.json",
+        "tnt-220-response-wrong-event-ids.json",
+        "tnt-300-response.json",
+    ]
+    .iter()
+    .map(|f| sample(f))
+    .collect();
     for f in &files {
         ingest::ingest_file(store, &a, f).await.unwrap();
     }
@@ -84,24 +99,40 @@ async fn ingest_on(store: &Store) {
     assert_eq!(c.current_status, ContainerStatus::New);
     let (shipments, st) = store.list_shipments(a.id, 0, 100).await.unwrap();
     assert_eq!(st, 2, "reserved-HHL123 (2.2) and HHL71800000 (3.0)");
-    assert!(shipments.iter().any(|s| s.bill_of_lading_number == "HHL71800000"));
+    assert!(shipments
+        .iter()
+        .any(|s| s.bill_of_lading_number == "HHL71800000"));
     let events = store.events_of_containers(a.id, &[c.id]).await.unwrap();
     // 7 of the 2.2 sample; of the 3 good events of the wrong-event-ids file one reuses the
     // sample's eventID …e8 with the same issue time, so the stored version stays: 2 new; and the
     // 3.0 GTIN, linked by container number.
     assert_eq!(events[&c.id].len(), 7 + 2 + 1);
-    assert!(events[&c.id].windows(2).all(|w| w[0].event.event_at <= w[1].event.event_at));
-    let paris = events[&c.id].iter().find(|e| e.event.locode.as_deref() == Some("FRPAR")).unwrap();
+    assert!(events[&c.id]
+        .windows(2)
+        .all(|w| w[0].event.event_at <= w[1].event.event_at));
+    let paris = events[&c.id]
+        .iter()
+        .find(|e| e.event.locode.as_deref() == Some("FRPAR"))
+        .unwrap();
     assert_eq!(paris.timezone.as_deref(), Some("Europe/Paris"));
     let q = store.quarantined(a.id).await.unwrap();
     assert_eq!(q.len(), 4 + 2);
 
-    let before = (store.list_containers(a.id, 0, 100).await.unwrap(), store.list_shipments(a.id, 0, 100).await.unwrap());
+    let before = (
+        store.list_containers(a.id, 0, 100).await.unwrap(),
+        store.list_shipments(a.id, 0, 100).await.unwrap(),
+    );
     for f in &files {
         ingest::ingest_file(store, &a, f).await.unwrap();
     }
-    let after = (store.list_containers(a.id, 0, 100).await.unwrap(), store.list_shipments(a.id, 0, 100).await.unwrap());
-    assert_eq!(before, after, "re-ingest changes nothing, refreshed_at included");
+    let after = (
+        store.list_containers(a.id, 0, 100).await.unwrap(),
+        store.list_shipments(a.id, 0, 100).await.unwrap(),
+    );
+    assert_eq!(
+        before, after,
+        "re-ingest changes nothing, refreshed_at included"
+    );
     assert_eq!(store.quarantined(a.id).await.unwrap().len(), 6);
 
     assert_eq!(store.list_containers(b.id, 0, 100).await.unwrap().1, 0);

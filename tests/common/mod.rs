@@ -48,7 +48,9 @@ impl TestDb {
         sqlx::any::install_default_drivers();
         let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
             .await
-            .unwrap_or_else(|e| panic!("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used: {e}"));
+            .unwrap_or_else(|e| {
+                panic!("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used: {e}")
+            });
         sqlx::query(&format!("CREATE DATABASE {name}"))
             .execute(&mut conn)
             .await
@@ -86,7 +88,11 @@ impl TestDb {
     /// Creates an account and returns its API key (checks the key is alone on stdout).
     pub fn create_account(&self, name: &str) -> String {
         let out = self.teu(&["accounts", "create", "--name", name]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stdout = String::from_utf8(out.stdout).expect("utf-8");
         let lines: Vec<&str> = stdout.lines().collect();
         assert_eq!(lines.len(), 1, "the key alone on stdout: {stdout:?}");
@@ -114,11 +120,21 @@ impl TestDb {
 pub fn generated_feed(shipments: usize, seed: u64) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = Command::new(TEU)
-        .args(["generate", "--shipments", &shipments.to_string(), "--seed", &seed.to_string()])
+        .args([
+            "generate",
+            "--shipments",
+            &shipments.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
         .arg(dir.path())
         .output()
         .expect("run teu generate");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     dir
 }
 
@@ -148,7 +164,10 @@ impl Server {
         let base = loop {
             let mut line = String::new();
             let n = reader.read_line(&mut line).expect("read stdout");
-            assert!(n > 0, "teu serve exited before listening; output: {lines:?}");
+            assert!(
+                n > 0,
+                "teu serve exited before listening; output: {lines:?}"
+            );
             if let Some(rest) = line.strip_prefix("Listening on ") {
                 break rest.split_whitespace().next().expect("address").to_string();
             }
@@ -176,7 +195,8 @@ impl Server {
         let resp = req.send().await.expect("request");
         let status = resp.status().as_u16();
         let text = resp.text().await.expect("body");
-        let body = serde_json::from_str(&text).unwrap_or_else(|e| panic!("GET {path}: not JSON ({e}): {text}"));
+        let body = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("GET {path}: not JSON ({e}): {text}"));
         (status, body)
     }
 
@@ -192,7 +212,11 @@ impl Server {
         let resp = req.send().await.expect("request");
         let status = resp.status().as_u16();
         let text = resp.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or_else(|e| panic!("graphql: not JSON ({e}): {text}")))
+        (
+            status,
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("graphql: not JSON ({e}): {text}")),
+        )
     }
 
     pub fn client(&self) -> &reqwest::Client {

@@ -70,7 +70,8 @@ pub fn read_value_at(
             _ => {
                 return Err(FeedError::UnknownFormat {
                     source_file: source_file.to_string(),
-                    detail: "JSON object without an \"events\" array (DCSA T&T 3.0 expected)".into(),
+                    detail: "JSON object without an \"events\" array (DCSA T&T 3.0 expected)"
+                        .into(),
                 })
             }
         },
@@ -156,12 +157,22 @@ fn string_at(v: &Value, pointer: &str) -> Option<String> {
 /// A required string at `pointer`; a clear problem when it is missing or not a string.
 fn required_str<'a>(v: &'a Value, pointer: &str) -> Result<&'a str, Problem> {
     match v.pointer(pointer) {
-        None | Some(Value::Null) => Err(Problem::new(pointer, format!("{} is missing", field(pointer)))),
+        None | Some(Value::Null) => Err(Problem::new(
+            pointer,
+            format!("{} is missing", field(pointer)),
+        )),
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim()),
-        Some(Value::String(_)) => Err(Problem::new(pointer, format!("{} is empty", field(pointer)))),
+        Some(Value::String(_)) => Err(Problem::new(
+            pointer,
+            format!("{} is empty", field(pointer)),
+        )),
         Some(other) => Err(Problem::new(
             pointer,
-            format!("{} must be a string, found {}", field(pointer), json_kind(other)),
+            format!(
+                "{} must be a string, found {}",
+                field(pointer),
+                json_kind(other)
+            ),
         )),
     }
 }
@@ -308,7 +319,10 @@ fn apply_document(row: &mut EventRow, type_code: &str, value: &str) {
 
 fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
     if !e.is_object() {
-        return Err(Problem::new("", format!("event must be an object, found {}", json_kind(e))));
+        return Err(Problem::new(
+            "",
+            format!("event must be an object, found {}", json_kind(e)),
+        ));
     }
     if e.get("eventType").is_none() && e.get("eventID").is_none() {
         let keys: Vec<&str> = e
@@ -464,32 +478,52 @@ fn empty_indicator(e: &Value, pointer: &str) -> Result<Option<bool>, Problem> {
 
 fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
     if !e.is_object() {
-        return Err(Problem::new("", format!("event must be an object, found {}", json_kind(e))));
+        return Err(Problem::new(
+            "",
+            format!("event must be an object, found {}", json_kind(e)),
+        ));
     }
     let event_id = required_str(e, "/eventID")?;
     if event_id.len() > 100 {
-        return Err(Problem::new("/eventID", "eventID is longer than 100 characters"));
+        return Err(Problem::new(
+            "/eventID",
+            "eventID is longer than 100 characters",
+        ));
     }
     let type_str = required_str(e, "/eventClassification/eventTypeCode")?;
     let event_type = match type_str {
-        "IOT" | "REEFER" => {
-            return Err(Problem::new(
-                "/eventClassification/eventTypeCode",
-                format!("{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"),
-            ))
-        }
+        "IOT" | "REEFER" => return Err(Problem::new(
+            "/eventClassification/eventTypeCode",
+            format!(
+                "{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"
+            ),
+        )),
         other => EventType::parse(other).ok_or_else(|| {
             Problem::new(
                 "/eventClassification/eventTypeCode",
-                format!("eventTypeCode {other:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"),
+                format!(
+                    "eventTypeCode {other:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"
+                ),
             )
         })?,
     };
     let classifier = classifier(e, "/eventClassification/eventClassifierCode")?;
     let code = match event_type {
-        EventType::Transport => code_in(&TRANSPORT_CODES, e, "/eventClassification/transportEventTypeCode")?,
-        EventType::Equipment => code_in(&EQUIPMENT_CODES, e, "/eventClassification/equipmentEventTypeCode")?,
-        EventType::Shipment => code_in(&SHIPMENT_CODES, e, "/eventClassification/shipmentEventTypeCode")?,
+        EventType::Transport => code_in(
+            &TRANSPORT_CODES,
+            e,
+            "/eventClassification/transportEventTypeCode",
+        )?,
+        EventType::Equipment => code_in(
+            &EQUIPMENT_CODES,
+            e,
+            "/eventClassification/equipmentEventTypeCode",
+        )?,
+        EventType::Shipment => code_in(
+            &SHIPMENT_CODES,
+            e,
+            "/eventClassification/shipmentEventTypeCode",
+        )?,
     };
     let tc = "/transportDetails/transportCall";
     let mut row = EventRow {
@@ -511,10 +545,17 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
             .and_then(Value::as_i64),
         vessel_imo: imo(e, &format!("{tc}/vesselTransport/vesselIMONumber"))?,
         vessel_name: string_at(e, &format!("{tc}/vesselTransport/vesselName")),
-        export_voyage: string_at(e, &format!("{tc}/exportVoyageNumberOrReference/carrierVoyageNumber")),
-        import_voyage: string_at(e, &format!("{tc}/importVoyageNumberOrReference/carrierVoyageNumber")),
-        carrier_scac: string_at(e, "/eventRouting/originatingParty/partyCode")
-            .filter(|_| str_at(e, "/eventRouting/originatingParty/codeListProvider") == Some("NMFTA")),
+        export_voyage: string_at(
+            e,
+            &format!("{tc}/exportVoyageNumberOrReference/carrierVoyageNumber"),
+        ),
+        import_voyage: string_at(
+            e,
+            &format!("{tc}/importVoyageNumberOrReference/carrierVoyageNumber"),
+        ),
+        carrier_scac: string_at(e, "/eventRouting/originatingParty/partyCode").filter(|_| {
+            str_at(e, "/eventRouting/originatingParty/codeListProvider") == Some("NMFTA")
+        }),
         iso_equipment_code: string_at(e, "/equipmentDetails/ISOEquipmentCode"),
         empty: empty_indicator(e, "/equipmentDetails/emptyIndicatorCode")?,
         seal_number: string_at(e, "/equipmentDetails/seals/0/number"),
@@ -571,7 +612,10 @@ mod tests {
         assert_eq!(first.bill_of_lading.as_deref(), Some("reserved-HHL123"));
         assert_eq!(first.booking.as_deref(), Some("ABC123123123"));
         assert_eq!(first.container_number.as_deref(), Some("APZU4812090"));
-        assert!(b.events.iter().all(|e| e.row.container_number.as_deref() == Some("APZU4812090")));
+        assert!(b
+            .events
+            .iter()
+            .all(|e| e.row.container_number.as_deref() == Some("APZU4812090")));
     }
 
     #[test]
@@ -602,7 +646,9 @@ mod tests {
         let by_index: Vec<usize> = b.quarantined.iter().filter_map(|q| q.index).collect();
         // 0: a number, 1: not a UUID, 3 and 6: duplicates of 2 and 5.
         assert_eq!(by_index, vec![0, 1, 3, 6], "{:?}", b.quarantined);
-        assert!(b.quarantined[0].reason.contains("must be a string, found a number"));
+        assert!(b.quarantined[0]
+            .reason
+            .contains("must be a string, found a number"));
         assert!(b.quarantined[2].reason.contains("duplicate eventID"));
         assert_eq!(b.events.len(), 3);
 
@@ -613,12 +659,21 @@ mod tests {
         let b = read("tnt-220-response-wrong-attribute-values.json");
         assert_eq!(b.events.len(), 0);
         let q: Vec<&str> = b.quarantined.iter().map(|q| q.pointer.as_str()).collect();
-        assert_eq!(q, vec!["/0/eventID", "/1/shipmentEventTypeCode", "/2/equipmentReference"]);
+        assert_eq!(
+            q,
+            vec![
+                "/0/eventID",
+                "/1/shipmentEventTypeCode",
+                "/2/equipmentReference"
+            ]
+        );
     }
 
     #[test]
     fn date_time_rules() {
-        let now = DateTime::parse_from_rfc3339("2026-11-21T00:00:00Z").unwrap().with_timezone(&Utc);
+        let now = DateTime::parse_from_rfc3339("2026-11-21T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
         let base = serde_json::json!({
             "eventID": "3cecb101-7a1a-43a4-9d62-e88a131651e3",
             "eventCreatedDateTime": "2021-01-01T14:12:56Z",
@@ -632,7 +687,12 @@ mod tests {
         before["eventCreatedDateTime"] = "1999-01-01T14:12:56Z".into();
         let mut bad = base.clone();
         bad["eventDateTime"] = "2019/11/12 07:41:00 +08:30".into();
-        let b = read_value_at(serde_json::json!([base, future, before, bad]), "t.json", now).unwrap();
+        let b = read_value_at(
+            serde_json::json!([base, future, before, bad]),
+            "t.json",
+            now,
+        )
+        .unwrap();
         assert_eq!(b.events.len(), 1);
         let r: Vec<&str> = b.quarantined.iter().map(|q| q.reason.as_str()).collect();
         assert!(r[0].contains("future"), "{r:?}");
@@ -646,7 +706,10 @@ mod tests {
         let b = read("tnt-300-response.json");
         assert_eq!(b.format, FeedFormat::DcsaTnt30);
         assert_eq!((b.rows_read, b.events.len()), (5, 3));
-        assert!(b.quarantined.iter().all(|q| q.reason.contains("not used by teu")));
+        assert!(b
+            .quarantined
+            .iter()
+            .all(|q| q.reason.contains("not used by teu")));
         let depa = &b.events[1].row;
         assert_eq!(depa.code, "DEPA");
         assert_eq!(depa.vessel_imo.as_deref(), Some("7654321"));

@@ -108,12 +108,11 @@ pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedErro
             detail: "expected a DCSA Track & Trace JSON document (an event array or {\"events\": [...]})".into(),
         });
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| FeedError::Json {
-            source_file: source_file.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| FeedError::Json {
+        source_file: source_file.to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
     dcsa::read_value(value, source_file)
 }
