@@ -491,22 +491,20 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
         ));
     }
     let type_str = required_str(e, "/eventClassification/eventTypeCode")?;
-    let event_type = match type_str {
-        "IOT" | "REEFER" => return Err(Problem::new(
+    if matches!(type_str, "IOT" | "REEFER") {
+        let reason = format!(
+            "{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"
+        );
+        return Err(Problem::new("/eventClassification/eventTypeCode", reason));
+    }
+    let event_type = EventType::parse(type_str).ok_or_else(|| {
+        Problem::new(
             "/eventClassification/eventTypeCode",
             format!(
-                "{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"
+                "eventTypeCode {type_str:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"
             ),
-        )),
-        other => EventType::parse(other).ok_or_else(|| {
-            Problem::new(
-                "/eventClassification/eventTypeCode",
-                format!(
-                    "eventTypeCode {other:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"
-                ),
-            )
-        })?,
-    };
+        )
+    })?;
     let classifier = classifier(e, "/eventClassification/eventClassifierCode")?;
     let code = match event_type {
         EventType::Transport => code_in(
