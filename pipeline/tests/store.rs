@@ -20,8 +20,9 @@ async fn sqlite() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-/// A fresh PostgreSQL database when `TEU_TEST_POSTGRES_URL` names a server (as in CI).
-async fn postgres() -> Option<Store> {
+/// A fresh PostgreSQL database when `TEU_TEST_POSTGRES_URL` names a server (as in CI), and its
+/// name (dropped by the test when done).
+async fn postgres() -> Option<(Store, String, String)> {
     let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
     let name = format!("teu_store_{}", uuid::Uuid::new_v4().simple());
     sqlx::any::install_default_drivers();
@@ -33,17 +34,26 @@ async fn postgres() -> Option<Store> {
         .await
         .unwrap();
     let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    Some(Store::connect(&format!("{base}/{name}")).await.unwrap())
+    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    Some((store, admin, name))
 }
 
 #[tokio::test]
 async fn postgres_backend_ingests_the_same() {
-    let Some(store) = postgres().await else {
+    let Some((store, admin, name)) = postgres().await else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
     accounts_on(&store).await;
     ingest_on(&store).await;
+    store.pool().close().await;
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+        .await
+        .unwrap();
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
