@@ -121,7 +121,7 @@ pub fn derive(
     let frame = event_frame(events, &keys).map_err(stage("build event frame"))?;
     let pairs = container_pairs(&containers_of).map_err(stage("build container list"))?;
     let routes = routes(frame.clone().lazy());
-    let with_route = frame
+    let with_ports = frame
         .lazy()
         .join(
             routes,
@@ -139,6 +139,18 @@ pub fn derive(
                 .fill_null(lit(false))
                 .alias("at_pod"),
         ]);
+    let with_route = with_ports
+        .clone()
+        .join(
+            destinations(with_ports),
+            [col("key")],
+            [col("key")],
+            JoinArgs::new(JoinType::Left),
+        )
+        .with_columns([col("locode")
+            .eq(col("destination"))
+            .fill_null(lit(false))
+            .alias("at_destination")]);
     let shipments = shipment_aggregates(with_route.clone())
         .collect()
         .map_err(stage("shipment fields"))?;
@@ -353,6 +365,24 @@ fn routes(frame: LazyFrame) -> LazyFrame {
     ])
 }
 
+/// Step 2b: the inland destination per shipment key: the place of the last laden equipment
+/// event after the vessel's arrival at the POD that is neither the POD nor the POL (a rail ramp,
+/// an inland depot or the consignee). `null` for port-to-port moves.
+fn destinations(frame: LazyFrame) -> LazyFrame {
+    let after_pod_arrival = col("at").gt(col("at")
+        .filter(col("arrival_call").and(col("at_pod")))
+        .min());
+    let inland = is("etype", "EQUIPMENT")
+        .and(laden())
+        .and(col("locode").is_not_null())
+        .and(col("at_pod").not())
+        .and(col("at_pol").not())
+        .and(after_pod_arrival);
+    sorted(frame, BY_EVENT_TIME)
+        .group_by([col("key")])
+        .agg([last_where("locode", inland).alias("destination")])
+}
+
 /// Step 3: shipment fields.
 fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
     let pod_call = col("arrival_call").and(col("at_pod"));
@@ -362,6 +392,8 @@ fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
         .agg([
             col("pol").first(),
             col("pod").first(),
+            col("destination").first(),
+            first_where("at", col("at_destination").and(col("act"))).alias("destination_ata_at"),
             last_where("at", transport("DEPA").and(col("act")).and(col("at_pol")))
                 .alias("pol_atd_at"),
             last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
@@ -378,6 +410,7 @@ fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
         last_where("at", transport("DEPA").and(estimate()).and(col("at_pol"))).alias("pol_etd_at"),
         last_where("at", eta.clone()).alias("pod_eta_at"),
         first_where("at", eta).alias("pod_original_eta_at"),
+        last_where("at", col("at_destination").and(estimate())).alias("destination_eta_at"),
     ]);
     facts.join(
         estimates,
@@ -416,6 +449,15 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         .and(discharged_before);
     Ok(all_events.group_by([col("key"), col("container")]).agg([
         col("pod").first(),
+        col("destination").first(),
+        last_where(
+            "at",
+            equipment("GTOT")
+                .and(col("act"))
+                .and(col("at_destination"))
+                .and(laden()),
+        )
+        .alias("final_destination_full_out_at"),
         last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
             .alias("pod_arrived_at"),
         last_where("at", disc_at_pod.clone()).alias("pod_discharged_at"),
@@ -491,6 +533,8 @@ fn shipment_rows(
         c.str("pod_voyage_number")?,
     );
     let (carrier, booking) = (c.str("carrier")?, c.str("booking")?);
+    let destination = c.str("destination")?;
+    let (dest_eta, dest_ata) = (c.time("destination_eta_at")?, c.time("destination_ata_at")?);
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let Some(k) = key[i] else { continue };
@@ -523,8 +567,8 @@ fn shipment_rows(
             port_of_lading_name: port(pol[i]).map(|p| p.name.clone()),
             port_of_discharge_locode: owned(pod[i]),
             port_of_discharge_name: port(pod[i]).map(|p| p.name.clone()),
-            destination_locode: None,
-            destination_name: None,
+            destination_locode: owned(destination[i]),
+            destination_name: port(destination[i]).map(|p| p.name.clone()),
             shipping_line_name: line.map(|l| l.name.clone()).unwrap_or_else(|| scac.clone()),
             shipping_line_short_name: line
                 .map(|l| l.short_name.clone())
@@ -539,11 +583,11 @@ fn shipment_rows(
             pod_eta_at: pod_eta[i],
             pod_original_eta_at: pod_oeta[i],
             pod_ata_at: pod_ata[i],
-            destination_eta_at: None,
-            destination_ata_at: None,
+            destination_eta_at: dest_eta[i],
+            destination_ata_at: dest_ata[i],
             pol_timezone: port(pol[i]).and_then(|p| p.time_zone.clone()),
             pod_timezone: port(pod[i]).and_then(|p| p.time_zone.clone()),
-            destination_timezone: None,
+            destination_timezone: port(destination[i]).and_then(|p| p.time_zone.clone()),
             line_tracking_last_attempted_at: None,
             line_tracking_last_succeeded_at: None,
             line_tracking_stopped_at: None,
@@ -613,6 +657,10 @@ fn container_rows(
     let (arrived, discharged) = (c.time("pod_arrived_at")?, c.time("pod_discharged_at")?);
     let (full_out, empty_at) = (c.time("pod_full_out_at")?, c.time("empty_terminated_at")?);
     let empty_locode = c.str("empty_terminated_locode")?;
+    let (destination, dest_full_out) = (
+        c.str("destination")?,
+        c.time("final_destination_full_out_at")?,
+    );
     let (seal, iso) = (c.str("seal")?, c.str("iso")?);
     let (l_type, l_code, l_mode) = (
         c.str("last_type")?,
@@ -671,12 +719,12 @@ fn container_rows(
             terminal_checked_at: None,
             pod_full_out_chassis_number: None,
             location_at_pod_terminal: None,
-            final_destination_full_out_at: None,
+            final_destination_full_out_at: dest_full_out[i],
             empty_terminated_at: empty_at[i],
             holds_at_pod_terminal: Vec::new(),
             fees_at_pod_terminal: Vec::new(),
             pod_timezone: tz(pod[i]),
-            final_destination_timezone: None,
+            final_destination_timezone: tz(destination[i]),
             empty_terminated_timezone: tz(empty_locode[i]),
             pod_rail_carrier_scac: None,
             ind_rail_carrier_scac: None,
@@ -855,6 +903,81 @@ mod tests {
         assert_eq!(
             normalized_number("MEDU 1234567", "MSCU", Some("MEDU")),
             "1234567"
+        );
+    }
+}
+
+#[cfg(test)]
+mod destination_tests {
+    use super::*;
+    use crate::reference;
+
+    fn event(code: &str, t: EventType, locode: &str, day: u32, mode: Option<&str>) -> EventRow {
+        let at = DateTime::parse_from_rfc3339(&format!("2026-03-{day:02}T08:00:00Z"))
+            .unwrap()
+            .with_timezone(&Utc);
+        EventRow {
+            event_id: format!("{code}-{locode}-{day}"),
+            event_type: t,
+            classifier: Classifier::Act,
+            code: code.into(),
+            event_at: at,
+            event_created_at: Some(at),
+            container_number: (t == EventType::Equipment).then(|| "MSKU1234565".to_string()),
+            bill_of_lading: Some("MAEU123456789".into()),
+            booking: None,
+            locode: Some(locode.into()),
+            location_name: None,
+            facility_code: None,
+            mode_of_transport: mode.map(str::to_string),
+            transport_call_sequence: None,
+            vessel_imo: None,
+            vessel_name: None,
+            export_voyage: None,
+            import_voyage: None,
+            carrier_scac: Some("MAEU".into()),
+            iso_equipment_code: Some("45G1".into()),
+            empty: Some(false),
+            seal_number: None,
+            delay_reason: None,
+            remark: None,
+        }
+    }
+
+    #[test]
+    fn an_inland_move_after_the_pod_names_the_destination() {
+        use EventType::*;
+        let events = vec![
+            event("LOAD", Equipment, "NLRTM", 1, Some("VESSEL")),
+            event("DEPA", Transport, "NLRTM", 1, Some("VESSEL")),
+            event("ARRI", Transport, "USNYC", 10, Some("VESSEL")),
+            event("DISC", Equipment, "USNYC", 11, Some("VESSEL")),
+            event("LOAD", Equipment, "USNYC", 12, Some("RAIL")),
+            event("DISC", Equipment, "USCHI", 14, Some("RAIL")),
+            event("GTOT", Equipment, "USCHI", 15, Some("TRUCK")),
+        ];
+        let (ports, carriers) = reference::bundled();
+        let d = derive(
+            Uuid::from_u128(9),
+            &events,
+            &Refs { ports, carriers },
+            Utc::now(),
+        )
+        .unwrap();
+        let s = &d.shipments[0];
+        assert_eq!(s.port_of_discharge_locode.as_deref(), Some("USNYC"));
+        assert_eq!(s.destination_locode.as_deref(), Some("USCHI"));
+        assert_eq!(s.destination_timezone.as_deref(), Some("America/Chicago"));
+        assert_eq!(s.destination_ata_at, Some(events[5].event_at));
+        let c = &d.containers[0];
+        assert_eq!(c.final_destination_full_out_at, Some(events[6].event_at));
+        assert_eq!(
+            c.final_destination_timezone.as_deref(),
+            Some("America/Chicago")
+        );
+        assert_eq!(
+            c.pod_full_out_at, None,
+            "no full-out at the POD on an inland move"
         );
     }
 }
