@@ -42,6 +42,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use crate::iso6346::check_digit as iso6346_check_digit;
+
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GenOptions {
@@ -281,46 +283,6 @@ fn random_uuid(rng: &mut ChaCha8Rng) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // ISO 6346 and IMO
-
-fn iso6346_letter_value(c: u8) -> u32 {
-    // A=10, then skip multiples of 11.
-    let mut v = 10;
-    let mut l = b'A';
-    while l < c {
-        v += 1;
-        if v % 11 == 0 {
-            v += 1;
-        }
-        l += 1;
-    }
-    v
-}
-
-/// ISO 6346 check digit of the first 10 characters of a container number (owner code, category
-/// letter, 6-digit serial), e.g. `CSQU305438` → 3. `None` when the input is not 4 upper-case
-/// letters followed by 6 digits.
-fn iso6346_check_digit(first10: &str) -> Option<u32> {
-    let b = first10.as_bytes();
-    if b.len() < 10 {
-        return None;
-    }
-    let mut sum: u32 = 0;
-    for (i, &c) in b[..10].iter().enumerate() {
-        let v = if i < 4 {
-            if !c.is_ascii_uppercase() {
-                return None;
-            }
-            iso6346_letter_value(c)
-        } else {
-            if !c.is_ascii_digit() {
-                return None;
-            }
-            u32::from(c - b'0')
-        };
-        sum += v << i;
-    }
-    Some(sum % 11 % 10)
-}
 
 fn imo_check_digit(six: u32) -> u32 {
     let mut sum = 0;
