@@ -353,6 +353,10 @@ fn estimate() -> Expr {
     col("act").not()
 }
 
+fn rail() -> Expr {
+    col("mode").eq(lit("RAIL")).fill_null(lit(false))
+}
+
 fn laden() -> Expr {
     col("empty").fill_null(lit(false)).not()
 }
@@ -365,14 +369,18 @@ fn routes(frame: LazyFrame) -> LazyFrame {
     ])
 }
 
-/// Step 2b: the inland destination per shipment key: the place of the last laden equipment
-/// event after the vessel's arrival at the POD that is neither the POD nor the POL (a rail ramp,
-/// an inland depot or the consignee). `null` for port-to-port moves.
+/// Step 2b: the inland destination per shipment key: the place of the last laden equipment or
+/// transport event (actual or planned, not a vessel call) after the vessel's arrival at the POD
+/// that is neither the POD nor the POL (a rail ramp, an inland depot or the consignee). `null`
+/// for port-to-port moves.
 fn destinations(frame: LazyFrame) -> LazyFrame {
     let after_pod_arrival = col("at").gt(col("at")
         .filter(col("arrival_call").and(col("at_pod")))
         .min());
-    let inland = is("etype", "EQUIPMENT")
+    let inland = is("etype", "SHIPMENT")
+        .not()
+        .and(col("arrival_call").not())
+        .and(col("departure_call").not())
         .and(laden())
         .and(col("locode").is_not_null())
         .and(col("at_pod").not())
@@ -439,7 +447,7 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
             [col("key")],
             JoinArgs::new(JoinType::Inner),
         );
-    let all_events = sorted(concat([own, shared], UnionArgs::default())?, BY_EVENT_TIME);
+    let all_events = concat([own, shared], UnionArgs::default())?;
     let act_move = col("act").and(col("moves"));
     let disc_at_pod = equipment("DISC").and(col("act")).and(col("at_pod"));
     let discharged_before = col("at").gt_eq(col("at").filter(disc_at_pod.clone()).min());
@@ -447,48 +455,111 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         .and(equipment("GTIN").or(equipment("DROP")))
         .and(col("empty").fill_null(lit(false)))
         .and(discharged_before);
-    Ok(all_events.group_by([col("key"), col("container")]).agg([
-        col("pod").first(),
-        col("destination").first(),
-        last_where(
+    let ind_eta = sorted(all_events.clone(), BY_ISSUE_TIME)
+        .group_by([col("key"), col("container")])
+        .agg([last_where(
             "at",
-            equipment("GTOT")
-                .and(col("act"))
-                .and(col("at_destination"))
-                .and(laden()),
+            transport("ARRI")
+                .and(rail())
+                .and(estimate())
+                .and(col("at_destination")),
         )
-        .alias("final_destination_full_out_at"),
-        last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
-            .alias("pod_arrived_at"),
-        last_where("at", disc_at_pod.clone()).alias("pod_discharged_at"),
-        last_where(
-            "at",
-            equipment("GTOT")
-                .and(col("act"))
-                .and(col("at_pod"))
-                .and(laden()),
-        )
-        .alias("pod_full_out_at"),
-        last_where("at", empty_return.clone()).alias("empty_terminated_at"),
-        last_where("locode", empty_return).alias("empty_terminated_locode"),
-        last_where("seal", col("seal").is_not_null()).alias("seal"),
-        last_where("iso", col("iso").is_not_null()).alias("iso"),
-        last_where("etype", act_move.clone()).alias("last_type"),
-        last_where("code", act_move.clone()).alias("last_code"),
-        last_where("empty", act_move.clone()).alias("last_empty"),
-        last_where("mode", act_move.clone()).alias("last_mode"),
-        last_where("at_pod", act_move.clone()).alias("last_at_pod"),
-        last_where("at", act_move).alias("last_at"),
-        col("at")
-            .filter(disc_at_pod)
-            .min()
-            .alias("first_pod_discharge"),
-        col("at")
-            .filter(col("act").and(col("departure_call")))
-            .min()
-            .alias("first_vessel_load"),
-        col("created").max().alias("updated"),
-    ]))
+        .alias("ind_eta_at")]);
+    let all_events = sorted(all_events, BY_EVENT_TIME);
+    Ok(all_events
+        .group_by([col("key"), col("container")])
+        .agg([
+            col("pod").first(),
+            col("destination").first(),
+            last_where(
+                "at",
+                equipment("GTOT")
+                    .and(col("act"))
+                    .and(col("at_destination"))
+                    .and(laden()),
+            )
+            .alias("final_destination_full_out_at"),
+            last_where("at", transport("ARRI").and(col("act")).and(col("at_pod")))
+                .alias("pod_arrived_at"),
+            last_where("at", disc_at_pod.clone()).alias("pod_discharged_at"),
+            last_where(
+                "at",
+                equipment("GTOT")
+                    .and(col("act"))
+                    .and(col("at_pod"))
+                    .and(laden()),
+            )
+            .alias("pod_full_out_at"),
+            last_where("at", empty_return.clone()).alias("empty_terminated_at"),
+            last_where("locode", empty_return).alias("empty_terminated_locode"),
+            last_where("seal", col("seal").is_not_null()).alias("seal"),
+            last_where("iso", col("iso").is_not_null()).alias("iso"),
+            last_where("etype", act_move.clone()).alias("last_type"),
+            last_where("code", act_move.clone()).alias("last_code"),
+            last_where("empty", act_move.clone()).alias("last_empty"),
+            last_where("mode", act_move.clone()).alias("last_mode"),
+            last_where("at_pod", act_move.clone()).alias("last_at_pod"),
+            last_where("at", act_move).alias("last_at"),
+            col("at")
+                .filter(disc_at_pod)
+                .min()
+                .alias("first_pod_discharge"),
+            last_where(
+                "at",
+                equipment("LOAD")
+                    .and(rail())
+                    .and(col("act"))
+                    .and(col("at_pod")),
+            )
+            .alias("pod_rail_loaded_at"),
+            last_where(
+                "at",
+                transport("DEPA")
+                    .and(rail())
+                    .and(col("act"))
+                    .and(col("at_pod")),
+            )
+            .alias("pod_rail_departed_at"),
+            last_where(
+                "carrier",
+                rail().and(col("at_pod")).and(col("carrier").is_not_null()),
+            )
+            .alias("pod_rail_carrier_scac"),
+            last_where(
+                "at",
+                transport("ARRI")
+                    .and(rail())
+                    .and(col("act"))
+                    .and(col("at_destination")),
+            )
+            .alias("ind_ata_at"),
+            last_where(
+                "at",
+                equipment("DISC")
+                    .and(rail())
+                    .and(col("act"))
+                    .and(col("at_destination")),
+            )
+            .alias("ind_rail_unloaded_at"),
+            last_where(
+                "carrier",
+                rail()
+                    .and(col("at_destination"))
+                    .and(col("carrier").is_not_null()),
+            )
+            .alias("ind_rail_carrier_scac"),
+            col("at")
+                .filter(col("act").and(col("departure_call")))
+                .min()
+                .alias("first_vessel_load"),
+            col("created").max().alias("updated"),
+        ])
+        .join(
+            ind_eta,
+            [col("key"), col("container")],
+            [col("key"), col("container")],
+            JoinArgs::new(JoinType::Left),
+        ))
 }
 
 /// Typed column readers over a collected frame.
@@ -673,6 +744,16 @@ fn container_rows(
         c.i64("last_at")?,
     );
     let (first_disc, first_load) = (c.i64("first_pod_discharge")?, c.i64("first_vessel_load")?);
+    let (rail_loaded, rail_departed) = (
+        c.time("pod_rail_loaded_at")?,
+        c.time("pod_rail_departed_at")?,
+    );
+    let (ind_eta, ind_ata) = (c.time("ind_eta_at")?, c.time("ind_ata_at")?);
+    let ind_unloaded = c.time("ind_rail_unloaded_at")?;
+    let (pod_rail_scac, ind_rail_scac) = (
+        c.str("pod_rail_carrier_scac")?,
+        c.str("ind_rail_carrier_scac")?,
+    );
     let mut out = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let (Some(k), Some(n)) = (key[i], number[i]) else {
@@ -691,6 +772,7 @@ fn container_rows(
                 at_pod: l_at_pod[i].unwrap_or(false),
                 discharged_at_pod: first_disc[i].is_some_and(|d| d <= at),
                 loaded_on_vessel: first_load[i].is_some_and(|d| d <= at),
+                inland_move: destination[i].is_some(),
             }),
             _ => None,
         };
@@ -726,15 +808,15 @@ fn container_rows(
             pod_timezone: tz(pod[i]),
             final_destination_timezone: tz(destination[i]),
             empty_terminated_timezone: tz(empty_locode[i]),
-            pod_rail_carrier_scac: None,
-            ind_rail_carrier_scac: None,
+            pod_rail_carrier_scac: owned(pod_rail_scac[i]),
+            ind_rail_carrier_scac: owned(ind_rail_scac[i]),
             pod_last_tracking_request_at: None,
             shipment_last_tracking_request_at: None,
-            pod_rail_loaded_at: None,
-            pod_rail_departed_at: None,
-            ind_eta_at: None,
-            ind_ata_at: None,
-            ind_rail_unloaded_at: None,
+            pod_rail_loaded_at: rail_loaded[i],
+            pod_rail_departed_at: rail_departed[i],
+            ind_eta_at: ind_eta[i],
+            ind_ata_at: ind_ata[i],
+            ind_rail_unloaded_at: ind_unloaded[i],
             ind_facility_lfd_on: None,
             import_deadlines: None,
             current_status: status::derive(last),
@@ -953,9 +1035,23 @@ mod destination_tests {
             event("ARRI", Transport, "USNYC", 10, Some("VESSEL")),
             event("DISC", Equipment, "USNYC", 11, Some("VESSEL")),
             event("LOAD", Equipment, "USNYC", 12, Some("RAIL")),
+            event("DEPA", Transport, "USNYC", 12, Some("RAIL")),
+            event("ARRI", Transport, "USCHI", 14, Some("RAIL")),
             event("DISC", Equipment, "USCHI", 14, Some("RAIL")),
             event("GTOT", Equipment, "USCHI", 15, Some("TRUCK")),
         ];
+        let mut events = events;
+        for e in events
+            .iter_mut()
+            .filter(|e| e.mode_of_transport.as_deref() == Some("RAIL"))
+        {
+            e.carrier_scac = Some("CSXT".into());
+        }
+        let mut eta = events[6].clone();
+        eta.event_id = "rail-eta".into();
+        eta.classifier = Classifier::Est;
+        eta.event_created_at = Some(events[4].event_at);
+        events.push(eta);
         let (ports, carriers) = reference::bundled();
         let d = derive(
             Uuid::from_u128(9),
@@ -968,9 +1064,37 @@ mod destination_tests {
         assert_eq!(s.port_of_discharge_locode.as_deref(), Some("USNYC"));
         assert_eq!(s.destination_locode.as_deref(), Some("USCHI"));
         assert_eq!(s.destination_timezone.as_deref(), Some("America/Chicago"));
-        assert_eq!(s.destination_ata_at, Some(events[5].event_at));
+        assert_eq!(s.destination_ata_at, Some(events[6].event_at));
         let c = &d.containers[0];
-        assert_eq!(c.final_destination_full_out_at, Some(events[6].event_at));
+        assert_eq!(c.final_destination_full_out_at, Some(events[8].event_at));
+        assert_eq!(c.pod_rail_loaded_at, Some(events[4].event_at));
+        assert_eq!(c.pod_rail_departed_at, Some(events[5].event_at));
+        assert_eq!(c.ind_ata_at, Some(events[6].event_at));
+        assert_eq!(c.ind_eta_at, Some(events[6].event_at));
+        assert_eq!(c.ind_rail_unloaded_at, Some(events[7].event_at));
+        assert_eq!(c.pod_rail_carrier_scac.as_deref(), Some("CSXT"));
+        assert_eq!(c.ind_rail_carrier_scac.as_deref(), Some("CSXT"));
+        assert_eq!(c.current_status, ContainerStatus::PickedUp);
+        // The same journey seen up to each step: the status follows the latest movement.
+        let expect = [
+            (3, ContainerStatus::OnShip),
+            (4, ContainerStatus::AwaitingInlandTransfer),
+            (5, ContainerStatus::OnRail),
+            (8, ContainerStatus::Grounded),
+        ];
+        for (n, status) in expect {
+            // What the carrier had sent by then: the actual events so far and the rail plan.
+            let mut seen = events[..n].to_vec();
+            seen.push(events[9].clone());
+            let d = derive(
+                Uuid::from_u128(9),
+                &seen,
+                &Refs { ports, carriers },
+                Utc::now(),
+            )
+            .unwrap();
+            assert_eq!(d.containers[0].current_status, status, "after {n} events");
+        }
         assert_eq!(
             c.final_destination_timezone.as_deref(),
             Some("America/Chicago")

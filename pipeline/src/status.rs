@@ -14,8 +14,10 @@
 //! | equipment `LOAD` (vessel, or mode not given) | any port | `on_ship` |
 //! | transport `DEPA`, `ARRI` (vessel) | any port | `on_ship` |
 //! | equipment `DISC` | a transshipment port (not the POD) | `on_ship` (in transit) |
+//! | equipment `DISC` | the POD, journey continues inland | `awaiting_inland_transfer` |
 //! | equipment `DISC` | the POD | `grounded` (at the POD terminal; availability unknown without a terminal feed) |
-//! | equipment `LOAD` with mode `RAIL` | any | `on_rail` |
+//! | equipment `DISC` with mode `RAIL` | the inland rail ramp | `grounded` |
+//! | equipment `LOAD`, transport `DEPA`/`ARRI` with mode `RAIL` | any | `on_rail` |
 //! | equipment `GTOT` laden, `PICK` laden | the POD or inland after discharge | `picked_up` |
 //! | equipment `DROP` laden | after pickup | `dropped` |
 //! | equipment `GTIN` empty, `DROP` empty | after discharge at the POD | `empty_returned` |
@@ -50,6 +52,8 @@ pub struct LastMovement<'a> {
     pub discharged_at_pod: bool,
     /// Whether the container has been loaded on a vessel before or at this event.
     pub loaded_on_vessel: bool,
+    /// Whether the journey continues inland after the POD (the shipment has a destination).
+    pub inland_move: bool,
 }
 
 /// Applies the table in the module documentation. `None` means no actual movement yet.
@@ -63,6 +67,10 @@ pub fn derive(last: Option<LastMovement<'_>>) -> ContainerStatus {
         (EventType::Equipment, "LOAD") => ContainerStatus::OnShip,
         (EventType::Transport, "DEPA" | "ARRI") if rail => ContainerStatus::OnRail,
         (EventType::Transport, "DEPA" | "ARRI") => ContainerStatus::OnShip,
+        (EventType::Equipment, "DISC") if rail => ContainerStatus::Grounded,
+        (EventType::Equipment, "DISC") if m.at_pod && m.inland_move => {
+            ContainerStatus::AwaitingInlandTransfer
+        }
         (EventType::Equipment, "DISC") if m.at_pod => ContainerStatus::Grounded,
         (EventType::Equipment, "DISC") => ContainerStatus::OnShip,
         (EventType::Equipment, "GTIN" | "DROP") if m.empty == Some(true) && m.discharged_at_pod => {
@@ -94,6 +102,7 @@ mod tests {
             at_pod: false,
             discharged_at_pod: false,
             loaded_on_vessel: false,
+            inland_move: false,
         }
     }
 
@@ -136,6 +145,18 @@ mod tests {
             ..m(Equipment, "DISC")
         };
         assert_eq!(derive(Some(pod_disc)), Grounded);
+        let inland = LastMovement {
+            inland_move: true,
+            ..pod_disc
+        };
+        assert_eq!(derive(Some(inland)), AwaitingInlandTransfer);
+        let ramp = LastMovement {
+            mode: Some("RAIL"),
+            at_pod: false,
+            inland_move: true,
+            ..pod_disc
+        };
+        assert_eq!(derive(Some(ramp)), Grounded);
         assert_eq!(
             derive(Some(LastMovement {
                 mode: Some("RAIL"),
