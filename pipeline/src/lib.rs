@@ -14,3 +14,4 @@ pub mod normalize;
 pub mod reference;
 pub mod status;
 pub mod store;
+pub mod terminals;

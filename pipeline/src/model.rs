@@ -369,3 +369,41 @@ pub struct Carrier {
     pub alternative_scacs: Vec<String>,
     pub bill_of_lading_prefix: Option<String>,
 }
+
+/// One terminal availability check of one container (a row of a terminal availability file),
+/// with every time in UTC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TerminalCheck {
+    /// [`crate::terminals::Terminal`] id.
+    pub terminal_id: Uuid,
+    /// UN/LOCODE of the terminal's port.
+    pub terminal_locode: String,
+    /// ISO 6346 container number.
+    pub container_number: String,
+    /// When the terminal reported this state (UTC).
+    pub checked_at: DateTime<Utc>,
+    /// `Some(true)` available for pickup, `Some(false)` not, `None` not reported.
+    pub available_for_pickup: Option<bool>,
+    /// Free text location in the terminal (yard block, row, tier).
+    pub location: Option<String>,
+    pub holds: Vec<TerminalHold>,
+    pub fees: Vec<TerminalFee>,
+    /// Last free day at the terminal: start of that day in the terminal's zone, as UTC.
+    pub last_free_day: Option<DateTime<Utc>>,
+    pub pickup_appointment_at: Option<DateTime<Utc>>,
+    /// Full-out (laden gate-out) time reported by the terminal.
+    pub full_out_at: Option<DateTime<Utc>>,
+    pub chassis_number: Option<String>,
+}
+
+/// A last free day given by the shipping line (`import_deadlines.pickup_lfd_line`), for a
+/// container or for every container of a bill of lading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineDeadline {
+    pub container_number: Option<String>,
+    pub bill_of_lading: Option<String>,
+    /// Start of the last free day in the POD's zone (or the destination's), as UTC.
+    pub pickup_lfd_line: DateTime<Utc>,
+    /// When the line issued it (UTC); a later issue replaces an earlier one.
+    pub issued_at: DateTime<Utc>,
+}

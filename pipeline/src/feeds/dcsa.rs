@@ -87,14 +87,17 @@ pub fn read_value_at(
         format,
         rows_read: items.len(),
         events: Vec::with_capacity(items.len()),
+        checks: Vec::new(),
+        deadlines: Vec::new(),
         quarantined: Vec::new(),
     };
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (index, item) in items.into_iter().enumerate() {
         let base = format!("{prefix}/{index}");
-        let parsed = match format {
-            FeedFormat::DcsaTnt22 => parse_v22(&item, now),
-            FeedFormat::DcsaTnt30 => parse_v30(&item, now),
+        let parsed = if format == FeedFormat::DcsaTnt22 {
+            parse_v22(&item, now)
+        } else {
+            parse_v30(&item, now)
         };
         let result = parsed.and_then(|row| match seen.get(&row.event_id) {
             Some(first) => Err(Problem::new(

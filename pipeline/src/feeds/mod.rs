@@ -5,12 +5,13 @@
 //! problem never is: the row goes to [`Quarantined`] and the good rows carry on.
 
 pub mod dcsa;
+pub mod terminal;
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::EventRow;
+use crate::model::{EventRow, LineDeadline, TerminalCheck};
 
 /// The feed formats teu can detect and read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +20,10 @@ pub enum FeedFormat {
     DcsaTnt22,
     /// DCSA Track & Trace 3.0: a JSON object `{"events": [...]}`.
     DcsaTnt30,
+    /// Terminal availability CSV, or a shipping line's deadline CSV ([`terminal`]).
+    TerminalCsv,
+    /// Terminal availability JSON lines ([`terminal`]).
+    TerminalJsonl,
 }
 
 impl FeedFormat {
@@ -27,6 +32,8 @@ impl FeedFormat {
         match self {
             FeedFormat::DcsaTnt22 => "DCSA T&T 2.2",
             FeedFormat::DcsaTnt30 => "DCSA T&T 3.0",
+            FeedFormat::TerminalCsv => "terminal CSV",
+            FeedFormat::TerminalJsonl => "terminal JSON lines",
         }
     }
 }
@@ -62,6 +69,10 @@ pub struct FeedBatch {
     /// Rows found in the file (accepted + quarantined).
     pub rows_read: usize,
     pub events: Vec<ReadEvent>,
+    /// Terminal availability checks: row index, check, original row text.
+    pub checks: Vec<(usize, TerminalCheck, String)>,
+    /// Shipping-line last free days: row index, deadline, original row text.
+    pub deadlines: Vec<(usize, LineDeadline, String)>,
     pub quarantined: Vec<Quarantined>,
 }
 
@@ -98,14 +109,32 @@ pub fn read_file(path: &Path) -> Result<FeedBatch, FeedError> {
 /// reads it.
 ///
 /// Detection: a JSON array is a DCSA T&T 2.2 event list; a JSON object with an `events` array is
-/// a DCSA T&T 3.0 document. Anything else is [`FeedError::UnknownFormat`].
+/// a DCSA T&T 3.0 document; JSON objects one per line with container and terminal fields are
+/// terminal availability JSON lines; text whose header names a container and a terminal or a
+/// last free day is a terminal (or line deadline) CSV. Anything else is
+/// [`FeedError::UnknownFormat`].
 pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let first_line = std::str::from_utf8(&bytes[..bytes.len().min(64 * 1024)])
+        .unwrap_or_default()
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    if first == Some(b'{') && terminal::looks_like_terminal_jsonl(first_line) {
+        let t = terminal::read_jsonl(bytes, source_file)?;
+        return Ok(from_terminal(source_file, FeedFormat::TerminalJsonl, t));
+    }
     if !matches!(first, Some(b'[') | Some(b'{')) {
+        if terminal::looks_like_terminal_csv(first_line) {
+            let t = terminal::read_csv(bytes, source_file)?;
+            return Ok(from_terminal(source_file, FeedFormat::TerminalCsv, t));
+        }
         return Err(FeedError::UnknownFormat {
             source_file: source_file.to_string(),
-            detail: "expected a DCSA Track & Trace JSON document (an event array or {\"events\": [...]})".into(),
+            detail: "expected a DCSA Track & Trace JSON document (an event array or {\"events\": [...]}), \
+                     terminal availability JSON lines, or a terminal / line deadline CSV"
+                .into(),
         });
     }
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| FeedError::Json {
@@ -115,4 +144,16 @@ pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedErro
         message: e.to_string(),
     })?;
     dcsa::read_value(value, source_file)
+}
+
+fn from_terminal(source_file: &str, format: FeedFormat, t: terminal::TerminalBatch) -> FeedBatch {
+    FeedBatch {
+        source_file: source_file.to_string(),
+        format,
+        rows_read: t.rows_read,
+        events: Vec::new(),
+        checks: t.checks,
+        deadlines: t.deadlines,
+        quarantined: t.quarantined,
+    }
 }
