@@ -20,6 +20,7 @@ use crate::model::{Account, TransportEvent};
 use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
 use crate::store::{now as store_now, NewEvent, Store, StoreError};
+use crate::terminal_facts;
 
 /// Ingest failures of one file.
 #[derive(Debug, thiserror::Error)]
@@ -57,7 +58,7 @@ pub struct FileSummary {
 }
 
 /// Expands the paths given on the command line: files as they are, directories recursively
-/// (only `*.json` files, sorted by path).
+/// (only `*.json`, `*.jsonl`, `*.ndjson` and `*.csv` files, sorted by path).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
     let mut out = Vec::new();
     for p in paths {
@@ -84,10 +85,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     for p in entries {
         if p.is_dir() {
             walk(&p, out)?;
-        } else if p
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
+        } else if p.extension().is_some_and(|e| {
+            ["json", "jsonl", "ndjson", "csv"]
+                .iter()
+                .any(|x| e.eq_ignore_ascii_case(x))
+        }) {
             out.push(p);
         }
     }
@@ -133,6 +135,12 @@ pub async fn ingest_batch(
         .collect();
     store.upsert_events(account.id, &new).await?;
     store
+        .upsert_terminal_checks(account.id, &batch.source_file, &batch.checks)
+        .await?;
+    store
+        .upsert_line_deadlines(account.id, &batch.source_file, &batch.deadlines)
+        .await?;
+    store
         .insert_quarantine(account.id, &batch.quarantined)
         .await?;
 
@@ -143,6 +151,13 @@ pub async fn ingest_batch(
         containers.extend(e.row.container_number.clone());
         bills.extend(e.row.bill_of_lading.clone());
         bookings.extend(e.row.booking.clone());
+    }
+    for (_, c, _) in &batch.checks {
+        containers.insert(c.container_number.clone());
+    }
+    for (_, d, _) in &batch.deadlines {
+        containers.extend(d.container_number.clone());
+        bills.extend(d.bill_of_lading.clone());
     }
     let history = store
         .events_matching(
@@ -161,6 +176,26 @@ pub async fn ingest_batch(
     })
     .await
     .map_err(|e| IngestError::Worker(e.to_string()))??;
+    let mut derived = derived;
+    let numbers: Vec<String> = derived
+        .containers
+        .iter()
+        .map(|c| c.number.clone())
+        .collect();
+    let bls: Vec<String> = derived
+        .shipments
+        .iter()
+        .map(|s| s.bill_of_lading_number.clone())
+        .collect();
+    let (checks, deadlines) = store.terminal_facts(account.id, &numbers, &bls).await?;
+    let shipments: std::collections::HashMap<_, _> = derived
+        .shipments
+        .iter()
+        .map(|s| (s.id, s.clone()))
+        .collect();
+    for c in &mut derived.containers {
+        terminal_facts::apply(c, shipments.get(&c.shipment_id), &checks, &deadlines);
+    }
     let links: Vec<_> = derived
         .links
         .iter()

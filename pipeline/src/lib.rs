@@ -14,4 +14,5 @@ pub mod normalize;
 pub mod reference;
 pub mod status;
 pub mod store;
+pub mod terminal_facts;
 pub mod terminals;

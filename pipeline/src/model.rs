@@ -286,6 +286,10 @@ pub struct Container {
     pub pod_terminal_id: Option<Uuid>,
     /// Pickup facility id, when known.
     pub pickup_facility_id: Option<Uuid>,
+    /// Time of the latest actual movement event (UTC): terminal checks older than it do not
+    /// change `current_status`. Internal; not a `/v2` attribute.
+    #[serde(default)]
+    pub last_movement_at: Option<DateTime<Utc>>,
 }
 
 /// A shipment: one bill of lading (or, when that is all the feed gives, one booking), with every

@@ -242,6 +242,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
     let mut arrival_call = Vec::with_capacity(n);
     let mut booking = Vec::with_capacity(n);
     let mut eid = Vec::with_capacity(n);
+    let mut facility = Vec::with_capacity(n);
     for (e, k) in events.iter().zip(keys) {
         let Some(k) = k else { continue };
         let vessel_mode = matches!(
@@ -276,6 +277,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
         booking.push(e.booking.as_deref());
         eid.push(e.event_id.as_str());
+        facility.push(e.facility_code.as_deref());
     }
     df!(
         "key" => key,
@@ -298,6 +300,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         "arrival_call" => arrival_call,
         "booking" => booking,
         "eid" => eid,
+        "facility" => facility,
         "container" => container,
     )
 }
@@ -471,6 +474,13 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
         .agg([
             col("pod").first(),
             col("destination").first(),
+            last_where(
+                "facility",
+                col("arrival_call")
+                    .and(col("at_pod"))
+                    .and(col("facility").is_not_null()),
+            )
+            .alias("pod_facility"),
             last_where(
                 "at",
                 equipment("GTOT")
@@ -728,6 +738,7 @@ fn container_rows(
     let (arrived, discharged) = (c.time("pod_arrived_at")?, c.time("pod_discharged_at")?);
     let (full_out, empty_at) = (c.time("pod_full_out_at")?, c.time("empty_terminated_at")?);
     let empty_locode = c.str("empty_terminated_locode")?;
+    let pod_facility = c.str("pod_facility")?;
     let (destination, dest_full_out) = (
         c.str("destination")?,
         c.time("final_destination_full_out_at")?,
@@ -821,8 +832,14 @@ fn container_rows(
             import_deadlines: None,
             current_status: status::derive(last),
             pod_locode: owned(pod[i]),
-            pod_terminal_id: None,
+            pod_terminal_id: pod_facility[i].and_then(|code| {
+                crate::terminals::bundled()
+                    .resolve(pod[i], code)
+                    .ok()
+                    .map(|t| t.id)
+            }),
             pickup_facility_id: None,
+            last_movement_at: from_millis(l_at[i]),
         });
     }
     out.sort_by(|a, b| (a.shipment_id, &a.number).cmp(&(b.shipment_id, &b.number)));

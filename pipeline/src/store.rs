@@ -17,7 +17,9 @@ use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
 use crate::feeds::Quarantined;
-use crate::model::{Account, Container, Port, Shipment, TransportEvent};
+use crate::model::{
+    Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent,
+};
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -437,6 +439,145 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Upserts terminal availability checks (row index, check, original row text) read from
+    /// `source_file`. The same check (terminal, container, time) is stored once.
+    pub async fn upsert_terminal_checks(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        checks: &[(usize, TerminalCheck, String)],
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for chunk in checks.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
+                 source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
+                 raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
+                values_placeholders(chunk.len(), 10)
+            );
+            let mut q = sqlx::query(&sql);
+            for (index, c, raw) in chunk {
+                let id = crate::ids::scoped(
+                    account,
+                    "terminal_check",
+                    &[
+                        &c.terminal_id.to_string(),
+                        &c.container_number,
+                        &ts(c.checked_at),
+                    ],
+                );
+                q = q
+                    .bind(id.to_string())
+                    .bind(account.to_string())
+                    .bind(&c.container_number)
+                    .bind(c.terminal_id.to_string())
+                    .bind(&c.terminal_locode)
+                    .bind(ts(c.checked_at))
+                    .bind(source_file)
+                    .bind(*index as i64)
+                    .bind(raw)
+                    .bind(serde_json::to_string(c).unwrap_or_default());
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Upserts shipping-line deadlines (row index, deadline, original row text).
+    pub async fn upsert_line_deadlines(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        deadlines: &[(usize, LineDeadline, String)],
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for chunk in deadlines.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
+                 source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
+                 WHERE line_deadlines.body <> excluded.body",
+                values_placeholders(chunk.len(), 9)
+            );
+            let mut q = sqlx::query(&sql);
+            for (index, d, raw) in chunk {
+                let key = d
+                    .container_number
+                    .clone()
+                    .or_else(|| d.bill_of_lading.clone())
+                    .unwrap_or_default();
+                let id = crate::ids::scoped(
+                    account,
+                    "line_deadline",
+                    &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
+                );
+                q = q
+                    .bind(id.to_string())
+                    .bind(account.to_string())
+                    .bind(&d.container_number)
+                    .bind(&d.bill_of_lading)
+                    .bind(ts(d.issued_at))
+                    .bind(source_file)
+                    .bind(*index as i64)
+                    .bind(raw)
+                    .bind(serde_json::to_string(d).unwrap_or_default());
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Terminal checks and line deadlines of `account` for these containers and bills of lading.
+    pub async fn terminal_facts(
+        &self,
+        account: Uuid,
+        containers: &[String],
+        bills_of_lading: &[String],
+    ) -> Result<(Vec<TerminalCheck>, Vec<LineDeadline>)> {
+        let mut checks = Vec::new();
+        let mut deadlines = Vec::new();
+        for chunk in containers.chunks(CHUNK) {
+            let list = in_list(2, chunk.len());
+            for (table, is_check) in [("terminal_checks", true), ("line_deadlines", false)] {
+                let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
+                let mut q = sqlx::query(&sql).bind(account.to_string());
+                for c in chunk {
+                    q = q.bind(c);
+                }
+                for row in q.fetch_all(&self.pool).await? {
+                    let id: String = row.try_get("id")?;
+                    let body: String = row.try_get("body")?;
+                    if is_check {
+                        checks.push(from_json(&body, "terminal check", &id)?);
+                    } else {
+                        deadlines.push(from_json(&body, "line deadline", &id)?);
+                    }
+                }
+            }
+        }
+        for chunk in bills_of_lading.chunks(CHUNK) {
+            let sql = format!(
+                "SELECT id, body FROM line_deadlines WHERE account_id = $1 AND container_number IS NULL \
+                 AND bill_of_lading IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for b in chunk {
+                q = q.bind(b);
+            }
+            for row in q.fetch_all(&self.pool).await? {
+                let id: String = row.try_get("id")?;
+                deadlines.push(from_json(
+                    &row.try_get::<String, _>("body")?,
+                    "line deadline",
+                    &id,
+                )?);
+            }
+        }
+        Ok((checks, deadlines))
     }
 
     /// All stored events of `account` that name one of the containers, bills of lading or

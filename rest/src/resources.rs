@@ -625,6 +625,7 @@ mod tests {
             pod_locode: Some("USLAX".into()),
             pod_terminal_id: Some(Uuid::from_u128(7)),
             pickup_facility_id: None,
+            last_movement_at: None,
         }
     }
 
