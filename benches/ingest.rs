@@ -19,6 +19,10 @@ use teu_pipeline::normalize::{self, Refs};
 use teu_pipeline::reference;
 use uuid::Uuid;
 
+/// The same allocator as the `teu` binary.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn feed(min_events: usize) -> Vec<Vec<u8>> {
     let mut shipments = min_events / 80;
     loop {
@@ -68,7 +72,12 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("ingest");
     group.sample_size(10);
-    group.measurement_time(Duration::from_secs(60));
+    group.measurement_time(Duration::from_secs(
+        std::env::var("TEU_BENCH_SECONDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60),
+    ));
     group.throughput(Throughput::Elements(events));
     group.bench_function("read", |b| b.iter(|| read_all(&files)));
     group.bench_function("derive", |b| {

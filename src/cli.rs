@@ -32,7 +32,8 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Serve `/v2` and `/graphql` (GraphiQL on GET /graphql).
     Serve(ServeArgs),
-    /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations).
+    /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations) with the
+    /// terminal availability, line deadline and rail feeds that go with it.
     Generate(GenerateArgs),
 }
 

@@ -138,8 +138,13 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         events_per_file: args.events_per_file,
     };
     let files = teu_pipeline::generate::generate(&opts);
-    let paths = teu_pipeline::generate::write_to_dir(&files, &args.out_dir)
+    let mut paths = teu_pipeline::generate::write_to_dir(&files, &args.out_dir)
         .with_context(|| format!("writing to {}", args.out_dir.display()))?;
+    for (name, content) in teu_pipeline::generate_terminal::extra_feeds(&files, args.seed).files {
+        let path = args.out_dir.join(name);
+        std::fs::write(&path, content).with_context(|| format!("writing {}", path.display()))?;
+        paths.push(path);
+    }
     println!(
         "wrote {} events in {} files to {}",
         teu_pipeline::generate::event_count(&files),

@@ -46,6 +46,7 @@ on_both_backends!(
     wrong_files_are_quarantined_row_by_row,
     reingest_changes_nothing,
     graphql_matches_rest,
+    terminal_and_rail_fields_over_both_apis,
 );
 
 /// Every container attribute of spec/interface.md, with the JSON kinds it may take.
@@ -822,4 +823,123 @@ async fn serve_demo_prints_a_key_and_serves_the_bundled_data() {
         .to_string();
     let (_, again) = server.get("/v2/containers", Some(&key)).await;
     assert_eq!(again["meta"], doc["meta"]);
+}
+
+async fn terminal_and_rail_fields_over_both_apis(db: &TestDb) {
+    let key = db.create_account("terminals");
+    // `teu generate` writes terminal checks (CSV and JSON lines), line deadlines and rail legs
+    // beside the DCSA feed.
+    let feed = generated_feed(80, 2026);
+    let out = db.ingest("terminals", &[feed.path().to_path_buf()]);
+    let got = summaries(&out);
+    let by_name = |n: &str| {
+        got.iter()
+            .find(|g| g.0 == n)
+            .unwrap_or_else(|| panic!("{n} in {out}"))
+    };
+    for name in [
+        "terminal-checks.csv",
+        "terminal-checks.jsonl",
+        "line-deadlines.csv",
+        "rail-events.json",
+    ] {
+        let (_, read, accepted, quarantined) = by_name(name);
+        assert!(
+            *read > 0 && read == accepted && *quarantined == 0,
+            "{name}: {out}"
+        );
+    }
+    let server = Server::start(db, &[]);
+    let mut all = Vec::new();
+    let mut page = 1;
+    loop {
+        let (_, d) = server
+            .get(
+                &format!("/v2/containers?page[number]={page}&page[size]=100"),
+                Some(&key),
+            )
+            .await;
+        all.extend(d["data"].as_array().unwrap().iter().cloned());
+        if d["links"]["next"].is_null() {
+            break;
+        }
+        page += 1;
+    }
+    let attr = |c: &Value, f: &str| c["attributes"][f].clone();
+    let known: Vec<&Value> = all
+        .iter()
+        .filter(|c| attr(c, "availability_known") == true)
+        .collect();
+    assert!(!known.is_empty(), "terminal checks reached containers");
+    for c in &known {
+        assert!(!attr(c, "terminal_checked_at").is_null());
+        assert!(!attr(c, "location_at_pod_terminal").is_null());
+        let d = attr(c, "import_deadlines");
+        assert!(d["pickup_lfd_terminal"].is_string(), "{d}");
+        assert_eq!(
+            attr(c, "pickup_lfd"),
+            if d["pickup_lfd_line"].is_string() {
+                d["pickup_lfd_line"].clone()
+            } else if d["pickup_lfd_rail"].is_string() {
+                d["pickup_lfd_rail"].clone()
+            } else {
+                d["pickup_lfd_terminal"].clone()
+            }
+        );
+        assert!(!c["relationships"]["pod_terminal"]["data"].is_null());
+    }
+    assert!(all.iter().all(
+        |c| attr(c, "availability_known") == true || attr(c, "available_for_pickup").is_null()
+    ));
+    let statuses: HashSet<String> = known
+        .iter()
+        .map(|c| attr(c, "current_status").as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        statuses.iter().any(
+            |s| ["available", "not_available", "picked_up", "empty_returned"].contains(&s.as_str())
+        ),
+        "{statuses:?}"
+    );
+    let railed: Vec<&Value> = all
+        .iter()
+        .filter(|c| attr(c, "pod_rail_carrier_scac").is_string())
+        .collect();
+    assert!(!railed.is_empty(), "rail legs reached containers");
+    for c in &railed {
+        assert!(["UPRR", "BNSF", "CSXT", "NSRR"]
+            .contains(&attr(c, "pod_rail_carrier_scac").as_str().unwrap()));
+        assert!(attr(c, "final_destination_timezone").is_string());
+        assert!(attr(c, "ind_eta_at").is_string() || attr(c, "ind_ata_at").is_string());
+    }
+    // GraphQL gives the same values for a container with terminal data.
+    let c = known[0];
+    let (_, g) = server
+        .graphql(
+            Some(&key),
+            "query($id: ID!) { container(id: $id) { availabilityKnown availableForPickup currentStatus locationAtPodTerminal
+                holdsAtPodTerminal { name status } feesAtPodTerminal { type amount currencyCode }
+                importDeadlines { pickupLfdTerminal pickupLfdLine } } }",
+            serde_json::json!({"id": c["id"]}),
+        )
+        .await;
+    let n = &g["data"]["container"];
+    assert_eq!(n["availabilityKnown"], true, "{g}");
+    assert_eq!(n["availableForPickup"], attr(c, "available_for_pickup"));
+    assert_eq!(
+        n["currentStatus"].as_str().unwrap().to_lowercase(),
+        attr(c, "current_status").as_str().unwrap()
+    );
+    assert_eq!(
+        n["locationAtPodTerminal"],
+        attr(c, "location_at_pod_terminal")
+    );
+    assert_eq!(
+        n["holdsAtPodTerminal"].as_array().unwrap().len(),
+        attr(c, "holds_at_pod_terminal").as_array().unwrap().len()
+    );
+    assert_eq!(
+        n["feesAtPodTerminal"].as_array().unwrap().len(),
+        attr(c, "fees_at_pod_terminal").as_array().unwrap().len()
+    );
 }

@@ -48,7 +48,7 @@ pub struct FileSummary {
     pub format: FeedFormat,
     /// Rows found in the file.
     pub rows_read: usize,
-    /// Rows stored as events.
+    /// Rows stored (events, terminal checks, line deadlines).
     pub accepted: usize,
     /// Rows quarantined, each with file, index, JSON pointer and reason.
     pub quarantined: Vec<Quarantined>,
@@ -208,7 +208,7 @@ pub async fn ingest_batch(
         file: batch.source_file,
         format: batch.format,
         rows_read: batch.rows_read,
-        accepted: batch.events.len(),
+        accepted: batch.events.len() + batch.checks.len() + batch.deadlines.len(),
         quarantined: batch.quarantined,
         shipments: derived.shipments.len(),
         containers: derived.containers.len(),

@@ -6,6 +6,7 @@
 
 pub mod feeds;
 pub mod generate;
+pub mod generate_terminal;
 pub mod ids;
 pub mod ingest;
 pub mod iso6346;

@@ -145,9 +145,24 @@ impl Problem {
 
 type Parsed = Result<EventRow, Problem>;
 
+/// Looks up a JSON pointer (RFC 6901, without `~` escapes, which DCSA field names never need)
+/// without allocating: `serde_json::Value::pointer` unescapes every token, which showed up as a
+/// tenth of the reader's time in profiles.
+fn at<'a>(v: &'a Value, pointer: &str) -> Option<&'a Value> {
+    let mut cur = v;
+    for token in pointer.split('/').skip(1) {
+        cur = match cur {
+            Value::Object(map) => map.get(token)?,
+            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
 /// Looks up a JSON pointer and returns a non-empty string there.
 fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
-    v.pointer(pointer)
+    at(v, pointer)
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -159,7 +174,7 @@ fn string_at(v: &Value, pointer: &str) -> Option<String> {
 
 /// A required string at `pointer`; a clear problem when it is missing or not a string.
 fn required_str<'a>(v: &'a Value, pointer: &str) -> Result<&'a str, Problem> {
-    match v.pointer(pointer) {
+    match at(v, pointer) {
         None | Some(Value::Null) => Err(Problem::new(
             pointer,
             format!("{} is missing", field(pointer)),
@@ -208,7 +223,7 @@ fn date_time(v: &Value, pointer: &str) -> Result<DateTime<Utc>, Problem> {
 }
 
 fn optional_date_time(v: &Value, pointer: &str) -> Result<Option<DateTime<Utc>>, Problem> {
-    match v.pointer(pointer) {
+    match at(v, pointer) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => date_time(v, pointer).map(Some),
     }
@@ -397,8 +412,7 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         facility_code: string_at(e, "/eventLocation/facilityCode")
             .or_else(|| string_at(e, "/transportCall/facilityCode")),
         mode_of_transport: string_at(e, "/transportCall/modeOfTransport"),
-        transport_call_sequence: e
-            .pointer("/transportCall/transportCallSequenceNumber")
+        transport_call_sequence: at(e, "/transportCall/transportCallSequenceNumber")
             .and_then(Value::as_i64),
         vessel_imo: imo(e, "/transportCall/vessel/vesselIMONumber")?,
         vessel_name: string_at(e, "/transportCall/vessel/vesselName"),
@@ -541,8 +555,7 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
         location_name: string_at(e, "/eventLocation/locationName"),
         facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
         mode_of_transport: string_at(e, &format!("{tc}/modeOfTransport")),
-        transport_call_sequence: e
-            .pointer(&format!("{tc}/transportCallSequenceNumber"))
+        transport_call_sequence: at(e, &format!("{tc}/transportCallSequenceNumber"))
             .and_then(Value::as_i64),
         vessel_imo: imo(e, &format!("{tc}/vesselTransport/vesselIMONumber"))?,
         vessel_name: string_at(e, &format!("{tc}/vesselTransport/vesselName")),
@@ -569,9 +582,8 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
     ) {
         apply_document(&mut row, t, v);
     }
-    if let Some(refs) = e
-        .pointer("/shipmentDetails/additionalDocumentReferences")
-        .and_then(Value::as_array)
+    if let Some(refs) =
+        at(e, "/shipmentDetails/additionalDocumentReferences").and_then(Value::as_array)
     {
         for r in refs {
             if let (Some(t), Some(v)) = (str_at(r, "/typeCode"), str_at(r, "/reference")) {

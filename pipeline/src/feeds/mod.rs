@@ -102,7 +102,17 @@ pub fn read_file(path: &Path) -> Result<FeedBatch, FeedError> {
         path: path.to_path_buf(),
         source,
     })?;
-    read_bytes(&bytes, &path.display().to_string())
+    let name = path.display().to_string();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    // An empty terminal file is a valid file with no rows; its extension says which kind.
+    if bytes.iter().all(u8::is_ascii_whitespace) && matches!(ext.as_str(), "jsonl" | "ndjson") {
+        let t = terminal::read_jsonl(&bytes, &name)?;
+        return Ok(from_terminal(&name, FeedFormat::TerminalJsonl, t));
+    }
+    read_bytes(&bytes, &name)
 }
 
 /// Detects the format of `bytes` (named `source_file` in errors and quarantine records) and
