@@ -29,7 +29,8 @@ fn demo_dir() -> PathBuf {
         .join("dcsa")
 }
 
-/// The generated part of the demo data: enough shipments that the lists have pages to turn.
+/// The generated part of the demo data: enough shipments that the lists have pages to turn,
+/// with terminal checks, line deadlines and rail legs (see `teu_pipeline::generate_terminal`).
 pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
     shipments: 80,
     seed: 2026,
@@ -75,10 +76,19 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");
         }
-        for file in teu_pipeline::generate::generate(&DEMO_GENERATED) {
+        let generated = teu_pipeline::generate::generate(&DEMO_GENERATED);
+        let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, DEMO_GENERATED.seed);
+        for file in generated {
             let value = serde_json::Value::Array(file.events);
+            let name = format!("generated:{}", file.name);
+            let batch = teu_pipeline::feeds::dcsa::read_value(value, &name)?;
+            let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
+            crate::commands::print_summary(&summary, false);
+        }
+        // Terminal availability, line deadlines and rail legs for the generated containers.
+        for (name, content) in extra.files {
             let batch =
-                teu_pipeline::feeds::dcsa::read_value(value, &format!("generated:{}", file.name))?;
+                teu_pipeline::feeds::read_bytes(content.as_bytes(), &format!("generated:{name}"))?;
             let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
             crate::commands::print_summary(&summary, false);
         }

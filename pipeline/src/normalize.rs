@@ -142,7 +142,14 @@ pub fn derive(
     let with_route = with_ports
         .clone()
         .join(
-            destinations(with_ports),
+            beyond_the_port(
+                destinations(with_ports)
+                    .collect()
+                    .map_err(stage("destinations"))?,
+                refs,
+            )
+            .map_err(stage("destinations"))?
+            .lazy(),
             [col("key")],
             [col("key")],
             JoinArgs::new(JoinType::Left),
@@ -389,9 +396,43 @@ fn destinations(frame: LazyFrame) -> LazyFrame {
         .and(col("at_pod").not())
         .and(col("at_pol").not())
         .and(after_pod_arrival);
-    sorted(frame, BY_EVENT_TIME)
-        .group_by([col("key")])
-        .agg([last_where("locode", inland).alias("destination")])
+    sorted(frame, BY_EVENT_TIME).group_by([col("key")]).agg([
+        col("pod").first(),
+        last_where("locode", inland).alias("destination"),
+    ])
+}
+
+/// How far from the POD a place must be to count as an inland destination: closer places
+/// (another UN/LOCODE of the same port area, such as Newark for New York) are the port itself.
+const INLAND_KM: f64 = 50.0;
+
+/// Drops destinations within [`INLAND_KM`] of the POD (great-circle distance between the ports'
+/// coordinates; a place without coordinates is kept).
+fn beyond_the_port(df: DataFrame, refs: &Refs<'_>) -> PolarsResult<DataFrame> {
+    let c = Cols(&df);
+    let (keys, pods, dests) = (c.str("key")?, c.str("pod")?, c.str("destination")?);
+    let coords = |l: Option<&str>| {
+        l.and_then(|l| refs.ports.get(l))
+            .and_then(|p| Some((p.latitude?, p.longitude?)))
+    };
+    let kept: Vec<Option<&str>> = pods
+        .iter()
+        .zip(&dests)
+        .map(|(pod, dest)| match (coords(*pod), coords(*dest)) {
+            (Some(a), Some(b)) if haversine_km(a, b) < INLAND_KM => None,
+            _ => *dest,
+        })
+        .collect();
+    df!("key" => keys, "destination" => kept)
+}
+
+/// Great-circle distance in kilometres between two (latitude, longitude) points in degrees.
+fn haversine_km((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = p2 - p1;
+    let dl = (lon2 - lon1).to_radians();
+    let h = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * 6371.0 * h.sqrt().asin()
 }
 
 /// Step 3: shipment fields.
