@@ -48,6 +48,7 @@ pub fn app(store: Store) -> Router {
     Router::new()
         .nest("/v2", teu_rest::router(state))
         .merge(graphql)
+        .fallback(not_found)
         .layer(CompressionLayer::new())
         .layer(CorsLayer::permissive())
         .layer(TimeoutLayer::with_status_code(
@@ -57,6 +58,18 @@ pub fn app(store: Store) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// Any path outside `/v2` and `/graphql`: a JSON:API 404.
+async fn not_found(uri: axum::http::Uri) -> Response {
+    teu_rest::error_response(
+        StatusCode::NOT_FOUND,
+        "Not Found",
+        &format!(
+            "No route for {}: teu serves /v2/... and /graphql.",
+            uri.path()
+        ),
+    )
 }
 
 /// GET /graphql serves the GraphiQL page (no data); every other request needs an API key.

@@ -481,6 +481,9 @@ async fn auth_and_parameter_errors(db: &TestDb) {
         assert_eq!(e["source"]["parameter"], parameter, "{query}: {body}");
         assert!(!e["detail"].as_str().unwrap_or_default().is_empty());
     }
+    let (status, body) = server.get("/nowhere", None).await;
+    assert_eq!(status, 404);
+    assert_eq!(body["errors"][0]["status"], "404");
     let (status, body) = server.get("/v2/containers/not-a-uuid", Some(&key)).await;
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["errors"][0]["status"], "404");
