@@ -7,6 +7,7 @@
 pub mod feeds;
 pub mod generate;
 pub mod ids;
+pub mod infer;
 pub mod ingest;
 pub mod iso6346;
 pub mod model;
