@@ -34,6 +34,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations).
     Generate(GenerateArgs),
+    /// Infer number type, validity and shipping line (SCAC) for every number of a file or
+    /// stdin; one output row per input row, in input order.
+    Infer(crate::infer_cmd::InferArgs),
 }
 
 #[derive(Debug, Subcommand)]

@@ -49,9 +49,7 @@ async fn env() -> Env {
     add_synthetic(&store, &a).await;
     let app = Router::new().nest(
         "/v2",
-        router(RestState {
-            store: store.clone(),
-        }),
+        router(RestState::new(store.clone())),
     );
     Env {
         _dir: dir,

@@ -172,3 +172,18 @@ pub fn infer_all<'a>(
         .map(|n| scorer.score(n, history, &mut buf))
         .collect()
 }
+
+/// [`infer_column`] over a slice of numbers (builds the string column first), for callers that
+/// do not use polars themselves.
+///
+/// # Errors
+///
+/// As [`infer_column`] (never for a string column).
+pub fn infer_strs(
+    scorer: &Scorer,
+    numbers: &[&str],
+    history: &History,
+) -> PolarsResult<DataFrame> {
+    let column = Column::new("number".into(), numbers);
+    infer_column(scorer, &column, history)
+}

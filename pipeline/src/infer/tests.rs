@@ -250,3 +250,44 @@ fn column_path_matches_single_path_in_order() {
     assert!(get("reason")[1].as_deref().unwrap().contains("empty"));
     assert!(get("reason")[5].as_deref().unwrap().contains("'?'"));
 }
+
+/// Calibration on `data/calibration/labelled-numbers.csv`: real numbers with the line that
+/// carried them, from public material (sources in the file). Among auto_select answers at
+/// least 95% must be right; the figures go to the README.
+#[test]
+fn calibration_on_public_labelled_numbers() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/calibration/labelled-numbers.csv");
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let (mut total, mut types_right) = (0, 0);
+    let (mut auto, mut auto_right) = (0, 0);
+    let (mut confirm, mut confirm_holds) = (0, 0);
+    let mut none = 0;
+    for record in reader.records() {
+        let record = record.unwrap();
+        let (number, number_type, scac) = (&record[0], &record[1], &record[2]);
+        let r = infer(number, empty());
+        total += 1;
+        types_right += usize::from(r.number_type.as_str() == number_type);
+        let holds = r.shipping_line.candidates.iter().any(|c| c.scac == scac);
+        match r.shipping_line.decision {
+            Decision::AutoSelect => {
+                auto += 1;
+                auto_right += usize::from(r.shipping_line.selected.unwrap().scac == scac);
+            }
+            Decision::NeedsConfirmation => {
+                confirm += 1;
+                confirm_holds += usize::from(holds);
+            }
+            Decision::NoPrediction => none += 1,
+        }
+    }
+    eprintln!(
+        "calibration: {total} numbers; number type right {types_right}; auto_select {auto} \
+         ({auto_right} right); needs_confirmation {confirm} ({confirm_holds} hold the line); \
+         no_prediction {none}"
+    );
+    assert!(total >= 7);
+    assert_eq!(types_right, total);
+    assert!(auto_right * 100 >= auto * 95, "{auto_right}/{auto}");
+}
