@@ -40,7 +40,7 @@ fn numbers(n: usize) -> Vec<String> {
             7 => {
                 let mut s = base.to_lowercase();
                 s.insert(4, ' ');
-                s.push_str("-");
+                s.push('-');
                 s
             }
             8 if base.len() == 11 => {

@@ -71,16 +71,16 @@ pub async fn run(database_url: &str, args: InferArgs) -> Result<ExitCode> {
         Box::new(File::open(&args.input).with_context(|| format!("opening {}", args.input))?)
     };
     let output: Box<dyn Write> = match &args.output {
-        Some(p) => {
-            Box::new(File::create(p).with_context(|| format!("creating {}", p.display()))?)
-        }
+        Some(p) => Box::new(File::create(p).with_context(|| format!("creating {}", p.display()))?),
         None => Box::new(io::stdout().lock()),
     };
     let bar = if io::stderr().is_terminal() {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {human_pos} numbers ({per_sec})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {human_pos} numbers ({per_sec})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar
     } else {
@@ -158,7 +158,11 @@ pub fn infer_stream<R: BufRead, W: Write>(
             }
         }
         row += 1;
-        let scored = scorer.score(if unreadable.is_some() { "" } else { &raw }, history, &mut buf);
+        let scored = scorer.score(
+            if unreadable.is_some() { "" } else { &raw },
+            history,
+            &mut buf,
+        );
         let mut result = scorer.to_inference(buf.clone(), &scored);
         if let Some(reason) = unreadable {
             result.validation.is_valid = Some(false);
@@ -216,6 +220,7 @@ pub fn infer_stream<R: BufRead, W: Write>(
 }
 
 /// Where results go: a CSV writer or the raw output for NDJSON.
+#[allow(clippy::large_enum_variant)] // one per run
 enum Sink<W: Write> {
     Csv(csv::Writer<W>),
     Ndjson(W),
@@ -242,7 +247,10 @@ fn field(line: &str, column: usize) -> Result<String, String> {
     if column == 0 && !line.contains(['"', ',']) {
         return Ok(line.to_string());
     }
-    Ok(csv_fields(line)?.into_iter().nth(column).unwrap_or_default())
+    Ok(csv_fields(line)?
+        .into_iter()
+        .nth(column)
+        .unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -269,18 +277,33 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 5, "{out}");
         assert!(lines[0].starts_with("row,number,normalized,number_type"));
-        assert!(lines[1].starts_with("1,APZU4812090,APZU4812090,container,true,container,true,,auto_select,CMDU,0.97,"));
-        assert!(lines[2].starts_with("2,,,bill_of_lading,false"), "{}", lines[2]);
+        assert!(lines[1].starts_with(
+            "1,APZU4812090,APZU4812090,container,true,container,true,,auto_select,CMDU,0.97,"
+        ));
+        assert!(
+            lines[2].starts_with("2,,,bill_of_lading,false"),
+            "{}",
+            lines[2]
+        );
         // A stray quote: read leniently, reported invalid in its own row.
-        assert!(lines[3].starts_with("3,bad,BAD,bill_of_lading,false"), "{}", lines[3]);
+        assert!(
+            lines[3].starts_with("3,bad,BAD,bill_of_lading,false"),
+            "{}",
+            lines[3]
+        );
         assert!(lines[4].starts_with("4,MEDU1234567,MEDU1234567,bill_of_lading,true"));
     }
 
     #[test]
     fn header_picks_the_number_column() {
-        let out = run("ref,number\na,TGHU1234567\nb,MAEU123456789\n", Format::Ndjson);
-        let rows: Vec<serde_json::Value> =
-            out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let out = run(
+            "ref,number\na,TGHU1234567\nb,MAEU123456789\n",
+            Format::Ndjson,
+        );
+        let rows: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0]["row"], 1);
         assert_eq!(rows[0]["input"], "TGHU1234567");

@@ -68,7 +68,10 @@ async fn infer(server: &Server, key: &str, number: &str) -> Value {
 async fn infer_number_answers(db: &TestDb) {
     let key = db.create_account("acme");
     let feed = generated_feed(40, 11);
-    db.ingest("acme", &[data("dcsa/tnt-220-response.json"), feed.path().into()]);
+    db.ingest(
+        "acme",
+        &[data("dcsa/tnt-220-response.json"), feed.path().into()],
+    );
     let other = db.create_account("other");
     let server = Server::start(db, &[]);
 
@@ -82,7 +85,9 @@ async fn infer_number_answers(db: &TestDb) {
     assert!(a["validation"].get("reason").is_none());
     assert_eq!(a["shipping_line"]["decision"], "auto_select");
     assert_eq!(a["shipping_line"]["selected"]["scac"], "CMDU");
-    let top = a["shipping_line"]["selected"]["confidence"].as_f64().unwrap();
+    let top = a["shipping_line"]["selected"]["confidence"]
+        .as_f64()
+        .unwrap();
     assert!((0.95..=1.0).contains(&top), "{top}");
 
     // An invalid number is still a 200, with the reason.

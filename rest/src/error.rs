@@ -260,10 +260,8 @@ impl ApiError {
             title: status.canonical_reason().unwrap_or("Error").to_string(),
             detail: Some(detail),
             code: Some(code.to_string()),
-            source: (parameter.is_some() || pointer.is_some()).then_some(ErrorSource {
-                parameter,
-                pointer,
-            }),
+            source: (parameter.is_some() || pointer.is_some())
+                .then_some(ErrorSource { parameter, pointer }),
         }
     }
 }

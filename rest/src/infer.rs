@@ -77,9 +77,10 @@ fn number_of(body: &[u8]) -> Result<String, ApiError> {
             "/number",
             "number is required: a container, bill of lading or booking number.",
         )),
-        Some(Value::String(s)) if s.trim().is_empty() => {
-            Err(ApiError::invalid_attribute("/number", "number must not be empty."))
-        }
+        Some(Value::String(s)) if s.trim().is_empty() => Err(ApiError::invalid_attribute(
+            "/number",
+            "number must not be empty.",
+        )),
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(ApiError::invalid_attribute(
             "/number",

@@ -70,10 +70,7 @@ pub fn router(state: RestState) -> Router {
         .route("/containers/{id}", get(routes::get_container))
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
-        .route(
-            "/tracking_requests/infer_number",
-            post(infer::infer_number),
-        )
+        .route("/tracking_requests/infer_number", post(infer::infer_number))
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)

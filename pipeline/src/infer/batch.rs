@@ -118,14 +118,14 @@ pub fn infer_column(
     let str_col = |name: &str, f: &dyn Fn(&Row) -> Option<&str>| {
         Column::new(
             name.into(),
-            index.iter().map(|i| f(at(i))).collect::<Vec<Option<&str>>>(),
+            index
+                .iter()
+                .map(|i| f(at(i)))
+                .collect::<Vec<Option<&str>>>(),
         )
     };
     let columns = vec![
-        Column::new(
-            "number".into(),
-            input.iter().collect::<Vec<Option<&str>>>(),
-        ),
+        Column::new("number".into(), input.iter().collect::<Vec<Option<&str>>>()),
         str_col("normalized", &|r| Some(r.normalized.as_str())),
         str_col("number_type", &|r| Some(r.number_type)),
         Column::new(
@@ -179,11 +179,7 @@ pub fn infer_all<'a>(
 /// # Errors
 ///
 /// As [`infer_column`] (never for a string column).
-pub fn infer_strs(
-    scorer: &Scorer,
-    numbers: &[&str],
-    history: &History,
-) -> PolarsResult<DataFrame> {
+pub fn infer_strs(scorer: &Scorer, numbers: &[&str], history: &History) -> PolarsResult<DataFrame> {
     let column = Column::new("number".into(), numbers);
     infer_column(scorer, &column, history)
 }

@@ -138,7 +138,12 @@ impl Scorer {
             let sisters = SISTER_LINES
                 .iter()
                 .find(|g| g.first() == Some(&scac))
-                .map(|g| g[1..].iter().filter_map(|s| by_scac.get(*s).copied()).collect())
+                .map(|g| {
+                    g[1..]
+                        .iter()
+                        .filter_map(|s| by_scac.get(*s).copied())
+                        .collect()
+                })
                 .unwrap_or_default();
             own_boxes.insert(key, (line, sisters));
         }
@@ -214,7 +219,9 @@ impl Scorer {
         let (number_type, is_valid, check_digit_passed, reason) = classify(self, s);
         let mut evidence: Vec<(Line<'a>, f64)> = Vec::new();
         let mut history_rows: Option<&'a Vec<(String, u64)>> = None;
-        let prefix = s.get(..4).filter(|p| p.bytes().all(|b| b.is_ascii_uppercase()));
+        let prefix = s
+            .get(..4)
+            .filter(|p| p.bytes().all(|b| b.is_ascii_uppercase()));
         match number_type {
             NumberType::Container => {
                 if let Some(p) = prefix {

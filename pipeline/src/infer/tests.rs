@@ -142,7 +142,11 @@ fn invalid_numbers_have_reasons() {
     // An invalid number may still get a prediction: a digit missing from a CMA CGM box.
     let r = infer("APZU481209", empty());
     assert_eq!(r.number_type, NumberType::Container);
-    assert!(r.validation.reason.unwrap().contains("must be 11 characters"));
+    assert!(r
+        .validation
+        .reason
+        .unwrap()
+        .contains("must be 11 characters"));
     assert_eq!(r.shipping_line.decision, Decision::NeedsConfirmation);
     assert_eq!(r.shipping_line.selected.unwrap().scac, "CMDU");
 }
@@ -239,12 +243,11 @@ fn column_path_matches_single_path_in_order() {
     let scac = get("scac");
     for (i, n) in numbers.iter().enumerate() {
         let r = infer(n.unwrap_or(""), empty());
-        assert_eq!(decision[i].as_deref(), Some(r.shipping_line.decision.as_str()));
         assert_eq!(
-            scac[i],
-            r.shipping_line.selected.map(|s| s.scac),
-            "row {i}"
+            decision[i].as_deref(),
+            Some(r.shipping_line.decision.as_str())
         );
+        assert_eq!(scac[i], r.shipping_line.selected.map(|s| s.scac), "row {i}");
     }
     assert_eq!(get("number")[1], None);
     assert!(get("reason")[1].as_deref().unwrap().contains("empty"));
