@@ -35,6 +35,9 @@ pub enum Command {
     /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations) with the
     /// terminal availability, line deadline and rail feeds that go with it.
     Generate(GenerateArgs),
+    /// Infer number type, validity and shipping line (SCAC) for every number of a file or
+    /// stdin; one output row per input row, in input order.
+    Infer(crate::infer_cmd::InferArgs),
 }
 
 #[derive(Debug, Subcommand)]

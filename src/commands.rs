@@ -17,6 +17,7 @@ const SHOWN_QUARANTINED: usize = 5;
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Generate(args) => generate(args),
+        Command::Infer(args) => crate::infer_cmd::run(&cli.database_url, args).await,
         Command::Accounts { command } => {
             let store = connect(&cli.database_url).await?;
             match command {

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod infer_cmd;
 mod serve;
 
 use clap::Parser;

@@ -40,9 +40,7 @@ pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::gen
 /// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
 /// compression, CORS and a timeout.
 pub fn app(store: Store) -> Router {
-    let state = RestState {
-        store: store.clone(),
-    };
+    let state = RestState::new(store.clone());
     let graphql = teu_graphql::router(teu_graphql::schema(store))
         .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
     Router::new()

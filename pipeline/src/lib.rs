@@ -8,6 +8,7 @@ pub mod feeds;
 pub mod generate;
 pub mod generate_terminal;
 pub mod ids;
+pub mod infer;
 pub mod ingest;
 pub mod iso6346;
 pub mod model;

@@ -47,12 +47,7 @@ async fn env() -> Env {
     // B holds only the first sample: same numbers, different (account-scoped) ids.
     ingest_file(&store, &b, &data.join(FILES[0])).await.unwrap();
     add_synthetic(&store, &a).await;
-    let app = Router::new().nest(
-        "/v2",
-        router(RestState {
-            store: store.clone(),
-        }),
-    );
+    let app = Router::new().nest("/v2", router(RestState::new(store.clone())));
     Env {
         _dir: dir,
         store,

@@ -94,6 +94,9 @@ fn document_response(status: StatusCode, error: ErrorObject) -> Response {
 /// | [`ApiError::UnsupportedParameter`] | 400, `source.parameter` set | `unsupported_parameter` |
 /// | [`ApiError::NotFound`] | 404 | `not_found` |
 /// | [`ApiError::MethodNotAllowed`] | 405 | `method_not_allowed` |
+/// | [`ApiError::MalformedBody`] | 400 | `malformed_body` |
+/// | [`ApiError::InvalidAttribute`] | 422, `source.pointer` set | `invalid_attribute` |
+/// | [`ApiError::RateLimited`] | 429 (with `Retry-After` seconds) | `rate_limited` |
 /// | [`ApiError::Store`], database unreachable / pool exhausted | 503 | `service_unavailable` |
 /// | [`ApiError::Store`], anything else | 500 | `internal_error` |
 ///
@@ -137,6 +140,29 @@ pub enum ApiError {
         /// The request's method.
         method: String,
     },
+    /// The request body is not a JSON document of the expected kind (not JSON, not an object).
+    #[error("malformed body: {detail}")]
+    MalformedBody {
+        /// What is wrong with the body.
+        detail: String,
+    },
+    /// A member of the request document is missing or has a value teu cannot accept.
+    #[error("invalid attribute {pointer}: {detail}")]
+    InvalidAttribute {
+        /// JSON pointer to the member at fault, e.g. `/number` or `/data/attributes/scac`.
+        pointer: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// The account has used up its request allowance for this operation (spec: Limits).
+    #[error("rate limit exceeded; retry after {retry_after} s")]
+    RateLimited {
+        /// Whole seconds until a request will be accepted again (at least 1); sent as
+        /// `Retry-After`.
+        retry_after: u64,
+        /// The allowance, for the detail text: `200 requests per minute`.
+        limit: String,
+    },
     /// The store failed; see [`is_unavailable`] for which failures are 503.
     #[error("store: {0}")]
     Store(#[from] StoreError),
@@ -147,6 +173,14 @@ impl ApiError {
     pub fn invalid(parameter: &str, detail: impl Into<String>) -> Self {
         ApiError::InvalidParameter {
             parameter: parameter.to_string(),
+            detail: detail.into(),
+        }
+    }
+
+    /// Shorthand for [`ApiError::InvalidAttribute`].
+    pub fn invalid_attribute(pointer: &str, detail: impl Into<String>) -> Self {
+        ApiError::InvalidAttribute {
+            pointer: pointer.to_string(),
             detail: detail.into(),
         }
     }
@@ -168,6 +202,9 @@ impl ApiError {
             }
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::MalformedBody { .. } => StatusCode::BAD_REQUEST,
+            ApiError::InvalidAttribute { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Store(e) if is_unavailable(e) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -176,6 +213,10 @@ impl ApiError {
     /// The JSON:API error object of this error (what the response body holds).
     pub fn to_object(&self) -> ErrorObject {
         let status = self.status();
+        let pointer = match self {
+            ApiError::InvalidAttribute { pointer, .. } => Some(pointer.clone()),
+            _ => None,
+        };
         let (detail, code, parameter) = match self {
             ApiError::Unauthorized { detail } => (detail.clone(), "unauthorized", None),
             ApiError::InvalidParameter { parameter, detail } => {
@@ -190,6 +231,17 @@ impl ApiError {
             ApiError::MethodNotAllowed { method } => (
                 format!("The method {method} is not allowed for this resource."),
                 "method_not_allowed",
+                None,
+            ),
+            ApiError::MalformedBody { detail } => (detail.clone(), "malformed_body", None),
+            ApiError::InvalidAttribute { detail, .. } => {
+                (detail.clone(), "invalid_attribute", None)
+            }
+            ApiError::RateLimited { retry_after, limit } => (
+                format!(
+                    "Rate limit of {limit} exceeded for this account; retry after {retry_after} seconds."
+                ),
+                "rate_limited",
                 None,
             ),
             ApiError::Store(_) if status == StatusCode::SERVICE_UNAVAILABLE => (
@@ -208,10 +260,8 @@ impl ApiError {
             title: status.canonical_reason().unwrap_or("Error").to_string(),
             detail: Some(detail),
             code: Some(code.to_string()),
-            source: parameter.map(|p| ErrorSource {
-                parameter: Some(p),
-                pointer: None,
-            }),
+            source: (parameter.is_some() || pointer.is_some())
+                .then_some(ErrorSource { parameter, pointer }),
         }
     }
 }
@@ -224,6 +274,11 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %e, status = status.as_u16(), "store failure while serving /v2");
         }
         let mut response = document_response(status, self.to_object());
+        if let ApiError::RateLimited { retry_after, .. } = &self {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,

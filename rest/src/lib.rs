@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod infer;
 pub mod pagination;
 pub mod query;
 pub mod resources;
@@ -29,17 +30,31 @@ use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::{from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use teu_pipeline::store::Store;
 
 pub use error::{error_response, ApiError};
 
-/// Shared state of the `/v2` routes: the store. Cheap to clone (the store is a pool handle).
+/// Shared state of the `/v2` routes: the store and the rate limiter of the infer operation.
+/// Cheap to clone (the store is a pool handle, the limiter shared).
 #[derive(Clone)]
 pub struct RestState {
     /// The account-scoped store every handler reads.
     pub store: Store,
+    /// Per-account limiter of `POST /tracking_requests/infer_number` (spec: Limits).
+    pub infer_limiter: infer::AccountLimiter,
+}
+
+impl RestState {
+    /// State over `store` with the spec's limit of
+    /// [`infer::INFER_REQUESTS_PER_MINUTE`] infer requests per minute per account.
+    pub fn new(store: Store) -> Self {
+        RestState {
+            store,
+            infer_limiter: infer::AccountLimiter::per_minute(infer::INFER_REQUESTS_PER_MINUTE),
+        }
+    }
 }
 
 /// The `/v2` routes (table in the crate documentation), to be nested by the binary:
@@ -55,6 +70,7 @@ pub fn router(state: RestState) -> Router {
         .route("/containers/{id}", get(routes::get_container))
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
+        .route("/tracking_requests/infer_number", post(infer::infer_number))
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)

@@ -1,0 +1,154 @@
+//! BIC container owner prefixes (`data/reference/bic-owner-prefixes.csv`) and which of them are
+//! a shipping line's own boxes.
+//!
+//! The file (freight-trust/documentation, MPL-2.0) has `prefix,owner,owner_abbreviation`, with
+//! some punctuation escaped by a backslash (`Ltd\.`), which is removed. A prefix belongs to a
+//! shipping line when its `owner_abbreviation` is one of [`OWNER_SCACS`]; the others are lessors
+//! (Triton, Textainer, Florens, …) or owners teu does not know as a line, whose boxes any line
+//! may operate.
+
+use std::collections::HashMap;
+
+/// File name of the BIC owner prefix list inside a reference data directory.
+pub const BIC_OWNER_PREFIXES_FILE: &str = "bic-owner-prefixes.csv";
+
+const BUNDLED_BIC_OWNERS: &str = include_str!("../../../data/reference/bic-owner-prefixes.csv");
+
+/// `owner_abbreviation` of `bic-owner-prefixes.csv` → SCAC of the line in
+/// `ocean-carriers.csv` that operates those boxes. Lines of the same group that share boxes
+/// are in [`SISTER_LINES`].
+pub const OWNER_SCACS: &[(&str, &str)] = &[
+    ("Maersk", "MAEU"),
+    ("SeaLand", "SEAU"),
+    ("CMA CGM", "CMDU"),
+    ("Hapag", "HLCU"),
+    ("ONE", "ONEY"),
+    ("MSC", "MSCU"),
+    ("Evergreen", "EGLV"),
+    ("ZIM", "ZIMU"),
+    ("GSL", "GOSU"),
+    ("COSCON", "COSU"),
+    ("WHL", "WHLC"),
+    ("Matson", "MATS"),
+    ("YML", "YMLU"),
+    ("PIL", "PCIU"),
+    ("OOCL", "OOLU"),
+    ("HMM", "HDMU"),
+    ("Crowley", "CLAM"),
+    ("Turkon", "TRKU"),
+    ("Swire", "CHVW"),
+    ("Westwood", "SSBF"),
+    ("Seaboard Marine", "SMLU"),
+    ("SM Line", "SMLM"),
+    ("KMTC", "KMTU"),
+    ("ICL", "IILU"),
+    ("Arkas", "ARKU"),
+    ("ACL", "ACLU"),
+    ("TSL", "TXZJ"),
+];
+
+/// Lines of one group that operate each other's boxes: a box of the first line may travel on
+/// a bill of lading of the others (Maersk with Sealand and Safmarine; CMA CGM with APL and
+/// ANL; COSCO with OOCL).
+pub const SISTER_LINES: &[&[&str]] = &[
+    &["MAEU", "SEAU", "SAFM", "SEJJ"],
+    &["CMDU", "APLU", "ANNU"],
+    &["COSU", "OOLU"],
+];
+
+/// Words in an owner name that mark a container lessor.
+const LESSOR_WORDS: &[&str] = &[
+    "triton",
+    "textainer",
+    "florens",
+    "container applications",
+    "cai ",
+    "seaco",
+    "beacon",
+    "seacube",
+    "touax",
+    "tal international",
+    "cronos",
+    "dong fang",
+    "ues ",
+    "blue sky",
+    "seacastle",
+    "caru",
+    "interpool",
+    "trencor",
+    "leasing",
+    "lease",
+];
+
+/// Who owns boxes with one BIC owner prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BicOwner {
+    /// The 4-letter owner prefix (owner code and category), e.g. `MSCU`.
+    pub prefix: String,
+    /// The registered owner, e.g. `Mediterranean Shipping Company`.
+    pub owner: String,
+    /// SCAC of the shipping line whose own boxes these are; `None` for lessors and other owners.
+    pub scac: Option<String>,
+    /// Whether the owner is a container lessor (Triton, Textainer, Florens, …).
+    pub lessor: bool,
+}
+
+/// Reads `bic-owner-prefixes.csv` text. Rows whose prefix is not 4 letters are skipped;
+/// a malformed CSV row is skipped too (the bundled file has none, checked by the tests).
+pub fn parse_bic_owners(text: &str) -> Vec<BicOwner> {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let scacs: HashMap<&str, &str> = OWNER_SCACS.iter().copied().collect();
+    let mut out = Vec::new();
+    for record in reader.records().flatten() {
+        let field = |i: usize| record.get(i).unwrap_or("").replace('\\', "");
+        let prefix = field(0).trim().to_ascii_uppercase();
+        if prefix.len() != 4 || !prefix.bytes().all(|b| b.is_ascii_uppercase()) {
+            continue;
+        }
+        let owner = field(1).trim().to_string();
+        let abbreviation = field(2).trim().to_string();
+        let scac = scacs.get(abbreviation.as_str()).map(|s| s.to_string());
+        let lower = format!("{} ", owner.to_lowercase());
+        let lessor = scac.is_none() && LESSOR_WORDS.iter().any(|w| lower.contains(w));
+        out.push(BicOwner {
+            prefix,
+            owner,
+            scac,
+            lessor,
+        });
+    }
+    out
+}
+
+/// The bundled `data/reference/bic-owner-prefixes.csv`, parsed.
+pub fn bundled_bic_owners() -> Vec<BicOwner> {
+    parse_bic_owners(BUNDLED_BIC_OWNERS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_owners() {
+        let owners = bundled_bic_owners();
+        assert_eq!(owners.len(), 607);
+        let get = |p: &str| owners.iter().find(|o| o.prefix == p).unwrap();
+        assert_eq!(get("MSCU").scac.as_deref(), Some("MSCU"));
+        assert_eq!(get("MEDU").scac.as_deref(), Some("MSCU"));
+        assert_eq!(get("APZU").scac.as_deref(), Some("CMDU"));
+        assert_eq!(get("HLXU").scac.as_deref(), Some("HLCU"));
+        assert_eq!(get("HDMU").owner, "Hyundai Merchant Marine Co., Ltd.");
+        for lessor in ["TCLU", "TGHU", "FCIU", "CAIU", "SEGU"] {
+            assert_eq!(get(lessor).scac, None, "{lessor}");
+            assert!(get(lessor).lessor, "{lessor}");
+        }
+        // Every abbreviation teu maps names a line that the carrier list knows.
+        let (_, carriers) = crate::reference::bundled();
+        for (abbreviation, scac) in OWNER_SCACS {
+            assert!(carriers.get(scac).is_some(), "{abbreviation} → {scac}");
+        }
+    }
+}
