@@ -94,7 +94,8 @@ pub fn read_value_at(
         let base = format!("{prefix}/{index}");
         let parsed = match format {
             FeedFormat::DcsaTnt22 => parse_v22(&item, now),
-            FeedFormat::DcsaTnt30 => parse_v30(&item, now),
+            // Only the two DCSA formats reach this reader (email goes to `crate::email`).
+            FeedFormat::DcsaTnt30 | FeedFormat::Email | FeedFormat::Mbox => parse_v30(&item, now),
         };
         let result = parsed.and_then(|row| match seen.get(&row.event_id) {
             Some(first) => Err(Problem::new(

@@ -19,6 +19,10 @@ pub enum FeedFormat {
     DcsaTnt22,
     /// DCSA Track & Trace 3.0: a JSON object `{"events": [...]}`.
     DcsaTnt30,
+    /// One RFC 5322 message (`.eml`), see [`crate::email`].
+    Email,
+    /// An mbox of RFC 5322 messages, see [`crate::email`].
+    Mbox,
 }
 
 impl FeedFormat {
@@ -27,6 +31,8 @@ impl FeedFormat {
         match self {
             FeedFormat::DcsaTnt22 => "DCSA T&T 2.2",
             FeedFormat::DcsaTnt30 => "DCSA T&T 3.0",
+            FeedFormat::Email => "email",
+            FeedFormat::Mbox => "mbox",
         }
     }
 }
