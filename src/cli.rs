@@ -42,7 +42,8 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum AccountsCommand {
-    /// Create an account and print its new API key, alone on stdout.
+    /// Create an account and print its new API key, alone on stdout (its inbound email
+    /// address goes to stderr).
     Create {
         /// Unique account name.
         #[arg(long)]
@@ -58,7 +59,8 @@ pub struct IngestArgs {
     /// The account that owns the data.
     #[arg(long)]
     pub account: String,
-    /// Files or directories (directories are read recursively for *.json).
+    /// Files or directories (directories are read recursively for *.json, *.eml, *.mbox).
+    /// Email goes to the account of the inbound address it was sent to, else to `--account`.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }

@@ -22,8 +22,12 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let store = connect(&cli.database_url).await?;
             match command {
                 AccountsCommand::Create { name, routing_data } => {
-                    let (_, key) = store.create_account(&name, routing_data).await?;
+                    let (account, key) = store.create_account(&name, routing_data).await?;
                     println!("{key}");
+                    // stdout carries the key alone (scripts read it); the address goes to stderr.
+                    for address in store.inbound_addresses(account.id).await? {
+                        eprintln!("inbound address: {address}");
+                    }
                     Ok(ExitCode::SUCCESS)
                 }
             }

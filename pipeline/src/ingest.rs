@@ -58,7 +58,7 @@ pub struct FileSummary {
 }
 
 /// Expands the paths given on the command line: files as they are, directories recursively
-/// (only `*.json`, `*.jsonl`, `*.ndjson` and `*.csv` files, sorted by path).
+/// (only `*.json`, `*.jsonl`, `*.ndjson`, `*.csv`, `*.eml` and `*.mbox` files, sorted by path).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
     let mut out = Vec::new();
     for p in paths {
@@ -86,7 +86,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
         if p.is_dir() {
             walk(&p, out)?;
         } else if p.extension().is_some_and(|e| {
-            ["json", "jsonl", "ndjson", "csv"]
+            ["json", "jsonl", "ndjson", "csv", "eml", "mbox"]
                 .iter()
                 .any(|x| e.eq_ignore_ascii_case(x))
         }) {
@@ -96,13 +96,23 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     Ok(())
 }
 
-/// Reads and ingests one file for `account`.
+/// Reads and ingests one file for `account`: email (`.eml`, mbox, or content that starts like a
+/// message, see [`crate::email::store::is_email_file`]) goes to [`crate::email`], the rest to the
+/// feed readers.
 pub async fn ingest_file(
     store: &Store,
     account: &Account,
     path: &Path,
 ) -> Result<FileSummary, IngestError> {
-    let batch = feeds::read_file(path)?;
+    let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let source_file = path.display().to_string();
+    if crate::email::store::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
+        return crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file).await;
+    }
+    let batch = feeds::read_bytes(&bytes, &source_file)?;
     ingest_batch(store, account, batch).await
 }
 

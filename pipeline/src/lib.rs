@@ -4,6 +4,8 @@
 //! shipments, with `status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
 //! nothing of HTTP.
 
+pub mod document_schemas;
+pub mod email;
 pub mod feeds;
 pub mod generate;
 pub mod generate_terminal;

@@ -189,6 +189,7 @@ impl Store {
             let ports: Vec<Port> = crate::reference::bundled().0.iter().cloned().collect();
             store.upsert_ports(&ports).await?;
         }
+        store.load_document_schemas().await?;
         Ok(store)
     }
 
@@ -249,6 +250,7 @@ impl Store {
         .execute(&self.pool)
         .await?;
         let key = self.issue_key(account.id).await?;
+        self.create_inbound_address(account.id).await?;
         Ok((account, key))
     }
 

@@ -11,6 +11,9 @@
 //! | `GET /containers/{id}` | one container; `include=shipment` |
 //! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
 //! | `GET /shipments/{id}` | one shipment; `include=containers` |
+//! | `GET /email_submissions` | page of email submissions; `include` (default `documents,documents.last_document_representation`) |
+//! | `GET /email_submissions/{id}` | one email submission |
+//! | `GET /document_schemas/{id}` | one document schema by `<document_type>@<version>` |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -19,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+mod email;
 pub mod error;
 pub mod infer;
 pub mod pagination;
@@ -71,6 +75,9 @@ pub fn router(state: RestState) -> Router {
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
         .route("/tracking_requests/infer_number", post(infer::infer_number))
+        .route("/email_submissions", get(email::list_email_submissions))
+        .route("/email_submissions/{id}", get(email::get_email_submission))
+        .route("/document_schemas/{id}", get(email::get_document_schema))
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)

@@ -49,7 +49,7 @@ pub(crate) struct Base {
 
 impl Base {
     /// Absolute URI of `path` under the router, e.g. `/containers` → `http://h/v2/containers`.
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{}{}", self.origin, self.prefix, path)
     }
 

@@ -24,6 +24,10 @@ pub enum FeedFormat {
     TerminalCsv,
     /// Terminal availability JSON lines ([`terminal`]).
     TerminalJsonl,
+    /// One RFC 5322 message (`.eml`), see [`crate::email`].
+    Email,
+    /// An mbox of RFC 5322 messages, see [`crate::email`].
+    Mbox,
 }
 
 impl FeedFormat {
@@ -34,6 +38,8 @@ impl FeedFormat {
             FeedFormat::DcsaTnt30 => "DCSA T&T 3.0",
             FeedFormat::TerminalCsv => "terminal CSV",
             FeedFormat::TerminalJsonl => "terminal JSON lines",
+            FeedFormat::Email => "email",
+            FeedFormat::Mbox => "mbox",
         }
     }
 }
