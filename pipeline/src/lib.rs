@@ -15,3 +15,4 @@ pub mod normalize;
 pub mod reference;
 pub mod status;
 pub mod store;
+pub mod tracking_requests;

@@ -11,6 +11,9 @@
 //! | `GET /containers/{id}` | one container; `include=shipment` |
 //! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
 //! | `GET /shipments/{id}` | one shipment; `include=containers` |
+//! | `POST /tracking_requests/infer_number` | carrier inference for one number ([`infer`]); 200 requests per minute per account |
+//! | `POST /tracking_requests` | stores a tracking request (201; 422 with `source.pointer`) |
+//! | `GET /tracking_requests`, `GET /tracking_requests/{id}` | the account's tracking requests, `pending` or `created` |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -25,6 +28,7 @@ pub mod pagination;
 pub mod query;
 pub mod resources;
 mod routes;
+mod tracking_requests;
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -71,6 +75,11 @@ pub fn router(state: RestState) -> Router {
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
         .route("/tracking_requests/infer_number", post(infer::infer_number))
+        .route(
+            "/tracking_requests",
+            post(tracking_requests::create).get(tracking_requests::list),
+        )
+        .route("/tracking_requests/{id}", get(tracking_requests::get_one))
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)
