@@ -214,6 +214,8 @@ pub async fn ingest_batch(
     store
         .upsert_derived(account.id, &derived.shipments, &derived.containers, &links)
         .await?;
+    // Pending tracking requests for numbers that now have data become `created`.
+    store.link_tracking_requests(account.id).await?;
     Ok(FileSummary {
         file: batch.source_file,
         format: batch.format,

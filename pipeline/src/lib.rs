@@ -20,3 +20,4 @@ pub mod status;
 pub mod store;
 pub mod terminal_facts;
 pub mod terminals;
+pub mod tracking_requests;

@@ -14,6 +14,9 @@
 //! | `GET /email_submissions` | page of email submissions; `include` (default `documents,documents.last_document_representation`) |
 //! | `GET /email_submissions/{id}` | one email submission |
 //! | `GET /document_schemas/{id}` | one document schema by `<document_type>@<version>` |
+//! | `POST /tracking_requests/infer_number` | carrier inference for one number ([`infer`]); 200 requests per minute per account |
+//! | `POST /tracking_requests` | stores a tracking request (201; 422 with `source.pointer`) |
+//! | `GET /tracking_requests`, `GET /tracking_requests/{id}` | the account's tracking requests, `pending` or `created` |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -29,6 +32,7 @@ pub mod pagination;
 pub mod query;
 pub mod resources;
 mod routes;
+mod tracking_requests;
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -78,6 +82,11 @@ pub fn router(state: RestState) -> Router {
         .route("/email_submissions", get(email::list_email_submissions))
         .route("/email_submissions/{id}", get(email::get_email_submission))
         .route("/document_schemas/{id}", get(email::get_document_schema))
+        .route(
+            "/tracking_requests",
+            post(tracking_requests::create).get(tracking_requests::list),
+        )
+        .route("/tracking_requests/{id}", get(tracking_requests::get_one))
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)
