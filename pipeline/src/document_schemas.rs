@@ -17,7 +17,14 @@ use sqlx::Row;
 use crate::store::{now, ts, Result, Store, StoreError};
 
 /// One registry entry: `(document_type, schema_version, current, draft, active_at, file text)`.
-type Entry = (&'static str, &'static str, bool, bool, &'static str, &'static str);
+type Entry = (
+    &'static str,
+    &'static str,
+    bool,
+    bool,
+    &'static str,
+    &'static str,
+);
 
 /// The bundled schemas. `active_at` is when the version became the one to extract into.
 pub const REGISTRY: &[Entry] = &[
@@ -113,55 +120,58 @@ pub enum SchemaError {
 pub fn bundled(at: DateTime<Utc>) -> std::result::Result<Vec<DocumentSchema>, SchemaError> {
     REGISTRY
         .iter()
-        .map(|&(document_type, version, current, draft, active_at, text)| {
-            let full_version = format!("{document_type}@{version}");
-            let payload: Value = serde_json::from_str(text).map_err(|e| SchemaError::Json {
-                full_version: full_version.clone(),
-                message: e.to_string(),
-            })?;
-            jsonschema::meta::validate(&payload).map_err(|e| SchemaError::Invalid {
-                full_version: full_version.clone(),
-                message: e.to_string(),
-            })?;
-            jsonschema::validator_for(&payload).map_err(|e| SchemaError::Invalid {
-                full_version: full_version.clone(),
-                message: e.to_string(),
-            })?;
-            let text_of = |key: &str| {
-                payload
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .ok_or_else(|| SchemaError::Registry {
-                        full_version: full_version.clone(),
-                        message: format!("missing string \"{key}\""),
-                    })
-            };
-            let active_at = DateTime::parse_from_rfc3339(active_at)
-                .map(|d| d.with_timezone(&Utc))
-                .map_err(|e| SchemaError::Registry {
+        .map(
+            |&(document_type, version, current, draft, active_at, text)| {
+                let full_version = format!("{document_type}@{version}");
+                let payload: Value = serde_json::from_str(text).map_err(|e| SchemaError::Json {
                     full_version: full_version.clone(),
-                    message: format!("active_at: {e}"),
+                    message: e.to_string(),
                 })?;
-            Ok(DocumentSchema {
-                label: text_of("title")?,
-                description: text_of("description")?,
-                full_version: full_version.clone(),
-                document_type: document_type.to_string(),
-                schema_version: version.to_string(),
-                current,
-                draft,
-                active_at: Some(active_at),
-                schema_format: JSON_SCHEMA.to_string(),
-                schema_payload: payload,
-                created_at: at,
-                updated_at: at,
-            })
-        })
+                jsonschema::meta::validate(&payload).map_err(|e| SchemaError::Invalid {
+                    full_version: full_version.clone(),
+                    message: e.to_string(),
+                })?;
+                jsonschema::validator_for(&payload).map_err(|e| SchemaError::Invalid {
+                    full_version: full_version.clone(),
+                    message: e.to_string(),
+                })?;
+                let text_of = |key: &str| {
+                    payload
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .ok_or_else(|| SchemaError::Registry {
+                            full_version: full_version.clone(),
+                            message: format!("missing string \"{key}\""),
+                        })
+                };
+                let active_at = DateTime::parse_from_rfc3339(active_at)
+                    .map(|d| d.with_timezone(&Utc))
+                    .map_err(|e| SchemaError::Registry {
+                        full_version: full_version.clone(),
+                        message: format!("active_at: {e}"),
+                    })?;
+                Ok(DocumentSchema {
+                    label: text_of("title")?,
+                    description: text_of("description")?,
+                    full_version: full_version.clone(),
+                    document_type: document_type.to_string(),
+                    schema_version: version.to_string(),
+                    current,
+                    draft,
+                    active_at: Some(active_at),
+                    schema_format: JSON_SCHEMA.to_string(),
+                    schema_payload: payload,
+                    created_at: at,
+                    updated_at: at,
+                })
+            },
+        )
         .collect()
 }
 
-const COLUMNS: &str = "id, document_type, schema_version, label, description, current_flag, draft, \
+const COLUMNS: &str =
+    "id, document_type, schema_version, label, description, current_flag, draft, \
                        active_at, schema_format, schema_payload, created_at, updated_at";
 
 impl Store {

@@ -84,10 +84,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     for p in entries {
         if p.is_dir() {
             walk(&p, out)?;
-        } else if p
-            .extension()
-            .is_some_and(|e| ["json", "eml", "mbox"].iter().any(|x| e.eq_ignore_ascii_case(x)))
-        {
+        } else if p.extension().is_some_and(|e| {
+            ["json", "eml", "mbox"]
+                .iter()
+                .any(|x| e.eq_ignore_ascii_case(x))
+        }) {
             out.push(p);
         }
     }
@@ -108,8 +109,7 @@ pub async fn ingest_file(
     })?;
     let source_file = path.display().to_string();
     if crate::email::store::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
-        return crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file)
-            .await;
+        return crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file).await;
     }
     let batch = feeds::read_bytes(&bytes, &source_file)?;
     ingest_batch(store, account, batch).await

@@ -202,7 +202,10 @@ impl Store {
         .bind(offset)
         .fetch_all(self.pool())
         .await?;
-        let items = rows.iter().map(submission_row).collect::<Result<Vec<_>>>()?;
+        let items = rows
+            .iter()
+            .map(submission_row)
+            .collect::<Result<Vec<_>>>()?;
         Ok((items, total))
     }
 
@@ -305,7 +308,9 @@ impl Store {
             .bind(id.to_string())
             .fetch_optional(self.pool())
             .await?;
-        Ok(row.map(|r| r.try_get::<Vec<u8>, _>("content")).transpose()?)
+        Ok(row
+            .map(|r| r.try_get::<Vec<u8>, _>("content"))
+            .transpose()?)
     }
 }
 

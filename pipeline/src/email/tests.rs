@@ -24,13 +24,14 @@ fn thunderbird_message_with_attachments() {
         "1e58c8f2-3a15-96e7-76b7-046cf6e1ce1e@example.com"
     );
     // Date: Sat, 30 Dec 2017 20:50:01 +0100
-    assert_eq!(
-        e.sent_at.unwrap().to_rfc3339(),
-        "2017-12-30T19:50:01+00:00"
-    );
+    assert_eq!(e.sent_at.unwrap().to_rfc3339(), "2017-12-30T19:50:01+00:00");
     assert_eq!(e.content_type.as_deref(), Some("multipart/mixed"));
     // windows-1252 quoted-printable "h=E4h=E4" decoded
-    assert!(e.body.as_deref().unwrap().contains("Search for hähä"), "{:?}", e.body);
+    assert!(
+        e.body.as_deref().unwrap().contains("Search for hähä"),
+        "{:?}",
+        e.body
+    );
     let names: Vec<&str> = e.attachments.iter().map(|a| a.file_name.as_str()).collect();
     assert_eq!(names, vec!["kigaaldcbanejcbi.png", "attach2.png"]);
     for a in &e.attachments {
@@ -51,8 +52,14 @@ fn html_only_message_is_turned_into_text() {
 #[test]
 fn thread_headers() {
     let e = parse_message(T015).unwrap();
-    assert_eq!(e.subject.as_deref(), Some("Re: (#5290765) Proxmox Shop E-Mails"));
-    assert_eq!(e.message_id, "7da78721a8a234894af702fe25fc64a5@proxforge.de");
+    assert_eq!(
+        e.subject.as_deref(),
+        Some("Re: (#5290765) Proxmox Shop E-Mails")
+    );
+    assert_eq!(
+        e.message_id,
+        "7da78721a8a234894af702fe25fc64a5@proxforge.de"
+    );
     // The thread headers of this message are inside its forwarded (message/rfc822) part.
     assert_eq!(e.in_reply_to, None);
     let raw = message(
@@ -79,7 +86,10 @@ fn with_attachment(name: &str, media: &str, bytes: &[u8]) -> Vec<u8> {
          Content-Disposition: attachment; filename=\"{name}\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n--X--\r\n",
         b64(bytes)
     );
-    message("MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"X\"\r\n", &body)
+    message(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"X\"\r\n",
+        &body,
+    )
 }
 
 /// Standard base64 in 76-character lines (enough for tests; no extra dependency).
@@ -119,7 +129,11 @@ fn pdf_attachment_is_a_document() {
 
 #[test]
 fn garbage_is_malformed() {
-    for raw in [&b""[..], b"\x00\x01\x02 not mail at all", b"just some words\n"] {
+    for raw in [
+        &b""[..],
+        b"\x00\x01\x02 not mail at all",
+        b"just some words\n",
+    ] {
         match parse_message(raw) {
             Err(EmailRefusal::Malformed(_)) => {}
             other => panic!("{raw:?}: {other:?}"),
@@ -141,9 +155,16 @@ fn unknown_charset_is_refused() {
 #[test]
 fn huge_attachment_is_refused() {
     let big = vec![b'a'; MAX_ATTACHMENT_BYTES + 1];
-    let err = parse_message(&with_attachment("big.bin", "application/octet-stream", &big))
-        .unwrap_err();
-    assert!(matches!(err, EmailRefusal::AttachmentTooLarge { .. }), "{err}");
+    let err = parse_message(&with_attachment(
+        "big.bin",
+        "application/octet-stream",
+        &big,
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(err, EmailRefusal::AttachmentTooLarge { .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("big.bin"));
 }
 
@@ -174,8 +195,12 @@ fn zip_bomb_is_refused_and_ordinary_zip_kept() {
     let e = parse_message(&with_attachment("docs.zip", "application/zip", &ok)).unwrap();
     assert_eq!(e.attachments.len(), 1);
 
-    let err = parse_message(&with_attachment("broken.zip", "application/zip", b"PK\x03\x04xx"))
-        .unwrap_err();
+    let err = parse_message(&with_attachment(
+        "broken.zip",
+        "application/zip",
+        b"PK\x03\x04xx",
+    ))
+    .unwrap_err();
     assert!(err.to_string().contains("not a readable zip"), "{err}");
 }
 

@@ -493,12 +493,14 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
     }
     let type_str = required_str(e, "/eventClassification/eventTypeCode")?;
     let event_type = match type_str {
-        "IOT" | "REEFER" => return Err(Problem::new(
-            "/eventClassification/eventTypeCode",
-            format!(
+        "IOT" | "REEFER" => {
+            return Err(Problem::new(
+                "/eventClassification/eventTypeCode",
+                format!(
                 "{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"
             ),
-        )),
+            ))
+        }
         other => EventType::parse(other).ok_or_else(|| {
             Problem::new(
                 "/eventClassification/eventTypeCode",
