@@ -3,40 +3,13 @@
 //!
 //! Each scenario runs once per backend: `sqlite_*` always, `postgres_*` against PostgreSQL.
 
+#[macro_use]
 mod common;
 
 use std::collections::HashSet;
 
 use common::{data, generated_feed, summaries, Server, TestDb};
 use serde_json::Value;
-
-/// Runs a scenario on SQLite and on PostgreSQL.
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let db = super::TestDb::sqlite();
-                    super::$name(&db).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let Some(db) = super::TestDb::postgres().await else {
-                        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
-                        return;
-                    };
-                    super::$name(&db).await;
-                    db.cleanup().await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(
     container_documents_field_by_field,

@@ -2,39 +2,13 @@
 //! messages of mail-parser's test suite (`pipeline/tests/email/`, licence there) plus hand-made
 //! hostile ones, SQLite always and PostgreSQL when `TEU_TEST_POSTGRES_URL` is set.
 
+#[macro_use]
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::{summaries, Server, TestDb};
 use serde_json::Value;
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let db = super::TestDb::sqlite();
-                    super::$name(&db).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let Some(db) = super::TestDb::postgres().await else {
-                        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
-                        return;
-                    };
-                    super::$name(&db).await;
-                    db.cleanup().await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(email_submissions_end_to_end, document_schemas_served);
 

@@ -1,37 +1,11 @@
 //! End-to-end tests of `POST /v2/tracking_requests/infer_number`: the real `teu` binary on a
 //! random port, SQLite in a temp dir (PostgreSQL when `TEU_TEST_POSTGRES_URL` is set).
 
+#[macro_use]
 mod common;
 
 use common::{data, generated_feed, Server, TestDb};
 use serde_json::{json, Value};
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let db = super::TestDb::sqlite();
-                    super::$name(&db).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let Some(db) = super::TestDb::postgres().await else {
-                        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
-                        return;
-                    };
-                    super::$name(&db).await;
-                    db.cleanup().await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(infer_number_answers, rate_limit_per_account);
 

@@ -1,37 +1,11 @@
 //! End-to-end tests of `/v2/tracking_requests`: the real binary, SQLite (and PostgreSQL when
 //! `TEU_TEST_POSTGRES_URL` is set).
 
+#[macro_use]
 mod common;
 
 use common::{data, Server, TestDb};
 use serde_json::{json, Value};
-
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let db = super::TestDb::sqlite();
-                    super::$name(&db).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread")]
-                async fn $name() {
-                    let Some(db) = super::TestDb::postgres().await else {
-                        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
-                        return;
-                    };
-                    super::$name(&db).await;
-                    db.cleanup().await;
-                }
-            )*
-        }
-    };
-}
 
 on_both_backends!(pending_until_feed_data_arrives);
 

@@ -17,6 +17,36 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
+/// SQLite file and `postgres::NAME` on a fresh PostgreSQL database (skipped with a note when
+/// `TEU_TEST_POSTGRES_URL` is unset). The test file must have `TestDb` in scope.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread")]
+                async fn $name() {
+                    let db = super::TestDb::sqlite();
+                    super::$name(&db).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread")]
+                async fn $name() {
+                    let Some(db) = super::TestDb::postgres().await else {
+                        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+                        return;
+                    };
+                    super::$name(&db).await;
+                    db.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
 pub const TEU: &str = env!("CARGO_BIN_EXE_teu");
 
 /// Path of a file in the repository's `data/` directory.
