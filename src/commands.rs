@@ -118,6 +118,12 @@ pub fn print_summary(s: &FileSummary, verbose: bool) {
         s.shipments,
         s.containers
     );
+    if s.waiting > 0 {
+        eprintln!(
+            "  {}: {} stored events name no shipment yet; they attach when a feed names their bill of lading or booking",
+            s.file, s.waiting
+        );
+    }
     if !verbose {
         return;
     }

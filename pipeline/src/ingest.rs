@@ -55,6 +55,9 @@ pub struct FileSummary {
     /// Shipments and containers (re)derived because of this file.
     pub shipments: usize,
     pub containers: usize,
+    /// Stored events that name no shipment yet (a container-only event whose container has no
+    /// known bill of lading or booking); they attach when a later feed names it.
+    pub waiting: usize,
 }
 
 /// Expands the paths given on the command line: files as they are, directories recursively
@@ -222,6 +225,7 @@ pub async fn ingest_batch(
         rows_read: batch.rows_read,
         accepted: batch.events.len() + batch.checks.len() + batch.deadlines.len(),
         quarantined: batch.quarantined,
+        waiting: derived.unattached.len(),
         shipments: derived.shipments.len(),
         containers: derived.containers.len(),
     })

@@ -28,7 +28,7 @@ use polars::prelude::*;
 use uuid::Uuid;
 
 use crate::ids;
-use crate::model::{Classifier, Container, ContainerStatus, EventRow, EventType, Shipment};
+use crate::model::{Classifier, Container, EventRow, EventType, Shipment};
 use crate::reference::{CarrierIndex, PortIndex};
 use crate::status::{self, LastMovement};
 
@@ -910,18 +910,12 @@ fn container_rows(
     Ok(out)
 }
 
-impl ContainerStatus {
-    /// Whether the container's journey is over (empty returned): nothing more will change.
-    pub fn is_terminal(self) -> bool {
-        self == ContainerStatus::EmptyReturned
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::feeds;
     use crate::generate::{self, GenOptions};
+    use crate::model::ContainerStatus;
     use crate::reference;
 
     fn refs() -> Refs<'static> {
@@ -1073,6 +1067,7 @@ mod tests {
 #[cfg(test)]
 mod destination_tests {
     use super::*;
+    use crate::model::ContainerStatus;
     use crate::reference;
 
     fn event(code: &str, t: EventType, locode: &str, day: u32, mode: Option<&str>) -> EventRow {

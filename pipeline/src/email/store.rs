@@ -414,6 +414,7 @@ pub async fn ingest_email_bytes(
         quarantined,
         shipments: 0,
         containers: 0,
+        waiting: 0,
     })
 }
 
