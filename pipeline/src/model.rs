@@ -114,6 +114,12 @@ pub struct EventRow {
     pub location_name: Option<String>,
     /// Facility code (SMDG or BIC) of the event location.
     pub facility_code: Option<String>,
+    /// DCSA facility type code of the event location (`facilityTypeCode`): `POTE` port
+    /// terminal, `OFFD` off-dock storage (`COYA`, deprecated, read as `OFFD`), `COFS` container
+    /// freight station, `DEPO` depot, `CLOC` customer location, `INTE` inland terminal, `RAMP`
+    /// rail ramp, `BOCR` border crossing. `None` when the feed does not say.
+    #[serde(default)]
+    pub facility_type: Option<String>,
     /// `VESSEL`, `RAIL`, `TRUCK` or `BARGE`.
     pub mode_of_transport: Option<String>,
     pub transport_call_sequence: Option<i64>,

@@ -249,6 +249,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
     let mut arrival_call = Vec::with_capacity(n);
     let mut booking = Vec::with_capacity(n);
     let mut facility = Vec::with_capacity(n);
+    let mut facility_type = Vec::with_capacity(n);
     for (e, k) in events.iter().zip(keys) {
         let Some(k) = k else { continue };
         let vessel_mode = matches!(
@@ -283,6 +284,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
         booking.push(e.booking.as_deref());
         facility.push(e.facility_code.as_deref());
+        facility_type.push(e.facility_type.as_deref());
     }
     // Ranks of the attached events by (event time, issue time, id) and (issue time, event time, id).
     let attached: Vec<&EventRow> = events
@@ -330,6 +332,7 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         "arrival_call" => arrival_call,
         "booking" => booking,
         "facility" => facility,
+        "facility_type" => facility_type,
         "container" => container,
     )
 }
@@ -573,6 +576,7 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
             last_where("empty", act_move.clone()).alias("last_empty"),
             last_where("mode", act_move.clone()).alias("last_mode"),
             last_where("at_pod", act_move.clone()).alias("last_at_pod"),
+            last_where("facility_type", act_move.clone()).alias("last_facility_type"),
             last_where("at", act_move).alias("last_at"),
             col("at")
                 .filter(disc_at_pod)
@@ -626,6 +630,10 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
                 .filter(col("act").and(col("departure_call")))
                 .min()
                 .alias("first_vessel_load"),
+            col("at")
+                .filter(equipment("STUF").and(col("act")))
+                .min()
+                .alias("first_stuffed"),
             col("created").max().alias("updated"),
         ])
         .join(
@@ -819,6 +827,7 @@ fn container_rows(
         c.i64("last_at")?,
     );
     let (first_disc, first_load) = (c.i64("first_pod_discharge")?, c.i64("first_vessel_load")?);
+    let (l_facility_type, first_stuffed) = (c.str("last_facility_type")?, c.i64("first_stuffed")?);
     let (rail_loaded, rail_departed) = (
         c.time("pod_rail_loaded_at")?,
         c.time("pod_rail_departed_at")?,
@@ -844,9 +853,11 @@ fn container_rows(
                 code,
                 empty: l_empty[i],
                 mode: l_mode[i],
+                facility_type: l_facility_type[i],
                 at_pod: l_at_pod[i].unwrap_or(false),
                 discharged_at_pod: first_disc[i].is_some_and(|d| d <= at),
                 loaded_on_vessel: first_load[i].is_some_and(|d| d <= at),
+                stuffed: first_stuffed[i].is_some_and(|d| d <= at),
                 inland_move: destination[i].is_some(),
             }),
             _ => None,
@@ -1087,6 +1098,7 @@ mod destination_tests {
             locode: Some(locode.into()),
             location_name: None,
             facility_code: None,
+            facility_type: None,
             mode_of_transport: mode.map(str::to_string),
             transport_call_sequence: None,
             vessel_imo: None,

@@ -1,6 +1,13 @@
 //! Container terminals (facilities) from the DCSA facility list
-//! (`data/reference/facilities.csv`: name, UN/LOCODE, SMDG code, BIC facility code), with the
-//! IANA time zone of their port.
+//! (`data/reference/facilities.csv`: name, UN/LOCODE, SMDG code, BIC facility code) and the
+//! FIRMS codes of North American terminals (`data/reference/firms-codes.csv`: the US CBP
+//! Facilities Information and Resources Management System code, or the Canadian CBSA
+//! sub-location code, with name, UN/LOCODE and the SMDG code where known; sources in
+//! `data/NOTICE.md`), with the IANA time zone of their port.
+//!
+//! A FIRMS row whose (UN/LOCODE, SMDG code) names a DCSA facility adds its FIRMS code to that
+//! terminal; any other FIRMS row is a terminal of its own, identified by UN/LOCODE + FIRMS code.
+//! FIRMS codes are unique nationwide, so a bare FIRMS code always resolves.
 //!
 //! SMDG terminal codes are unique only within a port (`CSP` exists in several), so a terminal is
 //! identified by UN/LOCODE + code; a bare code resolves only when it is unambiguous.
@@ -24,6 +31,9 @@ pub struct Terminal {
     pub locode: String,
     pub smdg_code: Option<String>,
     pub bic_code: Option<String>,
+    /// US CBP FIRMS code (e.g. `Y258`) or Canadian CBSA sub-location code, when known.
+    #[serde(default)]
+    pub firms_code: Option<String>,
     /// IANA time zone of the port (local times in terminal files are read in it).
     pub time_zone: Option<String>,
 }
@@ -31,7 +41,10 @@ pub struct Terminal {
 /// Why a terminal code does not resolve.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TerminalLookupError {
-    #[error("unknown terminal code {0:?} (not an SMDG or BIC code of the DCSA facility list)")]
+    #[error(
+        "unknown terminal code {0:?} (not an SMDG or BIC code of the DCSA facility list, nor a \
+         FIRMS code of data/reference/firms-codes.csv)"
+    )]
     Unknown(String),
     #[error("terminal code {code:?} is used in several ports ({ports}); give the UN/LOCODE too")]
     Ambiguous { code: String, ports: String },
@@ -78,29 +91,79 @@ impl TerminalIndex {
                 locode,
                 smdg_code,
                 bic_code,
+                firms_code: None,
             });
         }
-        let mut by_port_code = HashMap::new();
-        let mut by_code: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, t) in terminals.iter().enumerate() {
-            for code in [&t.smdg_code, &t.bic_code].into_iter().flatten() {
-                by_port_code
+        let mut index = TerminalIndex {
+            terminals,
+            by_port_code: HashMap::new(),
+            by_code: HashMap::new(),
+        };
+        index.reindex();
+        Ok(index)
+    }
+
+    /// Adds FIRMS codes from a CSV with header `firms_code,facility_name,unlocode,smdg_code,...`
+    /// (`data/reference/firms-codes.csv`). A row whose UN/LOCODE + SMDG code names a known
+    /// terminal gives it the FIRMS code; any other row becomes a terminal of its own. Rows without
+    /// a FIRMS code or UN/LOCODE are skipped.
+    pub fn with_firms(mut self, text: &str) -> Result<Self, csv::Error> {
+        let (ports, _) = reference::bundled();
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
+        for row in rdr.records() {
+            let row = row?;
+            let get = |i: usize| {
+                row.get(i)
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+            };
+            let (Some(firms), Some(name), Some(locode)) = (get(0), get(1), get(2)) else {
+                continue;
+            };
+            let known = get(3).and_then(|smdg| {
+                self.by_port_code
+                    .get(&(locode.clone(), smdg.to_ascii_uppercase()))
+                    .copied()
+            });
+            match known {
+                Some(i) => self.terminals[i].firms_code = Some(firms),
+                None => self.terminals.push(Terminal {
+                    id: terminal_id(&locode, &firms),
+                    time_zone: ports.get(&locode).and_then(|p| p.time_zone.clone()),
+                    name,
+                    locode,
+                    smdg_code: None,
+                    bic_code: None,
+                    firms_code: Some(firms),
+                }),
+            }
+        }
+        self.reindex();
+        Ok(self)
+    }
+
+    fn reindex(&mut self) {
+        self.by_port_code.clear();
+        self.by_code.clear();
+        for (i, t) in self.terminals.iter().enumerate() {
+            for code in [&t.smdg_code, &t.bic_code, &t.firms_code]
+                .into_iter()
+                .flatten()
+            {
+                self.by_port_code
                     .entry((t.locode.clone(), code.to_ascii_uppercase()))
                     .or_insert(i);
-                let list = by_code.entry(code.to_ascii_uppercase()).or_default();
+                let list = self.by_code.entry(code.to_ascii_uppercase()).or_default();
                 if !list.contains(&i) {
                     list.push(i);
                 }
             }
         }
-        Ok(TerminalIndex {
-            terminals,
-            by_port_code,
-            by_code,
-        })
     }
 
-    /// Resolves a terminal code (SMDG or BIC, case-insensitive), within `locode` when given.
+    /// Resolves a terminal code (SMDG, BIC or FIRMS, case-insensitive), within `locode` when
+    /// given.
     pub fn resolve(
         &self,
         locode: Option<&str>,
@@ -150,7 +213,8 @@ pub fn bundled() -> &'static TerminalIndex {
     static INDEX: OnceLock<TerminalIndex> = OnceLock::new();
     INDEX.get_or_init(|| {
         TerminalIndex::from_csv(include_str!("../../data/reference/facilities.csv"))
-            .expect("the bundled facilities.csv is valid CSV (checked by a test)")
+            .and_then(|idx| idx.with_firms(include_str!("../../data/reference/firms-codes.csv")))
+            .expect("the bundled facilities.csv and firms-codes.csv are valid CSV (checked by a test)")
     })
 }
 
@@ -175,5 +239,34 @@ mod tests {
             Err(TerminalLookupError::Unknown(_))
         ));
         assert_eq!(idx.get(trap.id).map(|t| t.locode.as_str()), Some("USLAX"));
+    }
+
+    #[test]
+    fn resolves_firms_codes() {
+        let idx = bundled();
+        // E364 is GCT Bayonne (Terminal49 coverage list); its SMDG code is in the DCSA list, so the
+        // FIRMS code lands on that facility and both codes give the same terminal.
+        let firms = idx.resolve(None, "e364").unwrap();
+        assert_eq!(firms.firms_code.as_deref(), Some("E364"));
+        assert_eq!(firms.locode, "USNYC");
+        assert_eq!(firms.time_zone.as_deref(), Some("America/New_York"));
+        if let Some(smdg) = &firms.smdg_code {
+            assert_eq!(idx.resolve(Some("USNYC"), smdg).unwrap().id, firms.id);
+        }
+        // A FIRMS-only terminal (no SMDG code) is still a terminal with the port's zone.
+        let gloucester = idx.resolve(Some("USGLC"), "D104").unwrap();
+        assert_eq!(gloucester.name, "Gloucester Marine Terminal");
+        assert!(gloucester.smdg_code.is_none());
+        // Every FIRMS row of the bundled file resolves to a terminal carrying that code.
+        let text = include_str!("../../data/reference/firms-codes.csv");
+        let mut rdr = csv::Reader::from_reader(text.as_bytes());
+        let mut rows = 0;
+        for row in rdr.records() {
+            let row = row.unwrap();
+            let t = idx.resolve(Some(&row[2]), &row[0]).unwrap();
+            assert_eq!(t.firms_code.as_deref(), Some(&row[0]), "{row:?}");
+            rows += 1;
+        }
+        assert!(rows >= 50, "{rows}");
     }
 }

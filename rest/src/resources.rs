@@ -647,6 +647,7 @@ mod tests {
                 locode: None,
                 location_name: None,
                 facility_code: None,
+                facility_type: None,
                 mode_of_transport: None,
                 transport_call_sequence: None,
                 vessel_imo: None,

@@ -172,6 +172,18 @@ fn string_at(v: &Value, pointer: &str) -> Option<String> {
     str_at(v, pointer).map(str::to_string)
 }
 
+/// The DCSA facility type code at the first of `pointers` that has one, upper-cased; the
+/// deprecated `COYA` (container yard) reads as `OFFD` (off-dock storage), as the DCSA 2.2
+/// `facilityTypeCodeTRN` description says. Unknown codes are kept as given.
+fn facility_type(v: &Value, pointers: &[&str]) -> Option<String> {
+    let code = pointers.iter().find_map(|p| str_at(v, p))?.trim().to_ascii_uppercase();
+    match code.as_str() {
+        "" => None,
+        "COYA" => Some("OFFD".to_string()),
+        _ => Some(code),
+    }
+}
+
 /// A required string at `pointer`; a clear problem when it is missing or not a string.
 fn required_str<'a>(v: &'a Value, pointer: &str) -> Result<&'a str, Problem> {
     match at(v, pointer) {
@@ -411,6 +423,7 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         location_name: string_at(e, "/eventLocation/locationName"),
         facility_code: string_at(e, "/eventLocation/facilityCode")
             .or_else(|| string_at(e, "/transportCall/facilityCode")),
+        facility_type: facility_type(e, &["/eventLocation/facilityTypeCode", "/transportCall/facilityTypeCode"]),
         mode_of_transport: string_at(e, "/transportCall/modeOfTransport"),
         transport_call_sequence: at(e, "/transportCall/transportCallSequenceNumber")
             .and_then(Value::as_i64),
@@ -554,6 +567,10 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
         locode: locode(e, &["/eventLocation/UNLocationCode"])?,
         location_name: string_at(e, "/eventLocation/locationName"),
         facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
+        facility_type: facility_type(
+            e,
+            &["/eventLocation/facilityTypeCode", &format!("{tc}/facilityTypeCode")],
+        ),
         mode_of_transport: string_at(e, &format!("{tc}/modeOfTransport")),
         transport_call_sequence: at(e, &format!("{tc}/transportCallSequenceNumber"))
             .and_then(Value::as_i64),
@@ -625,6 +642,7 @@ mod tests {
         assert_eq!(first.bill_of_lading.as_deref(), Some("reserved-HHL123"));
         assert_eq!(first.booking.as_deref(), Some("ABC123123123"));
         assert_eq!(first.container_number.as_deref(), Some("APZU4812090"));
+        assert_eq!(first.facility_type.as_deref(), Some("POTE"));
         assert!(b
             .events
             .iter()
@@ -729,6 +747,15 @@ mod tests {
         assert_eq!(depa.bill_of_lading.as_deref(), Some("HHL71800000"));
         assert_eq!(depa.booking.as_deref(), Some("ABC709951"));
         assert_eq!(depa.export_voyage.as_deref(), Some("V002E"));
+        assert_eq!(depa.facility_type.as_deref(), Some("POTE"));
+        // The next page's equipment event happens at an off-dock yard (DCSA `OFFD`).
+        let next = read("tnt-300-response-nextpage.json");
+        let off_dock = next
+            .events
+            .iter()
+            .find(|e| e.row.event_id == "evt-resp-equip-002")
+            .expect("the sample's equipment event");
+        assert_eq!(off_dock.row.facility_type.as_deref(), Some("OFFD"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::owners::{bundled_bic_owners, BicOwner, SISTER_LINES};
+use super::owners::{bundled_bic_owners, BicOwner, SHARED_POOL_OWNERS, SISTER_LINES};
 use super::{
     round3, Candidate, Decision, History, Inference, NumberType, ShippingLine, Validation,
     BL_PREFIX, HISTORY_ONLY_CAP, HISTORY_PRIOR, MAX_CONFIDENCE, OWN_BOX, OWN_BOX_BAD_CHECK,
@@ -102,8 +102,9 @@ pub struct Scorer {
     bl_prefixes: HashSet<String>,
     /// Distinct lengths of `bl_codes` keys, longest first.
     bl_lengths: Vec<usize>,
-    /// Owner prefix → (owner line, sister lines). Only lines' own boxes.
-    own_boxes: HashMap<[u8; 4], (u16, Vec<u16>)>,
+    /// Owner prefix → (owner line, sister lines, the owner's confidence when the check digit
+    /// passes). Only lines' own boxes.
+    own_boxes: HashMap<[u8; 4], (u16, Vec<u16>, f64)>,
 }
 
 impl Scorer {
@@ -145,7 +146,11 @@ impl Scorer {
                         .collect()
                 })
                 .unwrap_or_default();
-            own_boxes.insert(key, (line, sisters));
+            let top = SHARED_POOL_OWNERS
+                .iter()
+                .find(|(owner, _)| *owner == scac)
+                .map_or(OWN_BOX, |&(_, c)| c);
+            own_boxes.insert(key, (line, sisters, top));
         }
         Scorer {
             bl_prefixes: carriers
@@ -225,16 +230,16 @@ impl Scorer {
         match number_type {
             NumberType::Container => {
                 if let Some(p) = prefix {
-                    if let Some((line, sisters)) = p
+                    if let Some((line, sisters, own)) = p
                         .as_bytes()
                         .try_into()
                         .ok()
                         .and_then(|k: [u8; 4]| self.own_boxes.get(&k))
                     {
                         let top = if check_digit_passed {
-                            OWN_BOX
+                            *own
                         } else {
-                            OWN_BOX_BAD_CHECK
+                            own.min(OWN_BOX_BAD_CHECK)
                         };
                         evidence.push((Line::Known(*line), top));
                         let rest = (1.0 - top) / (sisters.len() as f64 + 1.0);
