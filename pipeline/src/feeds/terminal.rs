@@ -901,10 +901,14 @@ mod tests {
             MSKU1234565,TRAP,USLAX,03/11/2026 09:00,Yes,B12-03-2,released,released,,USD,03/12/2026,03/11/2026 13:30,ZCSU123\n\
             BADNUMBER,TRAP,USLAX,03/11/2026 09:00,Yes,,,,,,,,\n\
             MSKU1234565,NOPE1,,03/11/2026 09:00,Yes,,,,,,,,\n\
-            MSKU1234565,TRAP,USLAX,yesterday,Yes,,,,,,,,\n";
+            MSKU1234565,TRAP,USLAX,yesterday,Yes,,,,,,,,\n\
+            MSKU1234565,Y258,,03/11/2026 10:00,Yes,,,,,,,,\n";
         let b = read_csv(csv.as_bytes(), "terminal.csv").unwrap();
-        assert_eq!(b.rows_read, 5);
-        assert_eq!(b.checks.len(), 2);
+        assert_eq!(b.rows_read, 6);
+        assert_eq!(b.checks.len(), 3);
+        // Y258 is TraPac Los Angeles's FIRMS code: the same terminal as SMDG TRAP at USLAX.
+        assert_eq!(b.checks[2].1.terminal_id, b.checks[0].1.terminal_id);
+        assert_eq!(b.checks[2].1.terminal_locode, "USLAX");
         let first = &b.checks[0].1;
         assert_eq!(first.available_for_pickup, Some(false));
         assert_eq!(
