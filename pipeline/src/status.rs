@@ -103,7 +103,9 @@ pub fn derive(last: Option<LastMovement<'_>>) -> ContainerStatus {
         (EventType::Equipment, "GTIN" | "DROP") if m.empty == Some(true) && m.discharged_at_pod => {
             ContainerStatus::EmptyReturned
         }
-        (EventType::Equipment, "STRP") if off_dock && m.discharged_at_pod => ContainerStatus::OffDock,
+        (EventType::Equipment, "STRP") if off_dock && m.discharged_at_pod => {
+            ContainerStatus::OffDock
+        }
         (EventType::Equipment, "GTIN") if laden && customer && m.discharged_at_pod => {
             ContainerStatus::Delivered
         }
@@ -235,7 +237,13 @@ mod tests {
             mode: Some("TRUCK"),
             ..stuffed
         };
-        assert_eq!(derive(Some(LastMovement { code: "GTIN", ..gate_in })), Loaded);
+        assert_eq!(
+            derive(Some(LastMovement {
+                code: "GTIN",
+                ..gate_in
+            })),
+            Loaded
+        );
         // Without a stuffing event a laden gate-in says nothing about the cargo.
         assert_eq!(
             derive(Some(LastMovement {

@@ -214,7 +214,9 @@ pub fn bundled() -> &'static TerminalIndex {
     INDEX.get_or_init(|| {
         TerminalIndex::from_csv(include_str!("../../data/reference/facilities.csv"))
             .and_then(|idx| idx.with_firms(include_str!("../../data/reference/firms-codes.csv")))
-            .expect("the bundled facilities.csv and firms-codes.csv are valid CSV (checked by a test)")
+            .expect(
+                "the bundled facilities.csv and firms-codes.csv are valid CSV (checked by a test)",
+            )
     })
 }
 

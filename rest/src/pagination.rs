@@ -212,4 +212,78 @@ mod tests {
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         assert_eq!(keys.len(), 6, "{keys:?}");
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Page number from the link's query (`page[number]=N&...`).
+        fn number_of(link: &str) -> u64 {
+            let after = link.split("page[number]=").nth(1).expect("page[number]");
+            after.split('&').next().unwrap().parse().unwrap()
+        }
+
+        proptest! {
+            /// The last page holds the last resource: (last - 1) * size < total <= last * size,
+            /// and an empty list has one page.
+            #[test]
+            fn last_page_covers_exactly_the_total(total in 0u64..1_000_000, size in 1u64..500) {
+                let last = last_page(total, size);
+                prop_assert!(last >= 1);
+                if total == 0 {
+                    prop_assert_eq!(last, 1);
+                } else {
+                    prop_assert!((last - 1) * size < total);
+                    prop_assert!(total <= last * size);
+                }
+            }
+
+            /// The pages 1..=last, at their offsets and limits, hold every resource exactly once.
+            #[test]
+            fn pages_partition_the_rows(total in 0u64..5_000, size in 1u64..200) {
+                let last = last_page(total, size);
+                let mut seen = 0u64;
+                for number in 1..=last {
+                    let p = Page { number, size };
+                    let offset = u64::try_from(p.offset()).unwrap();
+                    prop_assert_eq!(offset, seen);
+                    let rows = total.saturating_sub(offset).min(u64::try_from(p.limit()).unwrap());
+                    seen += rows;
+                }
+                prop_assert_eq!(seen, total);
+            }
+
+            /// Following `next` from `first` visits every page once and ends on `last`;
+            /// `prev` steps back one page, or onto the last page from beyond it.
+            #[test]
+            fn links_walk_the_pages(total in 0u64..3_000, size in 1u64..100, beyond in 1u64..5) {
+                let last = last_page(total, size);
+                let mut number = 1;
+                let mut steps = 0;
+                loop {
+                    let links = page_links(B, "", Page { number, size }, total);
+                    prop_assert_eq!(number_of(&links.self_), number);
+                    prop_assert_eq!(&links.self_, &links.current);
+                    prop_assert_eq!(number_of(&links.last), last);
+                    prop_assert_eq!(links.prev.is_none(), number == 1);
+                    if let Some(prev) = &links.prev {
+                        prop_assert_eq!(number_of(prev), number - 1);
+                    }
+                    match links.next {
+                        Some(next) => {
+                            prop_assert_eq!(number_of(&next), number + 1);
+                            number += 1;
+                            steps += 1;
+                        }
+                        None => break,
+                    }
+                }
+                prop_assert_eq!(number, last);
+                prop_assert_eq!(steps, last - 1);
+                let overshoot = page_links(B, "", Page { number: last + beyond, size }, total);
+                prop_assert!(overshoot.next.is_none());
+                prop_assert_eq!(number_of(&overshoot.prev.unwrap()), last);
+            }
+        }
+    }
 }

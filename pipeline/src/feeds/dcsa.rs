@@ -176,7 +176,11 @@ fn string_at(v: &Value, pointer: &str) -> Option<String> {
 /// deprecated `COYA` (container yard) reads as `OFFD` (off-dock storage), as the DCSA 2.2
 /// `facilityTypeCodeTRN` description says. Unknown codes are kept as given.
 fn facility_type(v: &Value, pointers: &[&str]) -> Option<String> {
-    let code = pointers.iter().find_map(|p| str_at(v, p))?.trim().to_ascii_uppercase();
+    let code = pointers
+        .iter()
+        .find_map(|p| str_at(v, p))?
+        .trim()
+        .to_ascii_uppercase();
     match code.as_str() {
         "" => None,
         "COYA" => Some("OFFD".to_string()),
@@ -423,7 +427,13 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         location_name: string_at(e, "/eventLocation/locationName"),
         facility_code: string_at(e, "/eventLocation/facilityCode")
             .or_else(|| string_at(e, "/transportCall/facilityCode")),
-        facility_type: facility_type(e, &["/eventLocation/facilityTypeCode", "/transportCall/facilityTypeCode"]),
+        facility_type: facility_type(
+            e,
+            &[
+                "/eventLocation/facilityTypeCode",
+                "/transportCall/facilityTypeCode",
+            ],
+        ),
         mode_of_transport: string_at(e, "/transportCall/modeOfTransport"),
         transport_call_sequence: at(e, "/transportCall/transportCallSequenceNumber")
             .and_then(Value::as_i64),
@@ -569,7 +579,10 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
         facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
         facility_type: facility_type(
             e,
-            &["/eventLocation/facilityTypeCode", &format!("{tc}/facilityTypeCode")],
+            &[
+                "/eventLocation/facilityTypeCode",
+                &format!("{tc}/facilityTypeCode"),
+            ],
         ),
         mode_of_transport: string_at(e, &format!("{tc}/modeOfTransport")),
         transport_call_sequence: at(e, &format!("{tc}/transportCallSequenceNumber"))
