@@ -75,6 +75,50 @@ pub fn error_response(status: StatusCode, title: &str, detail: &str) -> Response
     )
 }
 
+/// Largest request body `/v2` accepts, in bytes (1 MiB). Every body teu takes (an inferred
+/// number, a tracking request) is a few hundred bytes; a larger one is refused with 413 before
+/// it is read further.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// Middleware that gives every error response of the wrapped routes the JSON:API shape: a 4xx or
+/// 5xx response that is not already JSON (axum's own rejections of a body that is too large, not
+/// UTF-8 or unreadable, of a malformed path or query) becomes `{"errors":[...]}` with the same
+/// status and the rejection's text as `detail`. Responses teu built itself pass unchanged.
+pub async fn json_api_errors(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let title = status.canonical_reason().unwrap_or("Error");
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        return error_response(
+            status,
+            title,
+            &format!("The request body is larger than the limit of {MAX_BODY_BYTES} bytes."),
+        );
+    }
+    // Rejection texts are short; anything longer is cut rather than buffered whole.
+    let text = match axum::body::to_bytes(resp.into_body(), 4096).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).trim().to_string(),
+        Err(_) => String::new(),
+    };
+    let detail = if text.is_empty() {
+        title.to_string()
+    } else {
+        text
+    };
+    error_response(status, title, &detail)
+}
+
 fn document_response(status: StatusCode, error: ErrorObject) -> Response {
     (
         status,

@@ -91,6 +91,8 @@ pub fn router(state: RestState) -> Router {
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)
         .layer(from_fn_with_state(state.clone(), require_account))
+        .layer(axum::extract::DefaultBodyLimit::max(error::MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(error::json_api_errors))
         .with_state(state)
 }
 

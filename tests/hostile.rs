@@ -1,0 +1,114 @@
+//! Hostile input against the real server (issue 8): oversized bodies, deeply nested JSON, huge
+//! page sizes, SQL-looking strings and invalid UTF-8 all get a clear 4xx with a JSON:API
+//! `errors` array, and the server keeps serving afterwards.
+
+#[macro_use]
+mod common;
+
+use common::{data, Server, TestDb};
+use serde_json::Value;
+
+on_both_backends!(hostile_input_gets_clear_client_errors);
+
+/// Sends a request and returns the status and the body parsed as JSON (panics when the body is
+/// not JSON: every error must be a JSON:API document).
+async fn send(req: reqwest::RequestBuilder) -> (u16, Value) {
+    let resp = req.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.expect("body");
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("status {status}: body is not JSON ({e}): {text:.200}"));
+    (status, body)
+}
+
+/// The first error object of a JSON:API error document, checked for its required members.
+fn first_error(status: u16, body: &Value) -> &Value {
+    let e = &body["errors"][0];
+    assert_eq!(e["status"], status.to_string(), "{body}");
+    assert!(e["title"].is_string(), "{body}");
+    assert!(e["detail"].is_string(), "{body}");
+    e
+}
+
+async fn hostile_input_gets_clear_client_errors(db: &TestDb) {
+    let key = db.create_account("acme");
+    db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    let server = Server::start(db, &[]);
+    let http = server.client();
+    let auth = format!("Token {key}");
+    let post = |path: &str| {
+        http.post(format!("{}{path}", server.base))
+            .header("Authorization", &auth)
+            .header("Content-Type", "application/json")
+    };
+    let get = |path: &str| {
+        http.get(format!("{}{path}", server.base))
+            .header("Authorization", &auth)
+    };
+
+    // An oversized body: 3 MiB of JSON string.
+    let big = format!("{{\"number\":\"{}\"}}", "A".repeat(3 << 20));
+    let (status, body) = send(post("/v2/tracking_requests/infer_number").body(big)).await;
+    assert_eq!(status, 413, "{body}");
+    assert!(first_error(status, &body)["detail"]
+        .as_str()
+        .unwrap()
+        .contains("bytes"));
+
+    // JSON nested 100,000 deep: refused by the parser's depth limit, not a stack overflow.
+    let deep = format!(
+        "{{\"number\":{}1{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let (status, body) = send(post("/v2/tracking_requests/infer_number").body(deep)).await;
+    assert!(status == 400 || status == 422, "{status} {body}");
+    first_error(status, &body);
+
+    // Invalid UTF-8 in a body.
+    let (status, body) = send(
+        post("/v2/tracking_requests/infer_number").body(vec![b'{', b'"', 0xff, 0xfe, b'"', b'}']),
+    )
+    .await;
+    assert!(status == 400 || status == 422, "{status} {body}");
+    first_error(status, &body);
+
+    // A page size far beyond the maximum, and one beyond u64.
+    for size in ["1000000", "99999999999999999999999999"] {
+        let (status, body) = send(get(&format!("/v2/containers?page[size]={size}"))).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(
+            first_error(status, &body)["source"]["parameter"],
+            "page[size]"
+        );
+    }
+
+    // SQL-looking strings in an id, a parameter and a body: plain not-found or bad-request
+    // answers, and the data is still there afterwards.
+    let (status, body) = send(get("/v2/containers/1'%20OR%20'1'='1")).await;
+    assert_eq!(status, 404, "{body}");
+    first_error(status, &body);
+    let (status, body) = send(get(
+        "/v2/shipments?include=shipment;DROP%20TABLE%20containers",
+    ))
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(first_error(status, &body)["source"]["parameter"], "include");
+    let (status, body) = send(
+        post("/v2/tracking_requests/infer_number")
+            .body(r#"{"number":"MSKU'; DROP TABLE containers;--"}"#),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["attributes"]["validation"]["is_valid"], false);
+
+    // Invalid UTF-8 percent-encoded in the query string.
+    let (status, body) = send(get("/v2/containers?page[number]=%FF%FE")).await;
+    assert_eq!(status, 400, "{body}");
+    first_error(status, &body);
+
+    // The server still answers, with the data intact.
+    let (status, body) = send(get("/v2/containers")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["meta"]["total"], 1);
+}
