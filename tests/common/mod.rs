@@ -93,6 +93,16 @@ impl TestDb {
         })
     }
 
+    /// The same database reached through another URL (e.g. through a proxy); dropping the
+    /// returned value cleans nothing up.
+    pub fn with_url(&self, url: String) -> TestDb {
+        TestDb {
+            url,
+            _dir: None,
+            pg_drop: None,
+        }
+    }
+
     /// Drops the PostgreSQL test database (SQLite's directory goes away on drop).
     pub async fn cleanup(self) {
         if let Some((admin, name)) = &self.pg_drop {
