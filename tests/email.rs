@@ -361,7 +361,10 @@ async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
     for e in v["data"].as_array().unwrap() {
         let a = &e["attributes"];
         assert!(
-            a["to"].as_array().unwrap().contains(&json!("demo@inbound.teu.local")),
+            a["to"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("demo@inbound.teu.local")),
             "{a}"
         );
         assert_eq!(a["content_type"], "multipart/mixed");
@@ -419,7 +422,12 @@ async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["attributes"]["subject"].as_str().unwrap().starts_with("Fwd:"))
+        .find(|e| {
+            e["attributes"]["subject"]
+                .as_str()
+                .unwrap()
+                .starts_with("Fwd:")
+        })
         .expect("the forwarded invoice");
     assert_eq!(
         forwarded["attributes"]["references"],
@@ -433,7 +441,12 @@ async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
     assert!(g.get("errors").is_none(), "{g}");
     let conn = &g["data"]["emailSubmissions"];
     assert_eq!(conn["totalCount"], v["meta"]["total"]);
-    for (node, e) in conn["nodes"].as_array().unwrap().iter().zip(v["data"].as_array().unwrap()) {
+    for (node, e) in conn["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(v["data"].as_array().unwrap())
+    {
         let a = &e["attributes"];
         assert_eq!(node["id"], e["id"]);
         for (gk, rk) in [
@@ -474,7 +487,9 @@ async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
     let (_, g) = server
         .graphql(
             Some(&other),
-            &format!("{{ emailSubmission(id: \"{id}\") {{ id }} emailSubmissions {{ totalCount }} }}"),
+            &format!(
+                "{{ emailSubmission(id: \"{id}\") {{ id }} emailSubmissions {{ totalCount }} }}"
+            ),
             json!({}),
         )
         .await;

@@ -244,7 +244,11 @@ async fn graphql_inference_matches_rest_and_shares_the_limit(db: &TestDb) {
     let body: Value = resp.json().await.unwrap();
     let errors = body["errors"].as_array().expect("refused fields");
     assert!(errors.len() >= 20, "{} refused", errors.len());
-    assert!(errors.len() <= 63, "at most the fields beyond the allowance: {}", errors.len());
+    assert!(
+        errors.len() <= 63,
+        "at most the fields beyond the allowance: {}",
+        errors.len()
+    );
     for e in errors {
         assert_eq!(e["extensions"]["code"], "RATE_LIMITED", "{e}");
         let r = e["extensions"]["retryAfter"].as_u64().unwrap();
@@ -263,7 +267,11 @@ async fn graphql_inference_matches_rest_and_shares_the_limit(db: &TestDb) {
     assert!(retry.is_some());
     // Other fields are not limited.
     let (_, body) = server
-        .graphql(Some(&key), "{ containers(first: 1) { totalCount } }", json!({}))
+        .graphql(
+            Some(&key),
+            "{ containers(first: 1) { totalCount } }",
+            json!({}),
+        )
         .await;
     assert!(body.get("errors").is_none(), "{body}");
 }

@@ -161,7 +161,10 @@ async fn list_is_paginated(db: &TestDb) {
     assert_eq!(page["data"].as_array().unwrap().len(), 1);
     // Past the end: an empty page whose prev steps back onto the last page.
     let (status, past) = server
-        .get("/v2/tracking_requests?page[number]=9&page[size]=2", Some(&key))
+        .get(
+            "/v2/tracking_requests?page[number]=9&page[size]=2",
+            Some(&key),
+        )
         .await;
     assert_eq!(status, 200);
     assert_eq!(past["data"], json!([]));
@@ -258,7 +261,11 @@ async fn graphql_and_rest_share_one_domain_path(db: &TestDb) {
         assert_eq!(status, 200);
         let e = &body["errors"][0];
         assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{body}");
-        let camel = if field == "scac" { "scac" } else { "requestNumber" };
+        let camel = if field == "scac" {
+            "scac"
+        } else {
+            "requestNumber"
+        };
         assert_eq!(e["extensions"]["field"], camel);
         // Same problem text after the field name.
         let rest_detail = rest["errors"][0]["detail"].as_str().unwrap();

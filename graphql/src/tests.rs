@@ -667,7 +667,10 @@ fn assert_inferred(got: &Value, want: &teu_pipeline::infer::Inference) {
     assert_eq!(gv["isValid"], wv["is_valid"]);
     assert_eq!(gv["type"], enum_name(&wv["type"]));
     assert_eq!(gv["checkDigitPassed"], wv["check_digit_passed"]);
-    assert_eq!(gv["reason"], wv.get("reason").cloned().unwrap_or(Value::Null));
+    assert_eq!(
+        gv["reason"],
+        wv.get("reason").cloned().unwrap_or(Value::Null)
+    );
     let (gs, ws) = (&got["shippingLine"], &want["shipping_line"]);
     assert_eq!(gs["decision"], enum_name(&ws["decision"]));
     assert_eq!(
@@ -691,7 +694,10 @@ const SAMPLE_NUMBERS: [&str; 7] = [
 async fn infer_number_has_the_pipeline_values() {
     let f = fixture().await;
     let history = f.store.scac_history(f.a.id).await.unwrap();
-    assert!(!history.owner.is_empty(), "the fixture gives account a a history");
+    assert!(
+        !history.owner.is_empty(),
+        "the fixture gives account a a history"
+    );
     for number in SAMPLE_NUMBERS {
         for (account, history) in [
             (&f.a, &history),
@@ -700,7 +706,10 @@ async fn infer_number_has_the_pipeline_values() {
             let data = ok(
                 &f.schema,
                 account,
-                &format!("{{ inferNumber(number: {}) {{ {INFERRED_FIELDS} }} }}", json!(number)),
+                &format!(
+                    "{{ inferNumber(number: {}) {{ {INFERRED_FIELDS} }} }}",
+                    json!(number)
+                ),
             )
             .await;
             assert_inferred(
@@ -767,13 +776,17 @@ async fn infer_numbers_keeps_order_and_caps_the_list() {
     // At most MAX_BATCH numbers, sent as a variable like a real client would.
     for (n, accepted) in [(crate::MAX_BATCH, true), (crate::MAX_BATCH + 1, false)] {
         let list: Vec<String> = (0..n).map(|i| format!("MSKU{i:07}")).collect();
-        let request = Request::new("query($n: [String!]!) { inferNumbers(numbers: $n) { number } }")
-            .variables(async_graphql::Variables::from_json(json!({ "n": list })))
-            .data(f.a.clone());
+        let request =
+            Request::new("query($n: [String!]!) { inferNumbers(numbers: $n) { number } }")
+                .variables(async_graphql::Variables::from_json(json!({ "n": list })))
+                .data(f.a.clone());
         let response = serde_json::to_value(f.schema.execute(request).await).unwrap();
         if accepted {
             assert!(response.get("errors").is_none(), "{:?}", response["errors"]);
-            assert_eq!(response["data"]["inferNumbers"].as_array().unwrap().len(), n);
+            assert_eq!(
+                response["data"]["inferNumbers"].as_array().unwrap().len(),
+                n
+            );
             assert_eq!(response["data"]["inferNumbers"][5]["number"], "MSKU0000005");
         } else {
             let errors = response["errors"].as_array().unwrap();
@@ -817,7 +830,12 @@ async fn inference_rate_limit_is_shared_and_counts_each_field_once() {
     // The allowance is the limiter's: the REST side (same limiter) is refused too.
     assert!(limiter.check(f.a.id).is_err());
     // Another account keeps its own allowance; other fields are not limited.
-    ok(&schema, &f.b, "{ inferNumber(number: \"APZU4812090\") { number } }").await;
+    ok(
+        &schema,
+        &f.b,
+        "{ inferNumber(number: \"APZU4812090\") { number } }",
+    )
+    .await;
     ok(&schema, &f.a, "{ containers(first: 1) { totalCount } }").await;
 
     // Over HTTP the refusal also sets Retry-After.
@@ -856,7 +874,12 @@ async fn tracking_requests_are_created_and_listed_through_the_domain_path() {
         )
     };
     // The sample container is stored: the request is linked at once.
-    let data = ok(&f.schema, &f.a, &create("apzu 481209-0", "CONTAINER", "cmdu")).await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &create("apzu 481209-0", "CONTAINER", "cmdu"),
+    )
+    .await;
     let linked = &data["createTrackingRequest"];
     assert_eq!(linked["requestNumber"], "APZU4812090");
     assert_eq!(linked["requestType"], "CONTAINER");
@@ -867,7 +890,12 @@ async fn tracking_requests_are_created_and_listed_through_the_domain_path() {
     // The same request again is the same request (the /v2 id rule).
     let again = ok(&f.schema, &f.a, &create("APZU4812090", "CONTAINER", "CMDU")).await;
     assert_eq!(again["createTrackingRequest"]["id"], json!(id));
-    let data = ok(&f.schema, &f.a, &create("ABCD1234567890", "BOOKING", "MAEU")).await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &create("ABCD1234567890", "BOOKING", "MAEU"),
+    )
+    .await;
     let pending = data["createTrackingRequest"].clone();
     assert_eq!(pending["status"], "PENDING");
     assert!(pending["shipment"].is_null());
@@ -888,10 +916,26 @@ async fn tracking_requests_are_created_and_listed_through_the_domain_path() {
 
     // Rule violations: BAD_USER_INPUT naming the input field, nothing stored.
     for (mutation, field, fragment) in [
-        (create("", "CONTAINER", "CMDU"), "requestNumber", "requestNumber is required"),
-        (create("APZU#4812090", "CONTAINER", "CMDU"), "requestNumber", "letters and digits"),
-        (create("APZU4812090", "CONTAINER", "C-1"), "scac", "scac must be a SCAC"),
-        (create("APZU4812090", "CONTAINER", " "), "scac", "scac is required"),
+        (
+            create("", "CONTAINER", "CMDU"),
+            "requestNumber",
+            "requestNumber is required",
+        ),
+        (
+            create("APZU#4812090", "CONTAINER", "CMDU"),
+            "requestNumber",
+            "letters and digits",
+        ),
+        (
+            create("APZU4812090", "CONTAINER", "C-1"),
+            "scac",
+            "scac must be a SCAC",
+        ),
+        (
+            create("APZU4812090", "CONTAINER", " "),
+            "scac",
+            "scac is required",
+        ),
     ] {
         let (data, errors) = run(&f.schema, Some(&f.a), &mutation).await;
         assert_eq!(data, Value::Null, "{mutation}");
@@ -901,7 +945,12 @@ async fn tracking_requests_are_created_and_listed_through_the_domain_path() {
         assert!(message.contains(fragment), "{mutation}: {message}");
     }
     // A request type outside the enum is refused by GraphQL validation.
-    let (data, errors) = run(&f.schema, Some(&f.a), &create("APZU4812090", "PALLET", "CMDU")).await;
+    let (data, errors) = run(
+        &f.schema,
+        Some(&f.a),
+        &create("APZU4812090", "PALLET", "CMDU"),
+    )
+    .await;
     assert_eq!(data, Value::Null);
     assert_eq!(errors.len(), 1, "{errors:#?}");
 
@@ -924,7 +973,9 @@ async fn tracking_requests_are_created_and_listed_through_the_domain_path() {
     assert_eq!(data["first"]["edges"][0]["node"]["id"], json!(want[0]));
 
     // By id; another account sees nothing.
-    let q = format!("{{ trackingRequest(id: \"{id}\") {{ id status }} trackingRequests {{ totalCount }} }}");
+    let q = format!(
+        "{{ trackingRequest(id: \"{id}\") {{ id status }} trackingRequests {{ totalCount }} }}"
+    );
     let data = ok(&f.schema, &f.a, &q).await;
     assert_eq!(data["trackingRequest"]["id"], json!(id));
     let data = ok(&f.schema, &f.b, &q).await;
@@ -956,7 +1007,11 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
         ),
     )
     .await;
-    let (stored, total) = f.store.list_email_submissions(f.a.id, 0, 100).await.unwrap();
+    let (stored, total) = f
+        .store
+        .list_email_submissions(f.a.id, 0, 100)
+        .await
+        .unwrap();
     assert_eq!(total, demo_emails().len() as i64);
     assert_eq!(data["emailSubmissions"]["totalCount"], json!(total));
     let nodes = data["emailSubmissions"]["nodes"].as_array().unwrap();
@@ -979,7 +1034,11 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
         assert!(e.documents_count >= 1, "every demo email has a PDF");
         let want_ids: Vec<String> = e.document_ids.iter().map(Uuid::to_string).collect();
         assert_eq!(ids(&node["documents"]), want_ids, "message order");
-        let models = f.store.documents_by_ids(f.a.id, &e.document_ids).await.unwrap();
+        let models = f
+            .store
+            .documents_by_ids(f.a.id, &e.document_ids)
+            .await
+            .unwrap();
         for d in documents {
             documents_seen += 1;
             let model = models
@@ -1012,7 +1071,10 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
     let calls = &f.schema.data::<StoreDataLoader>().unwrap().loader().calls;
     for (name, n) in [
         ("documents_by_ids", &calls.documents_by_ids),
-        ("document_representations_by_ids", &calls.document_representations_by_ids),
+        (
+            "document_representations_by_ids",
+            &calls.document_representations_by_ids,
+        ),
     ] {
         let n = n.load(Ordering::Relaxed);
         assert!((1..=2).contains(&n), "{name} was called {n} times");
@@ -1026,8 +1088,14 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
     );
     let data = ok(&f.schema, &f.a, &q).await;
     assert_eq!(data["emailSubmission"]["id"], json!(id));
-    assert_eq!(data["emailSubmission"]["messageId"], json!(stored[0].message_id));
-    assert_eq!(data["emailSubmissions"]["edges"][0]["node"]["id"], json!(id));
+    assert_eq!(
+        data["emailSubmission"]["messageId"],
+        json!(stored[0].message_id)
+    );
+    assert_eq!(
+        data["emailSubmissions"]["edges"][0]["node"]["id"],
+        json!(id)
+    );
     let data = ok(&f.schema, &f.b, &q).await;
     assert_eq!(
         data,
@@ -1040,7 +1108,12 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
     )
     .await;
     assert_eq!(data["emailSubmission"], Value::Null);
-    let (data, errors) = run(&f.schema, Some(&f.a), "{ emailSubmissions(first: 101) { totalCount } }").await;
+    let (data, errors) = run(
+        &f.schema,
+        Some(&f.a),
+        "{ emailSubmissions(first: 101) { totalCount } }",
+    )
+    .await;
     assert_eq!(data, Value::Null);
     assert_eq!(codes(&errors), ["BAD_USER_INPUT"]);
 }

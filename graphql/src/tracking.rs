@@ -176,7 +176,12 @@ impl Mutation {
         let account = error::account(ctx)?;
         let kind = teu_pipeline::infer::NumberType::from(input.request_type);
         match store(ctx)?
-            .submit_tracking_request(account.id, &input.request_number, kind.as_str(), &input.scac)
+            .submit_tracking_request(
+                account.id,
+                &input.request_number,
+                kind.as_str(),
+                &input.scac,
+            )
             .await
         {
             Ok(r) => Ok(TrackingRequest(r)),

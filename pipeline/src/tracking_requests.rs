@@ -133,7 +133,10 @@ impl NewTrackingRequest {
         })?;
         let scac = required(RequestField::Scac, scac)?.to_ascii_uppercase();
         if !(2..=4).contains(&scac.len()) || !scac.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(invalid(RequestField::Scac, "must be a SCAC: 2 to 4 letters"));
+            return Err(invalid(
+                RequestField::Scac,
+                "must be a SCAC: 2 to 4 letters",
+            ));
         }
         Ok(NewTrackingRequest {
             request_number: number,
@@ -374,12 +377,32 @@ mod tests {
         for (args, field, fragment) in [
             (("", "container", "CMDU"), RequestNumber, "required"),
             (("  ", "", ""), RequestNumber, "required"),
-            (("--", "container", "CMDU"), RequestNumber, "letters and digits"),
-            (("APZU#1", "container", "CMDU"), RequestNumber, "letters and digits"),
-            ((&"9".repeat(41)[..], "container", "CMDU"), RequestNumber, "at most 40"),
+            (
+                ("--", "container", "CMDU"),
+                RequestNumber,
+                "letters and digits",
+            ),
+            (
+                ("APZU#1", "container", "CMDU"),
+                RequestNumber,
+                "letters and digits",
+            ),
+            (
+                (&"9".repeat(41)[..], "container", "CMDU"),
+                RequestNumber,
+                "at most 40",
+            ),
             (("APZU4812090", "", "CMDU"), RequestType, "required"),
-            (("APZU4812090", "pallet", "CMDU"), RequestType, "bill_of_lading"),
-            (("APZU4812090", "Container", "CMDU"), RequestType, "bill_of_lading"),
+            (
+                ("APZU4812090", "pallet", "CMDU"),
+                RequestType,
+                "bill_of_lading",
+            ),
+            (
+                ("APZU4812090", "Container", "CMDU"),
+                RequestType,
+                "bill_of_lading",
+            ),
             (("APZU4812090", "booking", " "), Scac, "required"),
             (("APZU4812090", "booking", "C-1"), Scac, "2 to 4 letters"),
             (("APZU4812090", "booking", "CMDUX"), Scac, "2 to 4 letters"),

@@ -256,7 +256,14 @@ fn column_path_matches_single_path_in_order() {
 
 #[test]
 fn many_path_equals_single_path_in_order() {
-    let numbers = ["APZU4812090", "", "MEDU1234567", "tclu 123456 5", "APZU4812090", "???"];
+    let numbers = [
+        "APZU4812090",
+        "",
+        "MEDU1234567",
+        "tclu 123456 5",
+        "APZU4812090",
+        "???",
+    ];
     let many = super::batch::infer_many(Scorer::bundled(), &numbers, empty());
     assert_eq!(many.len(), numbers.len());
     for (got, n) in many.iter().zip(numbers) {
