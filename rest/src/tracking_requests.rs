@@ -50,7 +50,8 @@ fn resource(r: &TrackingRequest) -> Value {
 }
 
 /// The three attributes of a POST body as text (`""` when missing or null), after the JSON
-/// shape checks; the value rules are the pipeline's ([`NewTrackingRequest::parse`]).
+/// shape checks; the value rules are the pipeline's
+/// ([`teu_pipeline::tracking_requests::NewTrackingRequest::parse`]).
 fn attributes(body: &[u8]) -> Result<[String; 3], ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
         detail: format!("The request body is not JSON: {e}."),
