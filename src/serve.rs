@@ -29,6 +29,19 @@ fn demo_dir() -> PathBuf {
         .join("dcsa")
 }
 
+/// The demo emails with PDF attachments (`data/email/*.eml`, made by
+/// `data/email/make_demo_emails.py` from the DCSA samples' references), sent to
+/// [`DEMO_INBOUND_ADDRESS`].
+pub fn demo_email_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join("email")
+}
+
+/// The demo account's fixed inbound address, to which the demo emails are sent (besides the
+/// random one every account gets).
+pub const DEMO_INBOUND_ADDRESS: &str = "demo@inbound.teu.local";
+
 /// The generated part of the demo data: enough shipments that the lists have pages to turn,
 /// with terminal checks, line deadlines and rail legs (see `teu_pipeline::generate_terminal`).
 pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
@@ -40,8 +53,10 @@ pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::gen
 /// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
 /// compression, CORS and a timeout.
 pub fn app(store: Store) -> Router {
-    let state = RestState::new(store.clone());
-    let graphql = teu_graphql::router(teu_graphql::schema(store))
+    // One inference allowance per account, whichever API spends it.
+    let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
+    let state = RestState::with_limiter(store.clone(), limiter.clone());
+    let graphql = teu_graphql::router(teu_graphql::schema(store, limiter))
         .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
     Router::new()
         .nest("/v2", teu_rest::router(state))
@@ -82,7 +97,11 @@ async fn graphql_auth(state: State<RestState>, req: Request, next: Next) -> Resp
 pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
     if args.demo {
         let account = store.ensure_account("demo", true).await?;
-        let files = teu_pipeline::ingest::expand_paths(&[demo_dir()])?;
+        store
+            .add_inbound_address(account.id, DEMO_INBOUND_ADDRESS)
+            .await?;
+        // Feeds first, then the emails about their shipments; Message-IDs keep it idempotent.
+        let files = teu_pipeline::ingest::expand_paths(&[demo_dir(), demo_email_dir()])?;
         let failures = crate::commands::ingest_files(&store, &account, &files, false).await;
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");

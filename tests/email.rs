@@ -7,10 +7,15 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{summaries, Server, TestDb};
-use serde_json::Value;
+use common::{data, summaries, Server, TestDb};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
-on_both_backends!(email_submissions_end_to_end, document_schemas_served);
+on_both_backends!(
+    email_submissions_end_to_end,
+    document_schemas_served,
+    serve_demo_loads_emails_with_pdf_documents
+);
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -309,4 +314,207 @@ async fn document_schemas_served(db: &TestDb) {
         .get("/v2/document_schemas/bill_of_lading@1.0", None)
         .await;
     assert_eq!(status, 401);
+}
+
+/// The API key `teu serve --demo` printed.
+fn demo_key(server: &Server) -> String {
+    server
+        .stdout_lines
+        .iter()
+        .find_map(|l| l.strip_prefix("API key: "))
+        .expect("API key line")
+        .to_string()
+}
+
+const DEMO_GRAPHQL: &str = "{ emailSubmissions { totalCount nodes { id subject from to cc sentAt \
+    messageId inReplyTo references contentType documentsCount createdAt updatedAt \
+    documents { id fileName mediaType byteSize sha256 createdAt \
+      lastDocumentRepresentation { id kind mediaType byteSize sha256 createdAt } } } } }";
+
+async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
+    let server = Server::start(db, &["--demo"]);
+    let key = demo_key(&server);
+
+    // The bundled messages and their PDFs, as on disk.
+    let emails: Vec<PathBuf> = std::fs::read_dir(data("email"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    assert!(emails.len() >= 3, "{emails:?}");
+    let pdf = |name: &str| -> Vec<u8> {
+        std::fs::read(data("email/attachments").join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+
+    let (status, v) = server
+        .get("/v2/email_submissions?include=documents,documents.last_document_representation,account", Some(&key))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["meta"]["total"], emails.len(), "{}", v["meta"]);
+    let included = v["included"].as_array().unwrap();
+    let of_type = |t: &str| -> Vec<&Value> { included.iter().filter(|r| r["type"] == t).collect() };
+    assert_eq!(of_type("account")[0]["attributes"]["company_name"], "demo");
+    let documents = of_type("document");
+    let representations = of_type("document_representation");
+    let mut attachments = 0;
+    for e in v["data"].as_array().unwrap() {
+        let a = &e["attributes"];
+        assert!(
+            a["to"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("demo@inbound.teu.local")),
+            "{a}"
+        );
+        assert_eq!(a["content_type"], "multipart/mixed");
+        let linked = e["relationships"]["documents"]["data"].as_array().unwrap();
+        assert_eq!(a["documents_count"], linked.len());
+        assert!(!linked.is_empty(), "{}: no document", a["subject"]);
+        attachments += linked.len();
+        for l in linked {
+            let d = documents
+                .iter()
+                .find(|d| d["id"] == l["id"])
+                .unwrap_or_else(|| panic!("document {l} not included"));
+            let da = &d["attributes"];
+            assert_eq!(da["media_type"], "application/pdf");
+            let bytes = pdf(da["file_name"].as_str().unwrap());
+            assert!(bytes.starts_with(b"%PDF-1."), "{}", da["file_name"]);
+            assert!(bytes.windows(5).any(|w| w == b"%%EOF"));
+            assert_eq!(da["byte_size"], bytes.len(), "{}", da["file_name"]);
+            assert_eq!(
+                da["sha256"],
+                format!("{:x}", Sha256::digest(&bytes)),
+                "{}",
+                da["file_name"]
+            );
+            let rep_id = &d["relationships"]["last_document_representation"]["data"]["id"];
+            let r = representations
+                .iter()
+                .find(|r| &r["id"] == rep_id)
+                .expect("representation included");
+            assert_eq!(r["attributes"]["kind"], "original");
+            assert_eq!(r["attributes"]["sha256"], da["sha256"]);
+            assert_eq!(r["attributes"]["byte_size"], da["byte_size"]);
+        }
+    }
+    assert!(attachments >= 4, "{attachments}");
+    assert_eq!(documents.len(), attachments, "four distinct PDFs");
+
+    // The emails are about the demo shipments: their bills of lading are stored.
+    let (_, shipments) = server.get("/v2/shipments?page[size]=100", Some(&key)).await;
+    let bls: Vec<&str> = shipments["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["attributes"]["bill_of_lading_number"].as_str().unwrap())
+        .collect();
+    for e in v["data"].as_array().unwrap() {
+        let subject = e["attributes"]["subject"].as_str().unwrap();
+        assert!(
+            bls.iter().any(|bl| subject.contains(bl)),
+            "{subject:?} names no demo bill of lading ({} stored)",
+            bls.len()
+        );
+    }
+    let forwarded = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["attributes"]["subject"]
+                .as_str()
+                .unwrap()
+                .starts_with("Fwd:")
+        })
+        .expect("the forwarded invoice");
+    assert_eq!(
+        forwarded["attributes"]["references"],
+        json!(["inv-2026-0117@harbour-hill.example"])
+    );
+    assert_eq!(forwarded["attributes"]["documents_count"], 2);
+
+    // GraphQL serves the same values.
+    let (status, g) = server.graphql(Some(&key), DEMO_GRAPHQL, json!({})).await;
+    assert_eq!(status, 200);
+    assert!(g.get("errors").is_none(), "{g}");
+    let conn = &g["data"]["emailSubmissions"];
+    assert_eq!(conn["totalCount"], v["meta"]["total"]);
+    for (node, e) in conn["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(v["data"].as_array().unwrap())
+    {
+        let a = &e["attributes"];
+        assert_eq!(node["id"], e["id"]);
+        for (gk, rk) in [
+            ("subject", "subject"),
+            ("from", "from"),
+            ("to", "to"),
+            ("cc", "cc"),
+            ("sentAt", "sent_at"),
+            ("messageId", "message_id"),
+            ("inReplyTo", "in_reply_to"),
+            ("references", "references"),
+            ("contentType", "content_type"),
+            ("documentsCount", "documents_count"),
+            ("createdAt", "created_at"),
+            ("updatedAt", "updated_at"),
+        ] {
+            assert_eq!(node[gk], a[rk], "{gk}");
+        }
+        for gd in node["documents"].as_array().unwrap() {
+            let d = documents.iter().find(|d| d["id"] == gd["id"]).unwrap();
+            let da = &d["attributes"];
+            assert_eq!(gd["fileName"], da["file_name"]);
+            assert_eq!(gd["mediaType"], da["media_type"]);
+            assert_eq!(gd["byteSize"], da["byte_size"]);
+            assert_eq!(gd["sha256"], da["sha256"]);
+            assert_eq!(gd["createdAt"], da["created_at"]);
+            assert_eq!(gd["lastDocumentRepresentation"]["sha256"], da["sha256"]);
+            assert_eq!(gd["lastDocumentRepresentation"]["kind"], "original");
+        }
+    }
+    // Never to another account, over either API.
+    let other = db.create_account("other");
+    let id = v["data"][0]["id"].as_str().unwrap().to_string();
+    let (status, _) = server
+        .get(&format!("/v2/email_submissions/{id}"), Some(&other))
+        .await;
+    assert_eq!(status, 404);
+    let (_, g) = server
+        .graphql(
+            Some(&other),
+            &format!(
+                "{{ emailSubmission(id: \"{id}\") {{ id }} emailSubmissions {{ totalCount }} }}"
+            ),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        g["data"],
+        json!({"emailSubmission": null, "emailSubmissions": {"totalCount": 0}})
+    );
+    drop(server);
+
+    // A second `serve --demo` loads nothing new.
+    let server = Server::start(db, &["--demo"]);
+    let key = demo_key(&server);
+    let (_, again) = server
+        .get("/v2/email_submissions?include=documents,documents.last_document_representation,account", Some(&key))
+        .await;
+    assert_eq!(again["meta"], v["meta"]);
+    // Links carry the server's (new, random) port; everything else is unchanged.
+    let content = |doc: &Value| -> Vec<Value> {
+        doc["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| json!([e["id"], e["attributes"], e["relationships"]]))
+            .collect()
+    };
+    assert_eq!(content(&again), content(&v));
+    assert_eq!(again["included"], v["included"]);
 }

@@ -7,7 +7,11 @@ mod common;
 use common::{data, generated_feed, Server, TestDb};
 use serde_json::{json, Value};
 
-on_both_backends!(infer_number_answers, rate_limit_per_account);
+on_both_backends!(
+    infer_number_answers,
+    rate_limit_per_account,
+    graphql_inference_matches_rest_and_shares_the_limit
+);
 
 const PATH: &str = "/v2/tracking_requests/infer_number";
 
@@ -149,4 +153,125 @@ async fn rate_limit_per_account(db: &TestDb) {
     // Other accounts keep their own allowance.
     let (status, _, _) = post(&server, Some(&calm), body).await;
     assert_eq!(status, 200);
+}
+
+const INFERRED: &str = "number numberType validation { isValid type checkDigitPassed reason } \
+    shippingLine { decision selected { scac name confidence } candidates { scac name confidence } }";
+
+/// The `/v2` attributes written the GraphQL way: camelCase keys, enum values in capitals.
+fn as_graphql(a: &Value) -> Value {
+    let upper = |v: &Value| json!(v.as_str().unwrap().to_uppercase());
+    let v = &a["validation"];
+    let l = &a["shipping_line"];
+    json!({
+        "number": a["number"],
+        "numberType": upper(&a["number_type"]),
+        "validation": {
+            "isValid": v["is_valid"],
+            "type": upper(&v["type"]),
+            "checkDigitPassed": v["check_digit_passed"],
+            "reason": v.get("reason").cloned().unwrap_or(Value::Null),
+        },
+        "shippingLine": {
+            "decision": upper(&l["decision"]),
+            "selected": l.get("selected").cloned().unwrap_or(Value::Null),
+            "candidates": l["candidates"],
+        },
+    })
+}
+
+async fn graphql_inference_matches_rest_and_shares_the_limit(db: &TestDb) {
+    let key = db.create_account("acme");
+    let feed = generated_feed(20, 5);
+    db.ingest(
+        "acme",
+        &[data("dcsa/tnt-220-response.json"), feed.path().into()],
+    );
+    let server = Server::start(db, &[]);
+    let numbers = [
+        "APZU 481209-0",
+        "APZU2134567",
+        "MEDU1234567",
+        "TCLU1234565",
+        "ABC709951",
+        "not a number!",
+    ];
+    // One GraphQL batch: the /v2 answers, in input order.
+    let (status, body) = server
+        .graphql(
+            Some(&key),
+            &format!("query($n: [String!]!) {{ inferNumbers(numbers: $n) {{ {INFERRED} }} }}"),
+            json!({"n": numbers}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(body.get("errors").is_none(), "{body}");
+    let batch = body["data"]["inferNumbers"].as_array().unwrap().clone();
+    assert_eq!(batch.len(), numbers.len());
+    for (i, n) in numbers.iter().enumerate() {
+        let rest = infer(&server, &key, n).await;
+        assert_eq!(batch[i], as_graphql(&rest), "{n}");
+        let (_, one) = server
+            .graphql(
+                Some(&key),
+                &format!("query($n: String!) {{ inferNumber(number: $n) {{ {INFERRED} }} }}"),
+                json!({"n": n}),
+            )
+            .await;
+        assert_eq!(one["data"]["inferNumber"], batch[i], "{n}");
+    }
+    // 13 requests so far (1 batch, 6 REST, 6 single). One GraphQL request of 250 aliased
+    // fields (each counts one) uses up the rest of the 200, far faster than the refill (one
+    // every 0.3 s): the fields beyond it fail RATE_LIMITED and the response has Retry-After.
+    let fields: Vec<String> = (0..250)
+        .map(|i| format!("f{i}: inferNumbers(numbers: []) {{ number }}"))
+        .collect();
+    let resp = server
+        .client()
+        .post(format!("{}/graphql", server.base))
+        .header("Authorization", format!("Token {key}"))
+        .json(&json!({"query": format!("{{ {} }}", fields.join(" "))}))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(resp.status().as_u16(), 200);
+    let retry: u64 = resp.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    let body: Value = resp.json().await.unwrap();
+    let errors = body["errors"].as_array().expect("refused fields");
+    assert!(errors.len() >= 20, "{} refused", errors.len());
+    assert!(
+        errors.len() <= 63,
+        "at most the fields beyond the allowance: {}",
+        errors.len()
+    );
+    for e in errors {
+        assert_eq!(e["extensions"]["code"], "RATE_LIMITED", "{e}");
+        let r = e["extensions"]["retryAfter"].as_u64().unwrap();
+        assert!((1..=60).contains(&r), "{e}");
+    }
+    // /v2 shares the allowance: it is refused within a few requests, not after 200.
+    let mut refused = None;
+    for i in 0..20 {
+        let (status, retry, _) = post(&server, Some(&key), r#"{"number": "MSKU1234565"}"#).await;
+        if status == 429 {
+            refused = Some((i, retry));
+            break;
+        }
+    }
+    let (_, retry) = refused.expect("/v2 refused after GraphQL spent the allowance");
+    assert!(retry.is_some());
+    // Other fields are not limited.
+    let (_, body) = server
+        .graphql(
+            Some(&key),
+            "{ containers(first: 1) { totalCount } }",
+            json!({}),
+        )
+        .await;
+    assert!(body.get("errors").is_none(), "{body}");
 }

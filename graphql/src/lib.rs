@@ -1,11 +1,20 @@
 //! teu-graphql: the GraphQL API (`/graphql`) over the pipeline's store.
 //!
-//! The schema serves the account's containers, shipments and their events with the same field
-//! values as the `/v2` API (names in camelCase): `Query.containers` / `Query.shipments` are
-//! Relay connections with `totalCount`, `Query.container(id)` / `Query.shipment(id)` look one
-//! record up. Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`)
-//! are batch-loaded through a [`DataLoader`](async_graphql::dataloader::DataLoader), one store
-//! call per field and page, never one per record.
+//! The schema serves the account's data with the same field values as the `/v2` API (names in
+//! camelCase). The query root is merged from one part per area:
+//!
+//! | fields | module |
+//! |---|---|
+//! | `containers`, `shipments` (Relay connections with `totalCount`), `container(id)`, `shipment(id)` | `query` |
+//! | `inferNumber(number)`, `inferNumbers(numbers)` (carrier inference, rate-limited) | `inference` |
+//! | `trackingRequests` (connection), `trackingRequest(id)`; mutation `createTrackingRequest(input)` | `tracking` |
+//! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
+//!
+//! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
+//! `TrackingRequest.shipment`, `EmailSubmission.documents`,
+//! `Document.lastDocumentRepresentation`) are batch-loaded through a
+//! [`DataLoader`](async_graphql::dataloader::DataLoader), one store call per field and page,
+//! never one per record.
 //!
 //! Every resolver reads the [`Account`] from the request data and scopes every store call by
 //! its id. [`router`] puts the account there from the request extensions (set by the auth
@@ -14,37 +23,46 @@
 //!
 //! ```no_run
 //! # async fn demo(store: teu_pipeline::store::Store, account: teu_pipeline::model::Account) {
-//! let schema = teu_graphql::schema(store);
+//! let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
+//! let schema = teu_graphql::schema(store, limiter);
 //! let request = async_graphql::Request::new("{ containers { totalCount } }").data(account);
 //! let response = schema.execute(request).await;
 //! # }
 //! ```
 //!
-//! Errors carry `extensions.code`: `BAD_USER_INPUT` (bad argument, e.g. `first` over 100),
-//! `UNAUTHENTICATED` (no account in the request) or `INTERNAL` (store failure, logged, details
-//! withheld). The crate knows nothing of polars and writes no SQL.
+//! Errors carry `extensions.code`: `BAD_USER_INPUT` (bad argument, e.g. `first` over 100; with
+//! `extensions.field` when one input field is at fault), `RATE_LIMITED` (inference allowance
+//! used up; `extensions.retryAfter` and a `Retry-After` header), `UNAUTHENTICATED` (no account
+//! in the request) or `INTERNAL` (store failure, logged, details withheld). The crate knows
+//! nothing of polars and writes no SQL.
 
 #![warn(missing_docs)]
 
+mod email;
 mod error;
+mod inference;
 mod loaders;
 mod query;
+mod tracking;
 mod types;
 
 use async_graphql::http::GraphiQLSource;
-use async_graphql::{EmptyMutation, EmptySubscription, Schema, SchemaBuilder};
+use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
 use axum::{Extension, Router};
+use teu_pipeline::infer::limit::AccountLimiter;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::Store;
 
+pub use inference::MAX_BATCH;
 pub use query::Query;
+pub use tracking::Mutation;
 
-/// The teu GraphQL schema: queries only.
-pub type TeuSchema = Schema<Query, EmptyMutation, EmptySubscription>;
+/// The teu GraphQL schema: queries and the tracking-request mutation.
+pub type TeuSchema = Schema<Query, Mutation, EmptySubscription>;
 
 /// Deepest query accepted (`containers.edges.node.shipment.containers.events.code` is 7).
 pub const MAX_DEPTH: usize = 12;
@@ -52,8 +70,8 @@ pub const MAX_DEPTH: usize = 12;
 pub const MAX_COMPLEXITY: usize = 5000;
 
 /// The schema types and limits, without data.
-fn builder() -> SchemaBuilder<Query, EmptyMutation, EmptySubscription> {
-    Schema::build(Query, EmptyMutation, EmptySubscription)
+fn builder() -> SchemaBuilder<Query, Mutation, EmptySubscription> {
+    Schema::build(Query::default(), Mutation, EmptySubscription)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
 }
@@ -61,13 +79,15 @@ fn builder() -> SchemaBuilder<Query, EmptyMutation, EmptySubscription> {
 /// Builds the schema over the store. Limits: depth [`MAX_DEPTH`], complexity
 /// [`MAX_COMPLEXITY`]; introspection is on (GraphiQL needs it).
 ///
-/// The schema holds the store and one data loader shared by all requests; every request must
-/// carry its [`Account`] as request data (`async_graphql::Request::data`), which [`router`]
-/// does.
-pub fn schema(store: Store) -> TeuSchema {
+/// The schema holds the store, one data loader shared by all requests and the inference rate
+/// limiter (`limiter`: pass the one the `/v2` state uses, so that both APIs share one allowance
+/// per account); every request must carry its [`Account`] as request data
+/// (`async_graphql::Request::data`), which [`router`] does.
+pub fn schema(store: Store, limiter: AccountLimiter) -> TeuSchema {
     builder()
         .data(loaders::data_loader(store.clone()))
         .data(store)
+        .data(limiter)
         .finish()
 }
 

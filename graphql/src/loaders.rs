@@ -1,6 +1,7 @@
 //! Batch loading of the nested fields (`Container.shipment`, `Container.events`,
-//! `Shipment.containers`), so that a page of 100 containers costs one store call per field,
-//! not one per container.
+//! `Shipment.containers`, `TrackingRequest.shipment`, `EmailSubmission.documents`,
+//! `Document.lastDocumentRepresentation`), so that a page of 100 containers costs one store
+//! call per field, not one per container.
 //!
 //! One [`DataLoader`] lives in the schema data and is shared by all requests. Every key carries
 //! the account id next to the record id, and a batch is answered with one store call per
@@ -12,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_graphql::dataloader::{DataLoader, Loader};
+use teu_pipeline::email::{Document, DocumentRepresentation};
 use teu_pipeline::model;
 use teu_pipeline::store::{Store, StoreError};
 use uuid::Uuid;
@@ -49,12 +51,28 @@ pub(crate) struct ContainersKey {
     pub shipment: Uuid,
 }
 
+/// Key of `EmailSubmission.documents`: a document of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct DocumentKey {
+    pub account: Uuid,
+    pub document: Uuid,
+}
+
+/// Key of `Document.lastDocumentRepresentation`: a representation of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RepresentationKey {
+    pub account: Uuid,
+    pub representation: Uuid,
+}
+
 /// Store calls made by each loader (for tests and debugging).
 #[derive(Debug, Default)]
 pub(crate) struct LoaderCalls {
     pub shipments_by_ids: AtomicUsize,
     pub events_of_containers: AtomicUsize,
     pub containers_of_shipments: AtomicUsize,
+    pub documents_by_ids: AtomicUsize,
+    pub document_representations_by_ids: AtomicUsize,
 }
 
 /// Loads shipments, events and containers in batches from the store.
@@ -183,6 +201,71 @@ impl Loader<ContainersKey> for StoreLoader {
                 }) {
                     list.push(c);
                 }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Loader<DocumentKey> for StoreLoader {
+    type Value = Document;
+    type Error = LoadFailed;
+
+    async fn load(
+        &self,
+        keys: &[DocumentKey],
+    ) -> Result<HashMap<DocumentKey, Self::Value>, Self::Error> {
+        let mut out = HashMap::with_capacity(keys.len());
+        for (account, ids) in by_account(keys, |k| (k.account, k.document)) {
+            self.calls.documents_by_ids.fetch_add(1, Ordering::Relaxed);
+            let documents = self
+                .store
+                .documents_by_ids(account, &ids)
+                .await
+                .map_err(logged("documents_by_ids"))?;
+            for d in documents {
+                if d.account_id == account {
+                    out.insert(
+                        DocumentKey {
+                            account,
+                            document: d.id,
+                        },
+                        d,
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Loader<RepresentationKey> for StoreLoader {
+    type Value = DocumentRepresentation;
+    type Error = LoadFailed;
+
+    async fn load(
+        &self,
+        keys: &[RepresentationKey],
+    ) -> Result<HashMap<RepresentationKey, Self::Value>, Self::Error> {
+        let mut out = HashMap::with_capacity(keys.len());
+        for (account, ids) in by_account(keys, |k| (k.account, k.representation)) {
+            self.calls
+                .document_representations_by_ids
+                .fetch_add(1, Ordering::Relaxed);
+            // The store scopes the query by account; every row it returns is the account's.
+            let representations = self
+                .store
+                .document_representations_by_ids(account, &ids)
+                .await
+                .map_err(logged("document_representations_by_ids"))?;
+            for r in representations {
+                out.insert(
+                    RepresentationKey {
+                        account,
+                        representation: r.id,
+                    },
+                    r,
+                );
             }
         }
         Ok(out)

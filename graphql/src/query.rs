@@ -1,11 +1,17 @@
-//! The query root: the account's containers and shipments, as Relay connections and by id.
+//! The query root, merged ([`MergedObject`]) from one part per area: containers and shipments
+//! (here), carrier inference ([`crate::inference`]), tracking requests ([`crate::tracking`]),
+//! email submissions and document schemas ([`crate::email`]); and the pagination helpers the
+//! parts share.
 
 use async_graphql::connection::{Connection, CursorType, Edge, EmptyFields, OpaqueCursor};
-use async_graphql::{Context, Object, SimpleObject, ID};
+use async_graphql::{Context, MergedObject, Object, SimpleObject, ID};
 use teu_pipeline::store::Store;
 use uuid::Uuid;
 
+use crate::email::EmailQuery;
 use crate::error;
+use crate::inference::InferenceQuery;
+use crate::tracking::TrackingRequestQuery;
 use crate::types::{Container, Shipment};
 
 /// Page size when `first` is not given.
@@ -14,13 +20,13 @@ pub(crate) const DEFAULT_PAGE_SIZE: i32 = 30;
 pub(crate) const MAX_PAGE_SIZE: i32 = 100;
 
 /// Cursor of a list item: its offset in the list, opaque to clients (base64 of JSON).
-type Cursor = OpaqueCursor<u64>;
+pub(crate) type Cursor = OpaqueCursor<u64>;
 
 /// Extra fields of every connection.
 #[derive(SimpleObject)]
 pub struct ConnectionFields {
     /// Number of items in the whole list, over all pages.
-    total_count: i64,
+    pub(crate) total_count: i64,
 }
 
 /// A page of containers.
@@ -28,11 +34,22 @@ type ContainerConnection = Connection<Cursor, Container, ConnectionFields, Empty
 /// A page of shipments.
 type ShipmentConnection = Connection<Cursor, Shipment, ConnectionFields, EmptyFields>;
 
-/// The query root. Everything it returns belongs to the request's account.
-pub struct Query;
+/// The query root. Everything it returns belongs to the request's account (document schemas
+/// are shared by all accounts).
+#[derive(MergedObject, Default)]
+pub struct Query(
+    ContainerQuery,
+    InferenceQuery,
+    TrackingRequestQuery,
+    EmailQuery,
+);
+
+/// The containers and shipments part of [`Query`].
+#[derive(Default)]
+pub struct ContainerQuery;
 
 /// `(offset, limit)` of the page that `first` and `after` ask for.
-fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64, u64)> {
+pub(crate) fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64, u64)> {
     let limit = first.unwrap_or(DEFAULT_PAGE_SIZE);
     if !(0..=MAX_PAGE_SIZE).contains(&limit) {
         return Err(error::bad_user_input(format!(
@@ -56,7 +73,7 @@ fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64
 }
 
 /// Builds a connection from one page of items starting at `offset` and the list's total.
-fn connection<T, N: async_graphql::OutputType>(
+pub(crate) fn connection<T, N: async_graphql::OutputType>(
     offset: u64,
     items: Vec<T>,
     total: i64,
@@ -78,18 +95,18 @@ fn connection<T, N: async_graphql::OutputType>(
     conn
 }
 
-fn store<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a Store> {
+pub(crate) fn store<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a Store> {
     ctx.data_opt::<Store>().ok_or_else(error::internal_opaque)
 }
 
-fn parse_id(id: &ID) -> Option<Uuid> {
+pub(crate) fn parse_id(id: &ID) -> Option<Uuid> {
     Uuid::parse_str(id.as_str()).ok()
 }
 
 /// The account's containers and shipments. Everything returned belongs to the account of
 /// the API key the request was made with.
 #[Object]
-impl Query {
+impl ContainerQuery {
     /// The account's containers, most recently refreshed first (the `/v2` list order).
     /// `first` defaults to 30 and may be at most 100.
     async fn containers(

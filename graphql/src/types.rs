@@ -54,7 +54,7 @@ fn dt(t: Option<chrono::DateTime<Utc>>) -> Option<DateTime> {
     t.map(DateTime)
 }
 
-fn loader<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a StoreDataLoader> {
+pub(crate) fn loader<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a StoreDataLoader> {
     ctx.data_opt::<StoreDataLoader>()
         .ok_or_else(error::internal_opaque)
 }

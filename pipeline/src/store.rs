@@ -50,6 +50,8 @@ pub enum StoreError {
     AccountExists(String),
     #[error("no account named {0:?}")]
     UnknownAccount(String),
+    #[error("the inbound address {0:?} belongs to another account")]
+    InboundAddressTaken(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -5,6 +5,11 @@
 //! container request matches a stored container number, a bill of lading or booking request a
 //! shipment's `bill_of_lading_number`. The id is a UUID v5 of (account, request type, number,
 //! SCAC), so asking twice for the same number gives the same request.
+//!
+//! Both APIs create requests through [`Store::submit_tracking_request`], which validates the
+//! three attributes with [`NewTrackingRequest::parse`] (the one set of rules, table there) and
+//! stores the request; `/v2` maps a [`TrackingRequestError::Invalid`] to a 422 with
+//! `source.pointer`, GraphQL to a `BAD_USER_INPUT` error naming the field.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -12,7 +17,134 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use crate::ids;
+use crate::infer::NumberType;
+use crate::iso6346;
 use crate::store::{now, ts, Result, Store, StoreError};
+
+/// Longest accepted `request_number` (normalized).
+pub const MAX_REQUEST_NUMBER_LEN: usize = 40;
+
+/// An attribute of a tracking request, for error reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestField {
+    /// `request_number`.
+    RequestNumber,
+    /// `request_type`.
+    RequestType,
+    /// `scac`.
+    Scac,
+}
+
+impl RequestField {
+    /// The `/v2` attribute name: `request_number`, `request_type`, `scac`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestField::RequestNumber => "request_number",
+            RequestField::RequestType => "request_type",
+            RequestField::Scac => "scac",
+        }
+    }
+
+    /// The GraphQL input field name: `requestNumber`, `requestType`, `scac`.
+    pub fn camel_case(self) -> &'static str {
+        match self {
+            RequestField::RequestNumber => "requestNumber",
+            RequestField::RequestType => "requestType",
+            RequestField::Scac => "scac",
+        }
+    }
+}
+
+/// Why a tracking request was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum TrackingRequestError {
+    /// An attribute breaks a rule of [`NewTrackingRequest::parse`]; `problem` completes a
+    /// sentence that starts with the field's name (`"is required"`).
+    #[error("{} {problem}", field.as_str())]
+    Invalid {
+        /// The attribute at fault.
+        field: RequestField,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The validated attributes of a new tracking request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTrackingRequest {
+    /// Normalized ([`iso6346::normalize`]): upper case, no spaces, dashes, dots or slashes.
+    pub request_number: String,
+    /// Container, bill of lading or booking.
+    pub request_type: NumberType,
+    /// Upper case SCAC.
+    pub scac: String,
+}
+
+impl NewTrackingRequest {
+    /// Checks the attributes as given by a client, in this order (the first failure is
+    /// reported):
+    ///
+    /// | field | rule | problem |
+    /// |---|---|---|
+    /// | `request_number` | not blank | is required |
+    /// | `request_number` | after normalization, 1 to [`MAX_REQUEST_NUMBER_LEN`] ASCII letters and digits | must be letters and digits (at most 40) |
+    /// | `request_type` | not blank | is required |
+    /// | `request_type` | `container`, `bill_of_lading` or `booking` | must be container, bill_of_lading or booking |
+    /// | `scac` | not blank | is required |
+    /// | `scac` | 2 to 4 ASCII letters (any case; stored upper case) | must be a SCAC: 2 to 4 letters |
+    ///
+    /// Surrounding blanks are ignored.
+    ///
+    /// # Errors
+    ///
+    /// [`TrackingRequestError::Invalid`] naming the field.
+    pub fn parse(
+        request_number: &str,
+        request_type: &str,
+        scac: &str,
+    ) -> std::result::Result<NewTrackingRequest, TrackingRequestError> {
+        let invalid = |field, problem| TrackingRequestError::Invalid { field, problem };
+        let required = |field, value: &str| {
+            if value.trim().is_empty() {
+                Err(invalid(field, "is required"))
+            } else {
+                Ok(value.trim().to_string())
+            }
+        };
+        let number = iso6346::normalize(&required(RequestField::RequestNumber, request_number)?);
+        if number.is_empty()
+            || number.len() > MAX_REQUEST_NUMBER_LEN
+            || !number.bytes().all(|b| b.is_ascii_alphanumeric())
+        {
+            return Err(invalid(
+                RequestField::RequestNumber,
+                "must be letters and digits (at most 40)",
+            ));
+        }
+        let kind = required(RequestField::RequestType, request_type)?;
+        let request_type = NumberType::parse(&kind).ok_or_else(|| {
+            invalid(
+                RequestField::RequestType,
+                "must be container, bill_of_lading or booking",
+            )
+        })?;
+        let scac = required(RequestField::Scac, scac)?.to_ascii_uppercase();
+        if !(2..=4).contains(&scac.len()) || !scac.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(invalid(
+                RequestField::Scac,
+                "must be a SCAC: 2 to 4 letters",
+            ));
+        }
+        Ok(NewTrackingRequest {
+            request_number: number,
+            request_type,
+            scac,
+        })
+    }
+}
 
 /// `pending`: no feed data for the number yet.
 pub const PENDING: &str = "pending";
@@ -114,6 +246,32 @@ impl Store {
             })
     }
 
+    /// Validates a client's tracking request ([`NewTrackingRequest::parse`]) and stores it with
+    /// [`Store::create_tracking_request`]: the one path of `POST /v2/tracking_requests` and the
+    /// GraphQL `createTrackingRequest` mutation.
+    ///
+    /// # Errors
+    ///
+    /// [`TrackingRequestError::Invalid`] for a bad attribute (nothing is stored),
+    /// [`TrackingRequestError::Store`] when the store fails.
+    pub async fn submit_tracking_request(
+        &self,
+        account: Uuid,
+        request_number: &str,
+        request_type: &str,
+        scac: &str,
+    ) -> std::result::Result<TrackingRequest, TrackingRequestError> {
+        let new = NewTrackingRequest::parse(request_number, request_type, scac)?;
+        Ok(self
+            .create_tracking_request(
+                account,
+                &new.request_number,
+                new.request_type.as_str(),
+                &new.scac,
+            )
+            .await?)
+    }
+
     /// Moves the account's pending requests whose number now has stored data to `created`,
     /// with the shipment id (module documentation). Returns how many changed.
     ///
@@ -142,23 +300,37 @@ impl Store {
         Ok(done.rows_affected())
     }
 
-    /// The account's tracking requests, newest first.
+    /// One page of the account's tracking requests, newest first (then id), and the total.
     ///
     /// # Errors
     ///
     /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable row.
-    pub async fn list_tracking_requests(&self, account: Uuid) -> Result<Vec<TrackingRequest>> {
+    pub async fn list_tracking_requests(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<TrackingRequest>, i64)> {
+        let total: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM tracking_requests WHERE account_id = $1")
+                .bind(account.to_string())
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?;
         let sql = format!(
             "SELECT {COLUMNS} FROM tracking_requests WHERE account_id = $1 \
-             ORDER BY created_at DESC, id DESC"
+             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
         );
-        sqlx::query(&sql)
+        let items = sqlx::query(&sql)
             .bind(account.to_string())
+            .bind(limit)
+            .bind(offset)
             .fetch_all(self.pool())
             .await?
             .iter()
             .map(from_row)
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok((items, total))
     }
 
     /// One of the account's tracking requests (`None` for another account's id).
@@ -181,5 +353,69 @@ impl Store {
             .as_ref()
             .map(from_row)
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(number: &str, kind: &str, scac: &str) -> (RequestField, &'static str) {
+        match NewTrackingRequest::parse(number, kind, scac) {
+            Err(TrackingRequestError::Invalid { field, problem }) => (field, problem),
+            other => panic!("{number} {kind} {scac}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parse_normalizes_and_reports_the_first_bad_field() {
+        let ok = NewTrackingRequest::parse(" apzu 481209-0 ", "container", "cmdu").unwrap();
+        assert_eq!(ok.request_number, "APZU4812090");
+        assert_eq!(ok.request_type, NumberType::Container);
+        assert_eq!(ok.scac, "CMDU");
+        use RequestField::*;
+        for (args, field, fragment) in [
+            (("", "container", "CMDU"), RequestNumber, "required"),
+            (("  ", "", ""), RequestNumber, "required"),
+            (
+                ("--", "container", "CMDU"),
+                RequestNumber,
+                "letters and digits",
+            ),
+            (
+                ("APZU#1", "container", "CMDU"),
+                RequestNumber,
+                "letters and digits",
+            ),
+            (
+                (&"9".repeat(41)[..], "container", "CMDU"),
+                RequestNumber,
+                "at most 40",
+            ),
+            (("APZU4812090", "", "CMDU"), RequestType, "required"),
+            (
+                ("APZU4812090", "pallet", "CMDU"),
+                RequestType,
+                "bill_of_lading",
+            ),
+            (
+                ("APZU4812090", "Container", "CMDU"),
+                RequestType,
+                "bill_of_lading",
+            ),
+            (("APZU4812090", "booking", " "), Scac, "required"),
+            (("APZU4812090", "booking", "C-1"), Scac, "2 to 4 letters"),
+            (("APZU4812090", "booking", "CMDUX"), Scac, "2 to 4 letters"),
+        ] {
+            let (got, text) = problem(args.0, args.1, args.2);
+            assert_eq!(got, field, "{args:?}");
+            assert!(text.contains(fragment), "{args:?}: {text}");
+        }
+        let e = NewTrackingRequest::parse("X1", "pallet", "CMDU").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "request_type must be container, bill_of_lading or booking"
+        );
+        assert_eq!(RequestField::RequestNumber.camel_case(), "requestNumber");
     }
 }

@@ -310,6 +310,15 @@ impl ApiError {
     }
 }
 
+impl From<teu_pipeline::infer::limit::RateLimited> for ApiError {
+    fn from(e: teu_pipeline::infer::limit::RateLimited) -> Self {
+        ApiError::RateLimited {
+            retry_after: e.retry_after,
+            limit: format!("{} requests per minute", e.per_minute),
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();

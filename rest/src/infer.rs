@@ -10,59 +10,17 @@
 //! The scoring is `teu_pipeline::infer`, with the account's own history
 //! (`Store::scac_history`) as evidence.
 
-use std::num::NonZeroU32;
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::{Extension, Json};
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::{json, Value};
 use teu_pipeline::infer;
 use teu_pipeline::model::Account;
-use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::RestState;
 
-/// Requests per minute and account on the infer operation (spec: Limits).
-pub const INFER_REQUESTS_PER_MINUTE: u32 = 200;
-
-/// A per-account limiter (GCRA, the `governor` crate): bursts of up to the per-minute
-/// allowance, refilled evenly over the minute.
-#[derive(Clone)]
-pub struct AccountLimiter {
-    limiter: Arc<DefaultKeyedRateLimiter<Uuid>>,
-    per_minute: u32,
-}
-
-impl AccountLimiter {
-    /// A limiter allowing `per_minute` requests per minute per account (at least 1).
-    pub fn per_minute(per_minute: u32) -> Self {
-        let n = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
-        AccountLimiter {
-            limiter: Arc::new(RateLimiter::keyed(Quota::per_minute(n))),
-            per_minute: n.get(),
-        }
-    }
-
-    /// Counts one request of `account`.
-    ///
-    /// # Errors
-    ///
-    /// [`ApiError::RateLimited`] with the whole seconds to wait (at least 1) when the
-    /// allowance is used up.
-    pub fn check(&self, account: Uuid) -> Result<(), ApiError> {
-        self.limiter.check_key(&account).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            ApiError::RateLimited {
-                retry_after: (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1),
-                limit: format!("{} requests per minute", self.per_minute),
-            }
-        })
-    }
-}
+pub use teu_pipeline::infer::limit::{AccountLimiter, INFER_REQUESTS_PER_MINUTE};
 
 /// The number in an infer request body, or the error to answer.
 fn number_of(body: &[u8]) -> Result<String, ApiError> {
@@ -143,18 +101,18 @@ mod tests {
     }
 
     #[test]
-    fn limiter_counts_per_account() {
-        let limiter = AccountLimiter::per_minute(3);
-        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        for _ in 0..3 {
-            limiter.check(a).unwrap();
-        }
-        match limiter.check(a) {
-            Err(ApiError::RateLimited { retry_after, .. }) => {
-                assert!((1..=20).contains(&retry_after), "{retry_after}")
+    fn limiter_refusals_are_429_with_retry_after() {
+        let limiter = AccountLimiter::per_minute(1);
+        let a = uuid::Uuid::new_v4();
+        limiter.check(a).unwrap();
+        let e = ApiError::from(limiter.check(a).unwrap_err());
+        assert_eq!(e.status().as_u16(), 429);
+        match e {
+            ApiError::RateLimited { retry_after, limit } => {
+                assert!((1..=60).contains(&retry_after), "{retry_after}");
+                assert_eq!(limit, "1 requests per minute");
             }
             other => panic!("{other:?}"),
         }
-        limiter.check(b).unwrap();
     }
 }

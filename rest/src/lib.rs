@@ -16,7 +16,8 @@
 //! | `GET /document_schemas/{id}` | one document schema by `<document_type>@<version>` |
 //! | `POST /tracking_requests/infer_number` | carrier inference for one number ([`infer`]); 200 requests per minute per account |
 //! | `POST /tracking_requests` | stores a tracking request (201; 422 with `source.pointer`) |
-//! | `GET /tracking_requests`, `GET /tracking_requests/{id}` | the account's tracking requests, `pending` or `created` |
+//! | `GET /tracking_requests` | page of the account's tracking requests, `pending` or `created`; `page[number]`, `page[size]` |
+//! | `GET /tracking_requests/{id}` | one tracking request |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -58,9 +59,15 @@ impl RestState {
     /// State over `store` with the spec's limit of
     /// [`infer::INFER_REQUESTS_PER_MINUTE`] infer requests per minute per account.
     pub fn new(store: Store) -> Self {
+        RestState::with_limiter(store, infer::AccountLimiter::default())
+    }
+
+    /// State over `store` with a given infer limiter: the binary passes the one it also gives
+    /// the GraphQL schema, so `/v2` and `/graphql` share one allowance per account.
+    pub fn with_limiter(store: Store, infer_limiter: infer::AccountLimiter) -> Self {
         RestState {
             store,
-            infer_limiter: infer::AccountLimiter::per_minute(infer::INFER_REQUESTS_PER_MINUTE),
+            infer_limiter,
         }
     }
 }

@@ -5,18 +5,27 @@
 //! `source.pointer` at the member (`/data/type`, `/data/attributes/request_number`, …); a body
 //! that is not a JSON object is a 400. Success is 201 with the stored request, `status`
 //! `pending` until feed data for the number arrives, then `created` with a `shipment`
-//! relationship (see `teu_pipeline::tracking_requests`).
+//! relationship (see `teu_pipeline::tracking_requests`, whose `Store::submit_tracking_request`
+//! holds the value rules shared with GraphQL).
+//!
+//! The list is paginated like `/containers`: `page[number]` (default 1), `page[size]` (default
+//! 30, at most 100), `links` first/prev/next/last/self/current, `meta` size/total, and a 400
+//! JSON:API error with `source.parameter` for a bad value ([`crate::query`],
+//! [`crate::pagination`]).
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{OriginalUri, Path, State};
 use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
-use teu_pipeline::tracking_requests::TrackingRequest;
+use teu_pipeline::tracking_requests::{RequestField, TrackingRequest, TrackingRequestError};
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::pagination::{page_links, PageMeta};
+use crate::query::parse_list;
+use crate::routes::Base;
 use crate::RestState;
 
 /// The resource object of one tracking request.
@@ -40,8 +49,10 @@ fn resource(r: &TrackingRequest) -> Value {
     })
 }
 
-/// Validated attributes of a POST body: (request_number, request_type, scac).
-fn parse(body: &[u8]) -> Result<(String, String, String), ApiError> {
+/// The three attributes of a POST body as text (`""` when missing or null), after the JSON
+/// shape checks; the value rules are the pipeline's
+/// ([`teu_pipeline::tracking_requests::NewTrackingRequest::parse`]).
+fn attributes(body: &[u8]) -> Result<[String; 3], ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
         detail: format!("The request body is not JSON: {e}."),
     })?;
@@ -56,42 +67,38 @@ fn parse(body: &[u8]) -> Result<(String, String, String), ApiError> {
             "data.type must be \"tracking_request\".",
         ));
     }
-    let text = |name: &str| -> Result<String, ApiError> {
-        let pointer = format!("/data/attributes/{name}");
+    let text = |field: RequestField| -> Result<String, ApiError> {
+        let name = field.as_str();
         match &value["data"]["attributes"][name] {
-            Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
-            Value::String(_) | Value::Null => Err(ApiError::invalid_attribute(
-                &pointer,
-                format!("{name} is required."),
-            )),
+            Value::String(s) => Ok(s.clone()),
+            Value::Null => Ok(String::new()),
             _ => Err(ApiError::invalid_attribute(
-                &pointer,
+                &pointer(field),
                 format!("{name} must be a string."),
             )),
         }
     };
-    let number = teu_pipeline::iso6346::normalize(&text("request_number")?);
-    if number.len() > 40 || !number.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Err(ApiError::invalid_attribute(
-            "/data/attributes/request_number",
-            "request_number must be letters and digits (at most 40).",
-        ));
+    Ok([
+        text(RequestField::RequestNumber)?,
+        text(RequestField::RequestType)?,
+        text(RequestField::Scac)?,
+    ])
+}
+
+/// JSON pointer of an attribute in the request document.
+fn pointer(field: RequestField) -> String {
+    format!("/data/attributes/{}", field.as_str())
+}
+
+impl From<TrackingRequestError> for ApiError {
+    fn from(e: TrackingRequestError) -> Self {
+        match e {
+            TrackingRequestError::Invalid { field, .. } => {
+                ApiError::invalid_attribute(&pointer(field), format!("{e}."))
+            }
+            TrackingRequestError::Store(e) => ApiError::Store(e),
+        }
     }
-    let request_type = text("request_type")?;
-    if teu_pipeline::infer::NumberType::parse(&request_type).is_none() {
-        return Err(ApiError::invalid_attribute(
-            "/data/attributes/request_type",
-            "request_type must be container, bill_of_lading or booking.",
-        ));
-    }
-    let scac = text("scac")?.to_ascii_uppercase();
-    if !(2..=4).contains(&scac.len()) || !scac.bytes().all(|b| b.is_ascii_uppercase()) {
-        return Err(ApiError::invalid_attribute(
-            "/data/attributes/scac",
-            "scac must be a SCAC: 2 to 4 letters.",
-        ));
-    }
-    Ok((number, request_type, scac))
 }
 
 /// `POST /tracking_requests`: 201 with the stored request.
@@ -100,23 +107,32 @@ pub(crate) async fn create(
     Extension(account): Extension<Account>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let (number, request_type, scac) = parse(&body)?;
+    let [number, request_type, scac] = attributes(&body)?;
     let r = state
         .store
-        .create_tracking_request(account.id, &number, &request_type, &scac)
+        .submit_tracking_request(account.id, &number, &request_type, &scac)
         .await?;
     Ok((StatusCode::CREATED, Json(json!({ "data": resource(&r) }))))
 }
 
-/// `GET /tracking_requests`: all of the account's requests, newest first.
+/// `GET /tracking_requests`: one page of the account's requests, newest first; `page[number]`
+/// and `page[size]` as on `/containers` (links, meta, 400 with `source.parameter`).
 pub(crate) async fn list(
     State(state): State<RestState>,
     Extension(account): Extension<Account>,
+    base: Base,
+    OriginalUri(uri): OriginalUri,
 ) -> Result<Json<Value>, ApiError> {
-    let all = state.store.list_tracking_requests(account.id).await?;
+    let q = parse_list(uri.query(), &[])?;
+    let (page, total) = state
+        .store
+        .list_tracking_requests(account.id, q.page.offset(), q.page.limit())
+        .await?;
+    let total = u64::try_from(total).unwrap_or(0);
     Ok(Json(json!({
-        "data": all.iter().map(resource).collect::<Vec<_>>(),
-        "meta": {"total": all.len()},
+        "data": page.iter().map(resource).collect::<Vec<_>>(),
+        "links": page_links(&base.url("/tracking_requests"), "", q.page, total),
+        "meta": PageMeta { size: q.page.size, total },
     })))
 }
 

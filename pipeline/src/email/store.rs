@@ -42,6 +42,31 @@ impl Store {
         Ok(address)
     }
 
+    /// Gives `account` the inbound address `address` (lower-cased; any local part at any
+    /// domain) unless it already has it: idempotent, for fixed addresses such as the demo
+    /// account's.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InboundAddressTaken`] when another account owns the address,
+    /// [`StoreError::Sql`] when a statement fails.
+    pub async fn add_inbound_address(&self, account: Uuid, address: &str) -> Result<()> {
+        let address = address.trim().to_ascii_lowercase();
+        sqlx::query(
+            "INSERT INTO inbound_addresses (address, account_id, created_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (address) DO NOTHING",
+        )
+        .bind(&address)
+        .bind(account.to_string())
+        .bind(ts(now()))
+        .execute(self.pool())
+        .await?;
+        match self.account_by_inbound_address(&address).await? {
+            Some(owner) if owner.id == account => Ok(()),
+            _ => Err(StoreError::InboundAddressTaken(address)),
+        }
+    }
+
     /// The inbound addresses of `account`, oldest first.
     pub async fn inbound_addresses(&self, account: Uuid) -> Result<Vec<String>> {
         let rows = sqlx::query(

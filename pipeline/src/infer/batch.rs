@@ -183,3 +183,27 @@ pub fn infer_strs(scorer: &Scorer, numbers: &[&str], history: &History) -> Polar
     let column = Column::new("number".into(), numbers);
     infer_column(scorer, &column, history)
 }
+
+/// Full inference results ([`super::Inference`], what `infer_number` answers) for a list of
+/// numbers, one per input, in input order: the batch path for APIs (GraphQL `inferNumbers`).
+/// Like [`infer_column`], each distinct input is scored once and a malformed input gets its
+/// own result with `is_valid` false and a `reason`, never an error.
+pub fn infer_many(scorer: &Scorer, numbers: &[&str], history: &History) -> Vec<super::Inference> {
+    let mut distinct: HashMap<&str, usize> = HashMap::new();
+    let mut results: Vec<super::Inference> = Vec::with_capacity(numbers.len());
+    let mut buf = String::new();
+    for &raw in numbers {
+        match distinct.get(raw) {
+            Some(&i) => {
+                let again = results[i].clone();
+                results.push(again);
+            }
+            None => {
+                let scored = scorer.score(raw, history, &mut buf);
+                distinct.insert(raw, results.len());
+                results.push(scorer.to_inference(buf.clone(), &scored));
+            }
+        }
+    }
+    results
+}

@@ -43,6 +43,7 @@
 
 pub mod batch;
 pub mod history;
+pub mod limit;
 pub mod owners;
 mod scoring;
 

@@ -254,6 +254,25 @@ fn column_path_matches_single_path_in_order() {
     assert!(get("reason")[5].as_deref().unwrap().contains("'?'"));
 }
 
+#[test]
+fn many_path_equals_single_path_in_order() {
+    let numbers = [
+        "APZU4812090",
+        "",
+        "MEDU1234567",
+        "tclu 123456 5",
+        "APZU4812090",
+        "???",
+    ];
+    let many = super::batch::infer_many(Scorer::bundled(), &numbers, empty());
+    assert_eq!(many.len(), numbers.len());
+    for (got, n) in many.iter().zip(numbers) {
+        assert_eq!(got, &infer(n, empty()), "{n:?}");
+    }
+    assert_eq!(many[1].validation.is_valid, Some(false));
+    assert!(super::batch::infer_many(Scorer::bundled(), &[], empty()).is_empty());
+}
+
 /// Calibration on `data/calibration/labelled-numbers.csv`: real numbers with the line that
 /// carried them, from public material (sources in the file and `docs/sources-labelled-numbers.md`).
 /// Among auto_select answers at least 95% must be right; the figures go to the README.

@@ -1,0 +1,266 @@
+//! Carrier inference over GraphQL: `inferNumber(number)` and `inferNumbers(numbers)`, with the
+//! values of `POST /v2/tracking_requests/infer_number` (spec: that endpoint).
+//!
+//! - `inferNumber` scores one number with `teu_pipeline::infer::infer`; a blank number is a
+//!   `BAD_USER_INPUT` error (`extensions.field` `number`), as `/v2` answers 422. Any other
+//!   number gets a result, an invalid one with `validation.reason`.
+//! - `inferNumbers` scores a list with the pipeline's batch path
+//!   (`teu_pipeline::infer::batch::infer_many`): one result per input, in input order, each
+//!   distinct number scored once, a malformed or blank entry reported in its own result. At most
+//!   [`MAX_BATCH`] numbers; more is `BAD_USER_INPUT`.
+//! - Both use the account's own history as evidence (`Store::scac_history`), like `/v2`.
+//!
+//! **Rate limit**: the account's allowance of 200 inference requests per minute is shared with
+//! `/v2` (one `AccountLimiter` in the schema data and the REST state). Each `inferNumber` or
+//! `inferNumbers` field executed counts as **one request**, whatever the length of the list:
+//! the limit is on requests (spec: Limits), the work of one is bounded by [`MAX_BATCH`], and
+//! the cost of a request is dominated by its history query, not by scoring (millions of
+//! numbers per second). Aliases count one each. Beyond the allowance the field fails with
+//! `RATE_LIMITED` (`extensions.retryAfter`, and a `Retry-After` header on the response).
+
+use async_graphql::{Context, Enum, Object};
+use teu_pipeline::infer::{self, batch, limit::AccountLimiter, Scorer};
+
+use crate::error;
+use crate::query::store;
+
+/// Most numbers one `inferNumbers` call accepts.
+pub const MAX_BATCH: usize = 10_000;
+
+/// Kind of number (`/v2` `number_type`; also a tracking request's `requestType`).
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberType {
+    /// `container`: an ISO 6346 container number.
+    Container,
+    /// `bill_of_lading`: a bill of lading number.
+    BillOfLading,
+    /// `booking`: a carrier booking number.
+    Booking,
+}
+
+impl From<infer::NumberType> for NumberType {
+    fn from(t: infer::NumberType) -> Self {
+        match t {
+            infer::NumberType::Container => NumberType::Container,
+            infer::NumberType::BillOfLading => NumberType::BillOfLading,
+            infer::NumberType::Booking => NumberType::Booking,
+        }
+    }
+}
+
+impl From<NumberType> for infer::NumberType {
+    fn from(t: NumberType) -> Self {
+        match t {
+            NumberType::Container => infer::NumberType::Container,
+            NumberType::BillOfLading => infer::NumberType::BillOfLading,
+            NumberType::Booking => infer::NumberType::Booking,
+        }
+    }
+}
+
+/// What `validation.type` says the number identifies.
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValidationType {
+    /// `container`: a container number.
+    Container,
+    /// `shipment`: a bill of lading or booking number.
+    Shipment,
+}
+
+/// Classification of one result (`/v2` `shipping_line.decision`).
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// `auto_select`: confidence ≥ 0.95.
+    AutoSelect,
+    /// `needs_confirmation`: confidence from 0.70 to below 0.95.
+    NeedsConfirmation,
+    /// `no_prediction`: below 0.70, or no candidate.
+    NoPrediction,
+}
+
+impl From<infer::Decision> for Decision {
+    fn from(d: infer::Decision) -> Self {
+        match d {
+            infer::Decision::AutoSelect => Decision::AutoSelect,
+            infer::Decision::NeedsConfirmation => Decision::NeedsConfirmation,
+            infer::Decision::NoPrediction => Decision::NoPrediction,
+        }
+    }
+}
+
+/// The result of inferring one number.
+pub struct InferredNumber(pub infer::Inference);
+
+/// The result of inferring one number: its kind, validity and shipping line (the
+/// `data.attributes` of `/v2` `infer_number`).
+#[Object]
+impl InferredNumber {
+    /// The number as teu reads it: upper case, without spaces, dashes, dots and slashes.
+    async fn number(&self) -> &str {
+        &self.0.number
+    }
+
+    /// Container, bill of lading or booking.
+    async fn number_type(&self) -> NumberType {
+        self.0.number_type.into()
+    }
+
+    /// Validity of the number's format.
+    async fn validation(&self) -> Validation {
+        Validation(self.0.validation.clone())
+    }
+
+    /// The shipping line prediction.
+    async fn shipping_line(&self) -> ShippingLine {
+        ShippingLine(self.0.shipping_line.clone())
+    }
+}
+
+/// Validity of a number's format.
+pub struct Validation(pub infer::Validation);
+
+/// Validity of a number's format (`/v2` `validation`).
+#[Object]
+impl Validation {
+    /// `true` valid format, `false` invalid, null unknown (bookings: each line has its own).
+    async fn is_valid(&self) -> Option<bool> {
+        self.0.is_valid
+    }
+
+    /// `CONTAINER` for container numbers, `SHIPMENT` for bills of lading and bookings.
+    #[graphql(name = "type")]
+    async fn kind(&self) -> ValidationType {
+        if self.0.kind == "container" {
+            ValidationType::Container
+        } else {
+            ValidationType::Shipment
+        }
+    }
+
+    /// For containers, the ISO 6346 check digit result; false for other numbers.
+    async fn check_digit_passed(&self) -> bool {
+        self.0.check_digit_passed
+    }
+
+    /// Why the number is invalid; null when it is valid or unknown.
+    async fn reason(&self) -> Option<&str> {
+        self.0.reason.as_deref()
+    }
+}
+
+/// The shipping line prediction of a number.
+pub struct ShippingLine(pub infer::ShippingLine);
+
+/// The shipping line prediction of a number (`/v2` `shipping_line`).
+#[Object]
+impl ShippingLine {
+    /// What to do with the top candidate.
+    async fn decision(&self) -> Decision {
+        self.0.decision.into()
+    }
+
+    /// The top candidate; null when the decision is `NO_PREDICTION`.
+    async fn selected(&self) -> Option<Candidate> {
+        self.0.selected.clone().map(Candidate)
+    }
+
+    /// Every plausible line, highest confidence first (ties by SCAC).
+    async fn candidates(&self) -> Vec<Candidate> {
+        self.0.candidates.iter().cloned().map(Candidate).collect()
+    }
+}
+
+/// One possible shipping line.
+pub struct Candidate(pub infer::Candidate);
+
+/// One possible shipping line for a number.
+#[Object]
+impl Candidate {
+    /// The line's SCAC, e.g. `MSCU`.
+    async fn scac(&self) -> &str {
+        &self.0.scac
+    }
+
+    /// The line's name, or the SCAC when the line is not in the reference list.
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Confidence in [0, 1], 3 decimals.
+    async fn confidence(&self) -> f64 {
+        self.0.confidence
+    }
+}
+
+/// Counts one inference request of the request's account against the shared allowance.
+fn count_request(ctx: &Context<'_>, account: uuid::Uuid) -> async_graphql::Result<()> {
+    let limiter = ctx
+        .data_opt::<AccountLimiter>()
+        .ok_or_else(error::internal_opaque)?;
+    limiter.check(account).map_err(|e| {
+        ctx.insert_http_header("Retry-After", e.retry_after.to_string());
+        error::rate_limited(&e)
+    })
+}
+
+/// The carrier inference part of [`crate::Query`].
+#[derive(Default)]
+pub struct InferenceQuery;
+
+/// Carrier inference: which kind of number and which shipping line.
+#[Object]
+impl InferenceQuery {
+    /// Infers the kind, validity and shipping line of one number (a container, bill of lading
+    /// or booking number), with the account's history as evidence. Counts one request of the
+    /// account's 200 inference requests per minute (shared with `/v2`). A blank number is a
+    /// `BAD_USER_INPUT` error.
+    async fn infer_number(
+        &self,
+        ctx: &Context<'_>,
+        number: String,
+    ) -> async_graphql::Result<InferredNumber> {
+        let account = error::account(ctx)?;
+        count_request(ctx, account.id)?;
+        if number.trim().is_empty() {
+            return Err(error::bad_field("number", "number must not be empty"));
+        }
+        let history = store(ctx)?
+            .scac_history(account.id)
+            .await
+            .map_err(|e| error::internal(&e))?;
+        Ok(InferredNumber(infer::infer(&number, &history)))
+    }
+
+    /// Infers every number of a list (at most 10,000): one result per input, in input order; a
+    /// malformed or blank entry gets its own result with `validation.reason`. Counts one
+    /// request of the account's inference allowance, whatever the list's length.
+    async fn infer_numbers(
+        &self,
+        ctx: &Context<'_>,
+        numbers: Vec<String>,
+    ) -> async_graphql::Result<Vec<InferredNumber>> {
+        let account = error::account(ctx)?;
+        count_request(ctx, account.id)?;
+        if numbers.len() > MAX_BATCH {
+            return Err(error::bad_field(
+                "numbers",
+                format!(
+                    "numbers may hold at most {MAX_BATCH} numbers, got {}",
+                    numbers.len()
+                ),
+            ));
+        }
+        if numbers.is_empty() {
+            return Ok(Vec::new());
+        }
+        let history = store(ctx)?
+            .scac_history(account.id)
+            .await
+            .map_err(|e| error::internal(&e))?;
+        let refs: Vec<&str> = numbers.iter().map(String::as_str).collect();
+        Ok(batch::infer_many(Scorer::bundled(), &refs, &history)
+            .into_iter()
+            .map(InferredNumber)
+            .collect())
+    }
+}

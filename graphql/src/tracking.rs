@@ -1,0 +1,195 @@
+//! Tracking requests over GraphQL: the `createTrackingRequest` mutation, the
+//! `trackingRequests` connection and `trackingRequest(id)`, with the values of
+//! `/v2/tracking_requests`.
+//!
+//! The mutation goes through `Store::submit_tracking_request`, the same domain path (and so
+//! the same rules, `teu_pipeline::tracking_requests::NewTrackingRequest::parse`) as
+//! `POST /v2/tracking_requests`. A rule broken is a `BAD_USER_INPUT` error whose
+//! `extensions.field` names the input field (`requestNumber`, `scac`); `requestType` is an
+//! enum, so GraphQL validation refuses a wrong value before the resolver runs.
+
+use async_graphql::{Context, Enum, InputObject, Object, ID};
+use teu_pipeline::tracking_requests::{self as domain, TrackingRequestError};
+
+use crate::error;
+use crate::inference::NumberType;
+use crate::loaders::ShipmentKey;
+use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
+use crate::types::{loader, DateTime, Shipment};
+
+/// Whether feed data for a tracking request's number has arrived.
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackingRequestStatus {
+    /// `pending`: no feed data for the number yet.
+    Pending,
+    /// `created`: feed data arrived; `shipment` is set.
+    Created,
+}
+
+/// A number an account asked teu to track.
+pub struct TrackingRequest(pub domain::TrackingRequest);
+
+/// A number an account asked teu to track (`/v2` tracking_request, same values).
+#[Object]
+impl TrackingRequest {
+    /// The request id (UUID), the same as in `/v2`.
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+
+    /// The number to track, normalized (upper case, no spaces or dashes).
+    async fn request_number(&self) -> &str {
+        &self.0.request_number
+    }
+
+    /// Container, bill of lading or booking.
+    async fn request_type(&self) -> async_graphql::Result<NumberType> {
+        teu_pipeline::infer::NumberType::parse(&self.0.request_type)
+            .map(NumberType::from)
+            .ok_or_else(|| {
+                tracing::error!(id = %self.0.id, kind = %self.0.request_type,
+                    "graphql: stored tracking request has an unknown type");
+                error::internal_opaque()
+            })
+    }
+
+    /// The shipping line's SCAC.
+    async fn scac(&self) -> &str {
+        &self.0.scac
+    }
+
+    /// `PENDING` until feed data for the number arrives, then `CREATED`.
+    async fn status(&self) -> TrackingRequestStatus {
+        if self.0.status == domain::CREATED {
+            TrackingRequestStatus::Created
+        } else {
+            TrackingRequestStatus::Pending
+        }
+    }
+
+    /// When the request was first made.
+    async fn created_at(&self) -> DateTime {
+        DateTime(self.0.created_at)
+    }
+
+    /// When it last changed.
+    async fn updated_at(&self) -> DateTime {
+        DateTime(self.0.updated_at)
+    }
+
+    /// The shipment the number belongs to, once feed data arrived.
+    async fn shipment(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Shipment>> {
+        let Some(shipment) = self.0.shipment_id else {
+            return Ok(None);
+        };
+        let account = error::account(ctx)?;
+        let found = loader(ctx)?
+            .load_one(ShipmentKey {
+                account: account.id,
+                shipment,
+            })
+            .await
+            .map_err(|_| error::internal_opaque())?;
+        Ok(found.map(Shipment))
+    }
+}
+
+/// A page of tracking requests.
+type TrackingRequestConnection = async_graphql::connection::Connection<
+    Cursor,
+    TrackingRequest,
+    ConnectionFields,
+    async_graphql::connection::EmptyFields,
+>;
+
+/// The tracking requests part of [`crate::Query`].
+#[derive(Default)]
+pub struct TrackingRequestQuery;
+
+/// The account's tracking requests.
+#[Object]
+impl TrackingRequestQuery {
+    /// The account's tracking requests, newest first (the `/v2` list order). `first` defaults
+    /// to 30 and may be at most 100.
+    async fn tracking_requests(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> async_graphql::Result<TrackingRequestConnection> {
+        let account = error::account(ctx)?;
+        let (offset, limit) = page(first, after)?;
+        let (items, total) = store(ctx)?
+            .list_tracking_requests(account.id, offset as i64, limit as i64)
+            .await
+            .map_err(|e| error::internal(&e))?;
+        Ok(connection(offset, items, total, TrackingRequest))
+    }
+
+    /// One of the account's tracking requests; null when the id is unknown, malformed or
+    /// another account's.
+    async fn tracking_request(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<Option<TrackingRequest>> {
+        let account = error::account(ctx)?;
+        let Some(id) = parse_id(&id) else {
+            return Ok(None);
+        };
+        let found = store(ctx)?
+            .tracking_request(account.id, id)
+            .await
+            .map_err(|e| error::internal(&e))?;
+        Ok(found.map(TrackingRequest))
+    }
+}
+
+/// What to track: the body of `POST /v2/tracking_requests` in GraphQL form.
+#[derive(InputObject)]
+pub struct CreateTrackingRequestInput {
+    /// The number: a container, bill of lading or booking number (spaces and dashes are
+    /// ignored; at most 40 letters and digits).
+    pub request_number: String,
+    /// What kind of number it is (as `inferNumber` returns it).
+    pub request_type: NumberType,
+    /// The shipping line's SCAC, 2 to 4 letters (as `inferNumber` selects it).
+    pub scac: String,
+}
+
+/// The mutation root.
+#[derive(Default)]
+pub struct Mutation;
+
+/// Changes an account can make.
+#[Object]
+impl Mutation {
+    /// Asks teu to track a number (after `inferNumber`). Returns the stored request: `PENDING`
+    /// until feed data for the number arrives, then `CREATED` with its shipment. Asking again
+    /// for the same number, type and SCAC returns the same request. A rule broken is a
+    /// `BAD_USER_INPUT` error naming the field in `extensions.field`.
+    async fn create_tracking_request(
+        &self,
+        ctx: &Context<'_>,
+        input: CreateTrackingRequestInput,
+    ) -> async_graphql::Result<TrackingRequest> {
+        let account = error::account(ctx)?;
+        let kind = teu_pipeline::infer::NumberType::from(input.request_type);
+        match store(ctx)?
+            .submit_tracking_request(
+                account.id,
+                &input.request_number,
+                kind.as_str(),
+                &input.scac,
+            )
+            .await
+        {
+            Ok(r) => Ok(TrackingRequest(r)),
+            Err(TrackingRequestError::Invalid { field, problem }) => Err(error::bad_field(
+                field.camel_case(),
+                format!("{} {problem}", field.camel_case()),
+            )),
+            Err(TrackingRequestError::Store(e)) => Err(error::internal(&e)),
+        }
+    }
+}
