@@ -145,4 +145,67 @@ mod tests {
         ));
         assert_eq!(normalize(" apzu-481209 0"), "APZU4812090");
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// An owner code, category and serial: the first ten characters of a container number.
+        fn stem() -> impl Strategy<Value = String> {
+            ("[A-Z]{3}", "[UJZ]", "[0-9]{6}").prop_map(|(o, c, s)| format!("{o}{c}{s}"))
+        }
+
+        proptest! {
+            /// Any stem with its computed check digit is valid, and the validator agrees with
+            /// `check_digit`.
+            #[test]
+            fn computed_check_digit_validates(stem in stem()) {
+                let digit = check_digit(&stem).unwrap();
+                prop_assert!(digit <= 9);
+                let number = format!("{stem}{digit}");
+                prop_assert_eq!(validate(&number), Ok(()));
+                prop_assert!(looks_like_iso6346(&number));
+            }
+
+            /// Any other final digit is refused with the expected digit in the error, unless it
+            /// is the 0 that a remainder of 10 also maps to (ISO 6346 Annex A).
+            #[test]
+            fn wrong_check_digit_is_named(stem in stem(), wrong in 0u32..10) {
+                let right = check_digit(&stem).unwrap();
+                prop_assume!(wrong != right);
+                match validate(&format!("{stem}{wrong}")) {
+                    Err(Iso6346Error::CheckDigit { found, expected, .. }) => {
+                        prop_assert_eq!((found, expected), (wrong, right));
+                    }
+                    other => prop_assert!(false, "{:?}", other),
+                }
+            }
+
+            /// One changed serial digit changes the weighted sum by a non-multiple of 11, so the
+            /// check digit catches it unless both sums fall on the 0/10 alias.
+            #[test]
+            fn single_serial_digit_errors_are_caught(stem in stem(), pos in 4usize..10, delta in 1u32..10) {
+                let number = format!("{stem}{}", check_digit(&stem).unwrap());
+                let mut chars: Vec<char> = number.chars().collect();
+                let d = chars[pos].to_digit(10).unwrap();
+                chars[pos] = char::from_digit((d + delta) % 10, 10).unwrap();
+                let typo: String = chars.into_iter().collect();
+                let sum = |s: &str| -> u32 {
+                    s.chars().take(10).enumerate().map(|(i, c)| char_value(c).unwrap() << i).sum()
+                };
+                let aliased = sum(&typo) % 11 % 10 == sum(&number) % 11 % 10;
+                prop_assert_eq!(validate(&typo).is_ok(), aliased);
+                prop_assert!(sum(&typo) % 11 != sum(&number) % 11);
+            }
+
+            /// Normalizing is idempotent and validation never panics, whatever the input.
+            #[test]
+            fn normalize_is_idempotent_and_validate_total(raw in "\\PC{0,30}") {
+                let once = normalize(&raw);
+                prop_assert_eq!(normalize(&once), once.clone());
+                let _ = validate(&once);
+                let _ = check_digit(&once);
+            }
+        }
+    }
 }

@@ -99,6 +99,9 @@ pub fn router(state: RestState) -> Router {
         .fallback(routes::not_found)
         .layer(from_fn_with_state(state.clone(), require_account))
         .layer(axum::extract::DefaultBodyLimit::max(error::MAX_BODY_BYTES))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            error::MAX_BODY_BYTES,
+        ))
         .layer(axum::middleware::from_fn(error::json_api_errors))
         .with_state(state)
 }
