@@ -50,13 +50,14 @@ pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::gen
     events_per_file: 0,
 };
 
-/// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
-/// compression, CORS and a timeout.
-pub fn app(store: Store) -> Router {
+/// Builds the whole application: `/v2/...` and `/graphql` (with `graphql` options) with
+/// tracing, request ids, compression, CORS and a timeout.
+pub fn app(store: Store, graphql: &teu_graphql::Options) -> Router {
+    let options = graphql;
     // One inference allowance per account, whichever API spends it.
     let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
     let state = RestState::with_limiter(store.clone(), limiter.clone());
-    let graphql = teu_graphql::router(teu_graphql::schema(store, limiter))
+    let graphql = teu_graphql::router(teu_graphql::schema_with(store, limiter, options))
         .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
     Router::new()
         .nest("/v2", teu_rest::router(state))
@@ -130,7 +131,7 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let addr = listener.local_addr()?;
     println!("Listening on http://{addr} (GraphQL: http://{addr}/graphql, REST: http://{addr}/v2/containers)");
-    axum::serve(listener, app(store))
+    axum::serve(listener, app(store, &args.graphql_options()))
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving")?;
