@@ -138,7 +138,8 @@ pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> 
         .extension(ApolloPersistedQueries::new(LruCacheStorage::new(
             options.persisted_queries.max(1),
         )))
-        .data(loaders::data_loader(store.clone()))
+        .extension(loaders::PerRequestLoader)
+        .data(loaders::LoaderStats::default())
         .data(store)
         .data(limiter)
         .data(QueryTimeout(options.query_timeout));

@@ -12,6 +12,8 @@ use uuid::Uuid;
 
 use crate::email::EmailQuery;
 use crate::error;
+use crate::loaders::prefetch;
+use crate::types::loader;
 use crate::inference::InferenceQuery;
 use crate::tracking::TrackingRequestQuery;
 use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
@@ -267,6 +269,8 @@ impl ContainerQuery {
             )
             .await
             .map_err(|e| error::internal(&e))?;
+        let looks = prefetch::nodes(ctx);
+        prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
         Ok(connection(offset, items, total, Container))
     }
 
@@ -293,6 +297,8 @@ impl ContainerQuery {
             )
             .await
             .map_err(|e| error::internal(&e))?;
+        let looks = prefetch::nodes(ctx);
+        prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
         Ok(connection(offset, items, total, Shipment))
     }
 
