@@ -337,6 +337,12 @@ impl Container {
         DateTime(self.0.created_at)
     }
 
+    /// When the container last changed (new feed data): the `/v2` list order and what the
+    /// `updatedAfter` filter compares.
+    async fn updated_at(&self) -> DateTime {
+        DateTime(self.0.refreshed_at)
+    }
+
     /// dry, reefer, open top, flat rack, bulk, tank.
     async fn equipment_type(&self) -> Option<&str> {
         self.0.equipment_type.as_deref()
@@ -611,6 +617,12 @@ impl Shipment {
         DateTime(self.0.created_at)
     }
 
+    /// When the shipment last changed (new feed data, tags, tracking stopped or resumed).
+    async fn updated_at(&self) -> DateTime {
+        DateTime(self.0.refreshed_at)
+    }
+
+    /// The shipment's tags, sorted (`addShipmentTags`, `removeShipmentTags`).
     async fn tags(&self) -> &[String] {
         &self.0.tags
     }
