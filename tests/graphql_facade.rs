@@ -114,7 +114,10 @@ fn put_holds(path: &std::path::Path, n: usize) {
 
 /// Whether `items` are ascending by `key` with the missing ones last.
 fn ascending_nulls_last<T: PartialOrd + std::fmt::Debug>(items: &[Option<T>]) -> bool {
-    let first_none = items.iter().position(Option::is_none).unwrap_or(items.len());
+    let first_none = items
+        .iter()
+        .position(Option::is_none)
+        .unwrap_or(items.len());
     items[first_none..].iter().all(Option::is_none)
         && items[..first_none].windows(2).all(|w| w[0] <= w[1])
 }
@@ -145,11 +148,18 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
     let c0 = all[0].clone();
     let s0 = &c0["shipment"];
     let lfds: Vec<DateTime<Utc>> = all.iter().filter_map(|c| ts(&c["pickupLfd"])).collect();
-    assert!(lfds.len() >= 5, "the generated terminal feed gives last free days");
+    assert!(
+        lfds.len() >= 5,
+        "the generated terminal feed gives last free days"
+    );
     let mut lfd_sorted = lfds.clone();
     lfd_sorted.sort();
     let mid = lfd_sorted[lfd_sorted.len() / 2];
-    let spaced = format!("{} {}", &c0["number"].as_str().unwrap()[..4].to_lowercase(), &c0["number"].as_str().unwrap()[4..]);
+    let spaced = format!(
+        "{} {}",
+        &c0["number"].as_str().unwrap()[..4].to_lowercase(),
+        &c0["number"].as_str().unwrap()[4..]
+    );
     let cases: Vec<(Value, HashSet<String>)> = vec![
         (
             json!({"status": [status]}),
@@ -175,8 +185,14 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
             json!({"shippingLineScac": s0["shippingLineScac"]}),
             expect(&|c| c["shipment"]["shippingLineScac"] == s0["shippingLineScac"]),
         ),
-        (json!({"hasHolds": true}), expect(&|c| c["hasHolds"] == true)),
-        (json!({"hasHolds": false}), expect(&|c| c["hasHolds"] == false)),
+        (
+            json!({"hasHolds": true}),
+            expect(&|c| c["hasHolds"] == true),
+        ),
+        (
+            json!({"hasHolds": false}),
+            expect(&|c| c["hasHolds"] == false),
+        ),
         (
             json!({"lfdBefore": mid.to_rfc3339()}),
             expect(&|c| ts(&c["pickupLfd"]).is_some_and(|t| t < mid)),
@@ -194,7 +210,10 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
             }),
         ),
         (json!({"updatedAfter": "2000-01-01T00:00:00Z"}), ids(&all)),
-        (json!({"updatedAfter": "2999-01-01T00:00:00Z"}), HashSet::new()),
+        (
+            json!({"updatedAfter": "2999-01-01T00:00:00Z"}),
+            HashSet::new(),
+        ),
     ];
     for (filter, want) in cases {
         let (n, got) = containers(&server, &key, filter.clone(), "UPDATED_AT_DESC").await;
@@ -203,7 +222,10 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
     }
     let holds = all.iter().filter(|c| c["hasHolds"] == true).count();
     assert_eq!(holds, 3, "the holds put into the terminal file");
-    println!("{total} containers, {holds} with holds, {} with a last free day", lfds.len());
+    println!(
+        "{total} containers, {holds} with holds, {} with a last free day",
+        lfds.len()
+    );
 
     // Orders: last free day and POD arrival ascending, unknown last; the default is the /v2
     // order (most recently changed first).
@@ -211,13 +233,21 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
     let lfd: Vec<_> = by_lfd.iter().map(|c| ts(&c["pickupLfd"])).collect();
     assert!(ascending_nulls_last(&lfd), "LFD_ASC: {lfd:?}");
     let (_, by_eta) = containers(&server, &key, json!(null), "POD_ETA_ASC").await;
-    let eta: Vec<_> = by_eta.iter().map(|c| ts(&c["shipment"]["podEtaAt"])).collect();
+    let eta: Vec<_> = by_eta
+        .iter()
+        .map(|c| ts(&c["shipment"]["podEtaAt"]))
+        .collect();
     assert!(ascending_nulls_last(&eta), "POD_ETA_ASC: {eta:?}");
     let (_, default) = containers(&server, &key, json!(null), "UPDATED_AT_DESC").await;
     let (_, v2) = server
         .get("/v2/containers?page[size]=100", Some(&key))
         .await;
-    let v2_ids: Vec<&str> = v2["data"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    let v2_ids: Vec<&str> = v2["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
     let gql_ids: Vec<&str> = default.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert_eq!(gql_ids, v2_ids, "default order is the /v2 order");
 
@@ -237,7 +267,10 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
         let c = &d["containers"];
         assert_eq!(c["totalCount"].as_u64().unwrap() as usize, want.len());
         for n in c["nodes"].as_array().unwrap() {
-            assert!(seen.insert(n["id"].as_str().unwrap().to_string()), "pages overlap");
+            assert!(
+                seen.insert(n["id"].as_str().unwrap().to_string()),
+                "pages overlap"
+            );
         }
         if c["pageInfo"]["hasNextPage"] != true {
             break;
@@ -262,9 +295,16 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
         .collect();
     assert_eq!(ids(nodes), want);
     for s in nodes {
-        assert!(s["containers"].as_array().unwrap().iter().any(|c| c["hasHolds"] == true));
+        assert!(s["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["hasHolds"] == true));
     }
-    let bls: Vec<&str> = nodes.iter().map(|s| s["billOfLadingNumber"].as_str().unwrap()).collect();
+    let bls: Vec<&str> = nodes
+        .iter()
+        .map(|s| s["billOfLadingNumber"].as_str().unwrap())
+        .collect();
     let mut sorted = bls.clone();
     sorted.sort();
     assert_eq!(bls, sorted, "shipments NUMBER_ASC");
@@ -285,20 +325,47 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     let feed = generated_feed(4, 8);
     db.ingest("acme", &[feed.path().to_path_buf()]);
     let server = Server::start(db, &[]);
-    let d = data(&server, &key, "{ shipments(first: 2) { nodes { id containers { id } } } }", json!({})).await;
+    let d = data(
+        &server,
+        &key,
+        "{ shipments(first: 2) { nodes { id containers { id } } } }",
+        json!({}),
+    )
+    .await;
     let shipment = d["shipments"]["nodes"][0].clone();
     let id = shipment["id"].as_str().unwrap().to_string();
     // Tags: trimmed, deduplicated, sorted; the same in /v2; filterable.
     let add = format!(
         "mutation($id: ID!, $t: [String!]!) {{ addShipmentTags(shipmentId: $id, tags: $t) {{ {SHIPMENT_STATE} }} }}"
     );
-    let d = data(&server, &key, &add, json!({"id": id, "t": [" urgent ", "reefer", "urgent"]})).await;
+    let d = data(
+        &server,
+        &key,
+        &add,
+        json!({"id": id, "t": [" urgent ", "reefer", "urgent"]}),
+    )
+    .await;
     assert_eq!(d["addShipmentTags"]["tags"], json!(["reefer", "urgent"]));
-    assert_eq!(v2(&server, &key, &id).await["tags"], json!(["reefer", "urgent"]));
-    let d = data(&server, &key, "{ shipments(filter: {tags: [\"urgent\"]}) { totalCount nodes { id } } }", json!({})).await;
+    assert_eq!(
+        v2(&server, &key, &id).await["tags"],
+        json!(["reefer", "urgent"])
+    );
+    let d = data(
+        &server,
+        &key,
+        "{ shipments(filter: {tags: [\"urgent\"]}) { totalCount nodes { id } } }",
+        json!({}),
+    )
+    .await;
     assert_eq!(d["shipments"]["totalCount"], 1);
     assert_eq!(d["shipments"]["nodes"][0]["id"], id.as_str());
-    let d = data(&server, &key, "{ containers(first: 100, filter: {tags: [\"urgent\", \"reefer\"]}) { nodes { id } } }", json!({})).await;
+    let d = data(
+        &server,
+        &key,
+        "{ containers(first: 100, filter: {tags: [\"urgent\", \"reefer\"]}) { nodes { id } } }",
+        json!({}),
+    )
+    .await;
     assert_eq!(
         ids(d["containers"]["nodes"].as_array().unwrap()),
         ids(shipment["containers"].as_array().unwrap())
@@ -306,12 +373,19 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     let remove = format!(
         "mutation($id: ID!, $t: [String!]!) {{ removeShipmentTags(shipmentId: $id, tags: $t) {{ {SHIPMENT_STATE} }} }}"
     );
-    let d = data(&server, &key, &remove, json!({"id": id, "t": ["reefer", "never-there"]})).await;
+    let d = data(
+        &server,
+        &key,
+        &remove,
+        json!({"id": id, "t": ["reefer", "never-there"]}),
+    )
+    .await;
     assert_eq!(d["removeShipmentTags"]["tags"], json!(["urgent"]));
     assert_eq!(v2(&server, &key, &id).await["tags"], json!(["urgent"]));
 
     // Stop and resume tracking; the stop survives a re-ingest of the same feed.
-    let stop = format!("mutation($id: ID!) {{ stopTracking(shipmentId: $id) {{ {SHIPMENT_STATE} }} }}");
+    let stop =
+        format!("mutation($id: ID!) {{ stopTracking(shipmentId: $id) {{ {SHIPMENT_STATE} }} }}");
     let d = data(&server, &key, &stop, json!({"id": id})).await;
     let stopped = &d["stopTracking"];
     assert_eq!(stopped["lineTrackingStoppedReason"], "CANCELLED_BY_USER");
@@ -321,15 +395,25 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     assert_eq!(a["line_tracking_stopped_reason"], "cancelled_by_user");
     assert_eq!(a["line_tracking_stopped_at"], at, "same text in both APIs");
     let again = data(&server, &key, &stop, json!({"id": id})).await;
-    assert_eq!(again["stopTracking"]["lineTrackingStoppedAt"], at, "the first stop time stays");
+    assert_eq!(
+        again["stopTracking"]["lineTrackingStoppedAt"], at,
+        "the first stop time stays"
+    );
     db.ingest("acme", &[feed.path().to_path_buf()]);
     let a = v2(&server, &key, &id).await;
-    assert_eq!(a["line_tracking_stopped_reason"], "cancelled_by_user", "kept over a re-ingest");
+    assert_eq!(
+        a["line_tracking_stopped_reason"], "cancelled_by_user",
+        "kept over a re-ingest"
+    );
     assert_eq!(a["tags"], json!(["urgent"]), "tags kept over a re-ingest");
-    let resume = format!("mutation($id: ID!) {{ resumeTracking(shipmentId: $id) {{ {SHIPMENT_STATE} }} }}");
+    let resume =
+        format!("mutation($id: ID!) {{ resumeTracking(shipmentId: $id) {{ {SHIPMENT_STATE} }} }}");
     let d = data(&server, &key, &resume, json!({"id": id})).await;
     assert_eq!(d["resumeTracking"]["lineTrackingStoppedAt"], Value::Null);
-    assert_eq!(d["resumeTracking"]["lineTrackingStoppedReason"], Value::Null);
+    assert_eq!(
+        d["resumeTracking"]["lineTrackingStoppedReason"],
+        Value::Null
+    );
     let a = v2(&server, &key, &id).await;
     assert_eq!(a["line_tracking_stopped_at"], Value::Null);
     assert_eq!(a["line_tracking_stopped_reason"], Value::Null);
@@ -343,13 +427,31 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     ] {
         let e = error(&server, Some(who), &stop, json!({"id": shipment_id})).await;
         assert_eq!(e["extensions"]["code"], "NOT_FOUND", "{e}");
-        let e = error(&server, Some(who), &add, json!({"id": shipment_id, "t": ["x"]})).await;
+        let e = error(
+            &server,
+            Some(who),
+            &add,
+            json!({"id": shipment_id, "t": ["x"]}),
+        )
+        .await;
         assert_eq!(e["extensions"]["code"], "NOT_FOUND", "{e}");
     }
-    let e = error(&server, Some(&key), &add, json!({"id": id, "t": ["ok", "  "]})).await;
+    let e = error(
+        &server,
+        Some(&key),
+        &add,
+        json!({"id": id, "t": ["ok", "  "]}),
+    )
+    .await;
     assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{e}");
     assert_eq!(e["extensions"]["field"], "tags", "{e}");
-    let e = error(&server, Some(&key), &add, json!({"id": id, "t": ["x".repeat(65)]})).await;
+    let e = error(
+        &server,
+        Some(&key),
+        &add,
+        json!({"id": id, "t": ["x".repeat(65)]}),
+    )
+    .await;
     assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{e}");
     let a = v2(&server, &key, &id).await;
     assert_eq!(a["tags"], json!(["urgent"]));
@@ -358,7 +460,10 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     // Without a key: 401 with the GraphQL code beside the /v2 error fields.
     let (status, body) = server.graphql(None, &stop, json!({"id": id})).await;
     assert_eq!(status, 401, "{body}");
-    assert_eq!(body["errors"][0]["extensions"]["code"], "UNAUTHENTICATED", "{body}");
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "UNAUTHENTICATED",
+        "{body}"
+    );
     assert_eq!(body["errors"][0]["status"], "401", "{body}");
     assert!(body["errors"][0]["message"].is_string(), "{body}");
 }
@@ -384,7 +489,13 @@ async fn protections_and_error_codes(db: &TestDb) {
     let server = Server::start(db, &[]);
 
     // Page cap and input checks.
-    let e = error(&server, Some(&key), "{ containers(first: 101) { totalCount } }", json!({})).await;
+    let e = error(
+        &server,
+        Some(&key),
+        "{ containers(first: 101) { totalCount } }",
+        json!({}),
+    )
+    .await;
     assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{e}");
     for (filter, field) in [
         (json!({"polLocode": "NOPE"}), "polLocode"),
@@ -408,11 +519,26 @@ async fn protections_and_error_codes(db: &TestDb) {
     for _ in 0..6 {
         inner = format!("shipment {{ containers {{ {inner} }} }}");
     }
-    let e = error(&server, Some(&key), &format!("{{ containers {{ nodes {{ {inner} }} }} }}"), json!({})).await;
-    assert!(e["message"].as_str().unwrap().contains("nested too deep"), "{e}");
+    let e = error(
+        &server,
+        Some(&key),
+        &format!("{{ containers {{ nodes {{ {inner} }} }} }}"),
+        json!({}),
+    )
+    .await;
+    assert!(
+        e["message"].as_str().unwrap().contains("nested too deep"),
+        "{e}"
+    );
 
     // Introspection is on by default.
-    let d = data(&server, &key, "{ __schema { queryType { name } } }", json!({})).await;
+    let d = data(
+        &server,
+        &key,
+        "{ __schema { queryType { name } } }",
+        json!({}),
+    )
+    .await;
     assert_eq!(d["__schema"]["queryType"]["name"], "Query");
 
     // Automatic persisted queries: unknown hash, then hash and text, then the hash alone.
@@ -420,7 +546,10 @@ async fn protections_and_error_codes(db: &TestDb) {
     let hash = hex(&Sha256::digest(query.as_bytes()));
     let apq = json!({"persistedQuery": {"version": 1, "sha256Hash": hash}});
     let (_, body) = post(&server, &key, json!({"extensions": apq})).await;
-    assert_eq!(body["errors"][0]["message"], "PersistedQueryNotFound", "{body}");
+    assert_eq!(
+        body["errors"][0]["message"], "PersistedQueryNotFound",
+        "{body}"
+    );
     let (status, body) = post(&server, &key, json!({"query": query, "extensions": apq})).await;
     assert_eq!(status, 200, "{body}");
     let total = body["data"]["containers"]["totalCount"].clone();
@@ -436,10 +565,20 @@ async fn protections_and_error_codes(db: &TestDb) {
         .await;
     assert_eq!(body["data"]["__schema"], Value::Null, "{body}");
     let (_, body) = server
-        .graphql(Some(&key), "{ __type(name: \"Container\") { name } }", json!({}))
+        .graphql(
+            Some(&key),
+            "{ __type(name: \"Container\") { name } }",
+            json!({}),
+        )
         .await;
     assert_eq!(body["data"]["__type"], Value::Null, "{body}");
-    data(&server, &key, "{ containers(first: 1) { totalCount } }", json!({})).await;
+    data(
+        &server,
+        &key,
+        "{ containers(first: 1) { totalCount } }",
+        json!({}),
+    )
+    .await;
     drop(server);
 
     // Query timeout: 503 with TIMEOUT.

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
-use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest};
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
+};
 use async_graphql::{Context, Lookahead, Request, ServerResult};
 use futures_util::future::BoxFuture;
 use teu_pipeline::email::{Document, DocumentRepresentation};
@@ -361,7 +363,11 @@ pub(crate) mod prefetch {
             }
             let ids = unique(containers.iter().map(|c| c.id));
             if !sub(&looks, "events").is_empty() || !sub(&looks, "vessels").is_empty() {
-                loader.loader().calls.events_of_containers.fetch_add(1, Ordering::Relaxed);
+                loader
+                    .loader()
+                    .calls
+                    .events_of_containers
+                    .fetch_add(1, Ordering::Relaxed);
                 let mut events = store
                     .events_of_containers(account, &ids)
                     .await
@@ -378,7 +384,11 @@ pub(crate) mod prefetch {
             let ship_looks = sub(&looks, "shipment");
             if !ship_looks.is_empty() {
                 let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
-                loader.loader().calls.shipments_by_ids.fetch_add(1, Ordering::Relaxed);
+                loader
+                    .loader()
+                    .calls
+                    .shipments_by_ids
+                    .fetch_add(1, Ordering::Relaxed);
                 let shipments = store
                     .shipments_by_ids(account, &ship_ids)
                     .await

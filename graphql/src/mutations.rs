@@ -21,7 +21,10 @@ pub struct Mutation(TrackingRequestMutation, ShipmentMutation);
 pub struct ShipmentMutation;
 
 /// The account's shipment `id`, or `NOT_FOUND`.
-fn found(id: &ID, shipment: Option<teu_pipeline::model::Shipment>) -> async_graphql::Result<Shipment> {
+fn found(
+    id: &ID,
+    shipment: Option<teu_pipeline::model::Shipment>,
+) -> async_graphql::Result<Shipment> {
     shipment
         .map(Shipment)
         .ok_or_else(|| error::not_found(format!("no shipment with id {:?}", id.as_str())))

@@ -12,10 +12,10 @@ use uuid::Uuid;
 
 use crate::email::EmailQuery;
 use crate::error;
-use crate::loaders::prefetch;
-use crate::types::loader;
 use crate::inference::InferenceQuery;
+use crate::loaders::prefetch;
 use crate::tracking::TrackingRequestQuery;
+use crate::types::loader;
 use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
 
 /// Page size when `first` is not given.
@@ -126,7 +126,10 @@ fn text_arg(
     let Some(v) = value else { return Ok(None) };
     let v = v.trim().to_string();
     if v.is_empty() || !check(&v) {
-        return Err(error::bad_field(field, format!("filter.{field} {rule}, got {v:?}")));
+        return Err(error::bad_field(
+            field,
+            format!("filter.{field} {rule}, got {v:?}"),
+        ));
     }
     Ok(Some(v))
 }
@@ -135,16 +138,16 @@ impl ListFilter {
     /// The store's filter; a malformed value is a `BAD_USER_INPUT` naming its field.
     pub(crate) fn to_store(self) -> async_graphql::Result<listing::ListFilter> {
         let locode = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
-        let scac = |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
+        let scac =
+            |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
         let container = |s: &str| {
             let n = s.chars().filter(char::is_ascii_alphanumeric).count();
             (4..=15).contains(&n)
         };
         let tags = match self.tags {
             None => Vec::new(),
-            Some(tags) => listing::parse_tags(&tags).map_err(|e| {
-                error::bad_field("tags", format!("filter.tags: {e}"))
-            })?,
+            Some(tags) => listing::parse_tags(&tags)
+                .map_err(|e| error::bad_field("tags", format!("filter.tags: {e}")))?,
         };
         Ok(listing::ListFilter {
             statuses: self
@@ -165,8 +168,18 @@ impl ListFilter {
                 |s| s.len() <= 40,
                 "must be a bill of lading number (at most 40 characters)",
             )?,
-            pol_locode: text_arg(self.pol_locode, "polLocode", locode, "must be a UN/LOCODE (5 letters or digits)")?,
-            pod_locode: text_arg(self.pod_locode, "podLocode", locode, "must be a UN/LOCODE (5 letters or digits)")?,
+            pol_locode: text_arg(
+                self.pol_locode,
+                "polLocode",
+                locode,
+                "must be a UN/LOCODE (5 letters or digits)",
+            )?,
+            pod_locode: text_arg(
+                self.pod_locode,
+                "podLocode",
+                locode,
+                "must be a UN/LOCODE (5 letters or digits)",
+            )?,
             shipping_line_scac: text_arg(
                 self.shipping_line_scac,
                 "shippingLineScac",

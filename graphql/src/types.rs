@@ -538,8 +538,10 @@ impl Container {
             .unwrap_or_default();
         let mut out: Vec<Vessel> = Vec::new();
         for e in &events {
-            if let Some(v) = Vessel::of(e.event.vessel_imo.as_deref(), e.event.vessel_name.as_deref())
-            {
+            if let Some(v) = Vessel::of(
+                e.event.vessel_imo.as_deref(),
+                e.event.vessel_name.as_deref(),
+            ) {
                 let same = |o: &Vessel| match (&o.imo, &v.imo) {
                     (Some(a), Some(b)) => a == b,
                     (None, None) => o.name == v.name,

@@ -188,11 +188,7 @@ impl Clause {
 fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
     let mut out = Vec::new();
     if !f.statuses.is_empty() {
-        let list: Vec<String> = f
-            .statuses
-            .iter()
-            .map(|s| cl.text(s.as_str()))
-            .collect();
+        let list: Vec<String> = f.statuses.iter().map(|s| cl.text(s.as_str())).collect();
         out.push(format!("c.current_status IN ({})", list.join(", ")));
     }
     if let Some(n) = &f.container_number {
@@ -219,7 +215,10 @@ fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
 fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<String>, bool) {
     let mut out = Vec::new();
     for (column, value) in [
-        ("s.bill_of_lading_number", f.bill_of_lading_number.as_deref()),
+        (
+            "s.bill_of_lading_number",
+            f.bill_of_lading_number.as_deref(),
+        ),
         ("s.pol_locode", f.pol_locode.as_deref()),
         ("s.pod_locode", f.pod_locode.as_deref()),
         ("s.shipping_line_scac", f.shipping_line_scac.as_deref()),
@@ -421,14 +420,13 @@ impl Store {
         let mut tx = self.pool().begin().await?;
         // First a write to the row: on PostgreSQL it locks the shipment, so concurrent tag
         // changes of one shipment run one after the other and none is lost.
-        let touched = sqlx::query(
-            "UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2",
-        )
-        .bind(&account_s)
-        .bind(&id_s)
-        .bind(ts(now()))
-        .execute(self.counted(&mut tx))
-        .await?;
+        let touched =
+            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
+                .bind(&account_s)
+                .bind(&id_s)
+                .bind(ts(now()))
+                .execute(self.counted(&mut tx))
+                .await?;
         if touched.rows_affected() == 0 {
             return Ok(None);
         }
@@ -557,7 +555,9 @@ impl Store {
             let mut tx = self.pool().begin().await?;
             for row in &rows {
                 let id: String = row.try_get("id")?;
-                let f = shipment_row(row).map(|s| ShipmentFilterColumns::of(&s)).ok();
+                let f = shipment_row(row)
+                    .map(|s| ShipmentFilterColumns::of(&s))
+                    .ok();
                 let f = f.unwrap_or(ShipmentFilterColumns {
                     pol_locode: None,
                     pod_locode: None,

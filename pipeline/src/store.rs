@@ -727,10 +727,7 @@ impl Store {
                     .bind(hash)
                     .bind(body);
                 let (pickup_lfd, has_holds) = container_filter_columns(c);
-                q = q
-                    .bind(pickup_lfd)
-                    .bind(has_holds)
-                    .bind(ts(c.refreshed_at));
+                q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
             }
             q.execute(self.counted(&mut tx)).await?;
         }
