@@ -73,6 +73,23 @@ pub struct ServeArgs {
     /// Load the bundled sample data into a `demo` account and print an API key for it.
     #[arg(long)]
     pub demo: bool,
+    /// Answer no GraphQL introspection (`__schema`, `__type`); GraphiQL then has no docs.
+    #[arg(long, env = "TEU_GRAPHQL_NO_INTROSPECTION")]
+    pub no_introspection: bool,
+    /// Longest a GraphQL query may run, in milliseconds; then it is answered 503 `TIMEOUT`.
+    #[arg(long, env = "TEU_GRAPHQL_TIMEOUT_MS", default_value_t = 10_000)]
+    pub graphql_timeout_ms: u64,
+}
+
+impl ServeArgs {
+    /// The GraphQL options these arguments ask for.
+    pub fn graphql_options(&self) -> teu_graphql::Options {
+        teu_graphql::Options {
+            introspection: !self.no_introspection,
+            query_timeout: std::time::Duration::from_millis(self.graphql_timeout_ms.max(1)),
+            ..teu_graphql::Options::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -50,13 +50,14 @@ pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::gen
     events_per_file: 0,
 };
 
-/// Builds the whole application: `/v2/...` and `/graphql` with tracing, request ids,
-/// compression, CORS and a timeout.
-pub fn app(store: Store) -> Router {
+/// Builds the whole application: `/v2/...` and `/graphql` (with `graphql` options) with
+/// tracing, request ids, compression, CORS and a timeout.
+pub fn app(store: Store, graphql: &teu_graphql::Options) -> Router {
+    let options = graphql;
     // One inference allowance per account, whichever API spends it.
     let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
     let state = RestState::with_limiter(store.clone(), limiter.clone());
-    let graphql = teu_graphql::router(teu_graphql::schema(store, limiter))
+    let graphql = teu_graphql::router(teu_graphql::schema_with(store, limiter, options))
         .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
     Router::new()
         .nest("/v2", teu_rest::router(state))
@@ -86,11 +87,37 @@ async fn not_found(uri: axum::http::Uri) -> Response {
 }
 
 /// GET /graphql serves the GraphiQL page (no data); every other request needs an API key.
+/// A refused key is answered 401 with the `/v2` error body, whose error also carries the
+/// GraphQL `message` and `extensions.code` `UNAUTHENTICATED`, so both kinds of client read it.
 async fn graphql_auth(state: State<RestState>, req: Request, next: Next) -> Response {
     if req.method() == Method::GET {
         return next.run(req).await;
     }
-    teu_rest::require_account(state, req, next).await
+    let response = teu_rest::require_account(state, req, next).await;
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return Response::from_parts(parts, axum::body::Body::empty());
+    };
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    if let Some(errors) = doc.get_mut("errors").and_then(|e| e.as_array_mut()) {
+        for e in errors.iter_mut().filter_map(|e| e.as_object_mut()) {
+            let message = e
+                .get("detail")
+                .and_then(|d| d.as_str())
+                .unwrap_or("authentication required")
+                .to_string();
+            e.insert("message".into(), message.into());
+            e.insert(
+                "extensions".into(),
+                serde_json::json!({ "code": "UNAUTHENTICATED" }),
+            );
+        }
+    }
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(doc.to_string()))
 }
 
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
@@ -130,7 +157,7 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let addr = listener.local_addr()?;
     println!("Listening on http://{addr} (GraphQL: http://{addr}/graphql, REST: http://{addr}/v2/containers)");
-    axum::serve(listener, app(store))
+    axum::serve(listener, app(store, &args.graphql_options()))
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving")?;

@@ -1,65 +1,149 @@
-//! GraphQL errors: every error a resolver returns carries `extensions.code`.
+//! GraphQL errors: every error a resolver returns is a [`GqlError`], turned into an
+//! `async_graphql::Error` with `extensions.code` in one place ([`GqlError::into_graphql`]).
+//! Never convert one with `.into()` or `?`: async-graphql's blanket `From<Display>` would
+//! drop the code; the helpers below call `into_graphql`.
 //!
-//! - `BAD_USER_INPUT`: an argument is out of range or malformed (`first: 1000`, a bad cursor,
-//!   a blank number, a list too long); when one input field is at fault, `extensions.field`
-//!   names it (`requestNumber`);
-//! - `RATE_LIMITED`: the account used up its inference allowance (200 per minute, shared with
-//!   `/v2`); `extensions.retryAfter` holds the seconds to wait, also sent as `Retry-After`;
-//! - `UNAUTHENTICATED`: the request carries no account (the auth middleware was bypassed);
-//! - `INTERNAL`: the store failed. The cause is logged with `tracing`; the client only sees
-//!   "internal error", never SQL or database details.
+//! | code | when | extra extensions |
+//! |---|---|---|
+//! | `UNAUTHENTICATED` | the request carries no account (the auth middleware was bypassed) | |
+//! | `FORBIDDEN` | the account lacks the feature the field needs | |
+//! | `NOT_FOUND` | a mutation names a record the account does not have (lookups by id answer null instead) | |
+//! | `BAD_USER_INPUT` | an argument is out of range or malformed (`first: 1000`, a bad cursor, a blank number, a list too long) | `field` when one input field is at fault |
+//! | `RATE_LIMITED` | the account used up its inference allowance (200 per minute, shared with `/v2`) | `retryAfter` (seconds), also sent as `Retry-After` |
+//! | `TIMEOUT` | the query ran longer than the server's limit (HTTP 503) | |
+//! | `INTERNAL` | the store failed; the cause is logged with `tracing`, the client only sees "internal error" | |
 
 use async_graphql::{Context, Error, ErrorExtensions};
 use teu_pipeline::infer::limit::RateLimited;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::StoreError;
 
-/// An error with the given message and `extensions.code`.
-fn coded(message: impl Into<String>, code: &'static str) -> Error {
-    Error::new(message).extend_with(|_, e| e.set("code", code))
+/// Every error the GraphQL API answers, with its `extensions.code`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GqlError {
+    /// No account in the request.
+    #[error("authentication required")]
+    Unauthenticated,
+    /// The account may not use this field.
+    #[error("{0}")]
+    Forbidden(String),
+    /// A mutation names a record the account does not have.
+    #[error("{0}")]
+    NotFound(String),
+    /// An argument the client must fix; `field` names the input field at fault.
+    #[error("{message}")]
+    BadUserInput {
+        /// What is wrong.
+        message: String,
+        /// The input field at fault, when one is.
+        field: Option<&'static str>,
+    },
+    /// The inference allowance is used up.
+    #[error(
+        "rate limit of {per_minute} inference requests per minute exceeded for this account; \
+         retry after {retry_after} seconds"
+    )]
+    RateLimited {
+        /// The allowance.
+        per_minute: u32,
+        /// Seconds to wait.
+        retry_after: u64,
+    },
+    /// The query ran out of time.
+    #[error("the query took longer than {0} ms and was cancelled")]
+    Timeout(u128),
+    /// A store failure (already logged).
+    #[error("internal error")]
+    Internal,
+}
+
+impl GqlError {
+    /// The `extensions.code` of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            GqlError::Unauthenticated => "UNAUTHENTICATED",
+            GqlError::Forbidden(_) => "FORBIDDEN",
+            GqlError::NotFound(_) => "NOT_FOUND",
+            GqlError::BadUserInput { .. } => "BAD_USER_INPUT",
+            GqlError::RateLimited { .. } => "RATE_LIMITED",
+            GqlError::Timeout(_) => "TIMEOUT",
+            GqlError::Internal => "INTERNAL",
+        }
+    }
+
+    /// The GraphQL error: the message and `extensions.code` (plus `field` / `retryAfter`).
+    pub fn into_graphql(self) -> Error {
+        let code = self.code();
+        let field = match &self {
+            GqlError::BadUserInput { field, .. } => *field,
+            _ => None,
+        };
+        let retry_after = match &self {
+            GqlError::RateLimited { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        };
+        Error::new(self.to_string()).extend_with(move |_, e| {
+            e.set("code", code);
+            if let Some(field) = field {
+                e.set("field", field);
+            }
+            if let Some(seconds) = retry_after {
+                e.set("retryAfter", seconds);
+            }
+        })
+    }
 }
 
 /// An argument the client must fix (`extensions.code = "BAD_USER_INPUT"`).
 pub(crate) fn bad_user_input(message: impl Into<String>) -> Error {
-    coded(message, "BAD_USER_INPUT")
+    GqlError::BadUserInput {
+        message: message.into(),
+        field: None,
+    }
+    .into_graphql()
 }
 
 /// An input field the client must fix: `BAD_USER_INPUT` with `extensions.field`.
 pub(crate) fn bad_field(field: &'static str, message: impl Into<String>) -> Error {
-    Error::new(message).extend_with(|_, e| {
-        e.set("code", "BAD_USER_INPUT");
-        e.set("field", field);
-    })
+    GqlError::BadUserInput {
+        message: message.into(),
+        field: Some(field),
+    }
+    .into_graphql()
+}
+
+/// A record the account does not have (`NOT_FOUND`).
+pub(crate) fn not_found(message: impl Into<String>) -> Error {
+    GqlError::NotFound(message.into()).into_graphql()
 }
 
 /// The inference allowance is used up: `RATE_LIMITED` with `extensions.retryAfter` (seconds).
 /// The caller also sets the `Retry-After` HTTP header.
 pub(crate) fn rate_limited(e: &RateLimited) -> Error {
-    let retry_after = e.retry_after;
-    Error::new(format!(
-        "rate limit of {} inference requests per minute exceeded for this account; \
-         retry after {retry_after} seconds",
-        e.per_minute
-    ))
-    .extend_with(move |_, ext| {
-        ext.set("code", "RATE_LIMITED");
-        ext.set("retryAfter", retry_after);
-    })
+    GqlError::RateLimited {
+        per_minute: e.per_minute,
+        retry_after: e.retry_after,
+    }
+    .into_graphql()
 }
 
-/// A store failure: logged in full, answered as a bare `INTERNAL` error.
+/// A store failure: logged in full, answered as a bare `INTERNAL` error; a refused tag list
+/// is the client's to fix (`BAD_USER_INPUT`, field `tags`).
 pub(crate) fn internal(err: &StoreError) -> Error {
+    if let StoreError::Tags(e) = err {
+        return bad_field("tags", e.to_string());
+    }
     tracing::error!(error = %err, "graphql: store query failed");
     internal_opaque()
 }
 
 /// The client-facing side of a store failure that was already logged (by a loader).
 pub(crate) fn internal_opaque() -> Error {
-    coded("internal error", "INTERNAL")
+    GqlError::Internal.into_graphql()
 }
 
 /// The account the request is scoped to (put in the request data by the HTTP handler).
 pub(crate) fn account<'a>(ctx: &Context<'a>) -> Result<&'a Account, Error> {
     ctx.data_opt::<Account>()
-        .ok_or_else(|| coded("authentication required", "UNAUTHENTICATED"))
+        .ok_or_else(|| GqlError::Unauthenticated.into_graphql())
 }

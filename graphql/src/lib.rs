@@ -30,10 +30,13 @@
 //! # }
 //! ```
 //!
-//! Errors carry `extensions.code`: `BAD_USER_INPUT` (bad argument, e.g. `first` over 100; with
-//! `extensions.field` when one input field is at fault), `RATE_LIMITED` (inference allowance
-//! used up; `extensions.retryAfter` and a `Retry-After` header), `UNAUTHENTICATED` (no account
-//! in the request) or `INTERNAL` (store failure, logged, details withheld). The crate knows
+//! Errors carry `extensions.code`, from one enum ([`GqlError`]): `BAD_USER_INPUT` (with
+//! `extensions.field` when one input field is at fault), `NOT_FOUND`, `FORBIDDEN`,
+//! `RATE_LIMITED` (with `extensions.retryAfter` and a `Retry-After` header),
+//! `UNAUTHENTICATED`, `TIMEOUT` or `INTERNAL` (store failure, logged, details withheld).
+//!
+//! Protection: depth and complexity limits, pages of at most 100, a query timeout, automatic
+//! persisted queries and introspection that can be switched off ([`Options`]). The crate knows
 //! nothing of polars and writes no SQL.
 
 #![warn(missing_docs)]
@@ -42,9 +45,18 @@ mod email;
 mod error;
 mod inference;
 mod loaders;
+mod mutations;
 mod query;
 mod tracking;
 mod types;
+
+use std::time::Duration;
+
+use async_graphql::extensions::apollo_persisted_queries::{
+    ApolloPersistedQueries, LruCacheStorage,
+};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
 
 use async_graphql::http::GraphiQLSource;
 use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
@@ -57,9 +69,10 @@ use teu_pipeline::infer::limit::AccountLimiter;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::Store;
 
+pub use error::GqlError;
 pub use inference::MAX_BATCH;
-pub use query::Query;
-pub use tracking::Mutation;
+pub use mutations::Mutation;
+pub use query::{ListFilter, OrderBy, Query, MAX_PAGE_SIZE};
 
 /// The teu GraphQL schema: queries and the tracking-request mutation.
 pub type TeuSchema = Schema<Query, Mutation, EmptySubscription>;
@@ -71,31 +84,77 @@ pub const MAX_COMPLEXITY: usize = 5000;
 
 /// The schema types and limits, without data.
 fn builder() -> SchemaBuilder<Query, Mutation, EmptySubscription> {
-    Schema::build(Query::default(), Mutation, EmptySubscription)
+    Schema::build(Query::default(), Mutation::default(), EmptySubscription)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
 }
 
-/// Builds the schema over the store. Limits: depth [`MAX_DEPTH`], complexity
-/// [`MAX_COMPLEXITY`]; introspection is on (GraphiQL needs it).
+/// How the server runs queries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Whether `__schema` / `__type` introspection is answered (GraphiQL needs it). On by
+    /// default; `teu serve --no-introspection` turns it off.
+    pub introspection: bool,
+    /// Longest a query may run; then it is cancelled and answered 503 with `TIMEOUT`.
+    pub query_timeout: Duration,
+    /// How many automatic persisted queries (by SHA-256) the LRU cache keeps.
+    pub persisted_queries: usize,
+}
+
+/// Default [`Options::query_timeout`].
+pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            introspection: true,
+            query_timeout: DEFAULT_QUERY_TIMEOUT,
+            persisted_queries: 1024,
+        }
+    }
+}
+
+/// The query timeout, kept in the schema data for the HTTP handler.
+#[derive(Debug, Clone, Copy)]
+struct QueryTimeout(Duration);
+
+/// Builds the schema over the store with the default [`Options`]. Limits: depth
+/// [`MAX_DEPTH`], complexity [`MAX_COMPLEXITY`], pages of at most [`MAX_PAGE_SIZE`].
 ///
 /// The schema holds the store, one data loader shared by all requests and the inference rate
 /// limiter (`limiter`: pass the one the `/v2` state uses, so that both APIs share one allowance
 /// per account); every request must carry its [`Account`] as request data
 /// (`async_graphql::Request::data`), which [`router`] does.
 pub fn schema(store: Store, limiter: AccountLimiter) -> TeuSchema {
-    builder()
-        .data(loaders::data_loader(store.clone()))
+    schema_with(store, limiter, &Options::default())
+}
+
+/// [`schema`] with the given options: introspection on or off, the query timeout (applied by
+/// [`router`]) and automatic persisted queries (Apollo's `extensions.persistedQuery` with a
+/// `sha256Hash`: an unknown hash without the query text is answered `PersistedQueryNotFound`,
+/// the client then sends hash and text once, and the hash alone afterwards).
+pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> TeuSchema {
+    let mut b = builder()
+        .extension(ApolloPersistedQueries::new(LruCacheStorage::new(
+            options.persisted_queries.max(1),
+        )))
+        .extension(loaders::PerRequestLoader)
+        .data(loaders::LoaderStats::default())
         .data(store)
         .data(limiter)
-        .finish()
+        .data(QueryTimeout(options.query_timeout));
+    if !options.introspection {
+        b = b.disable_introspection();
+    }
+    b.finish()
 }
 
 /// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query.
 ///
 /// The POST handler takes the authenticated [`Account`] from the request extensions (put there
 /// by the auth middleware the binary layers in front of POST) and adds it to the GraphQL
-/// request data. Without it the query still runs, but every resolver that reads data answers
+/// request data. A query running longer than the schema's [`Options::query_timeout`] is
+/// cancelled and answered 503 with one error of code `TIMEOUT`. Without it the query still runs, but every resolver that reads data answers
 /// an `UNAUTHENTICATED` error.
 pub fn router(schema: TeuSchema) -> Router {
     Router::new()
@@ -116,12 +175,28 @@ async fn execute(
     State(schema): State<TeuSchema>,
     account: Option<Extension<Account>>,
     request: GraphQLRequest,
-) -> GraphQLResponse {
+) -> axum::response::Response {
     let mut request = request.into_inner();
     if let Some(Extension(account)) = account {
         request = request.data(account);
     }
-    schema.execute(request).await.into()
+    let limit = schema
+        .data::<QueryTimeout>()
+        .map_or(DEFAULT_QUERY_TIMEOUT, |t| t.0);
+    match tokio::time::timeout(limit, schema.execute(request)).await {
+        Ok(response) => GraphQLResponse::from(response).into_response(),
+        Err(_) => {
+            let error = GqlError::Timeout(limit.as_millis())
+                .into_graphql()
+                .into_server_error(async_graphql::Pos::default());
+            let response = async_graphql::Response::from_errors(vec![error]);
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                GraphQLResponse::from(response),
+            )
+                .into_response()
+        }
+    }
 }
 
 #[cfg(test)]

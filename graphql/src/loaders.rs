@@ -3,27 +3,79 @@
 //! `Document.lastDocumentRepresentation`), so that a page of 100 containers costs one store
 //! call per field, not one per container.
 //!
-//! One [`DataLoader`] lives in the schema data and is shared by all requests. Every key carries
-//! the account id next to the record id, and a batch is answered with one store call per
-//! account in it (in practice one), always scoped by that account: keys of two accounts that
-//! land in the same batch never see each other's rows. The loader keeps no cache between
-//! batches, so a request never sees rows older than the store's.
+//! Every request gets its own [`DataLoader`] with a cache ([`PerRequestLoader`], an extension
+//! that adds it to the request data), so within one request a record is loaded once, and no
+//! request sees rows cached by another. Every key carries the account id next to the record
+//! id, and a batch is answered with one store call per account in it (in practice one),
+//! always scoped by that account.
+//!
+//! Batching by time alone (the loader's 1 ms window) splits a page in two when the machine is
+//! busy, so the list resolvers do not rely on it: they look ahead at the selection and load
+//! the nested records of the whole page with one store call per field ([`prefetch`]), feeding
+//! them into the request's loader; the nested resolvers then find them in its cache.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
+};
+use async_graphql::{Context, Lookahead, Request, ServerResult};
+use futures_util::future::BoxFuture;
 use teu_pipeline::email::{Document, DocumentRepresentation};
 use teu_pipeline::model;
 use teu_pipeline::store::{Store, StoreError};
 use uuid::Uuid;
 
-/// The schema's data loader.
-pub(crate) type StoreDataLoader = DataLoader<StoreLoader>;
+/// A request's data loader (with a cache that lives as long as the request).
+pub(crate) type StoreDataLoader = DataLoader<StoreLoader, HashMapCache>;
 
-/// Builds the schema's data loader over `store`.
-pub(crate) fn data_loader(store: Store) -> StoreDataLoader {
-    DataLoader::new(StoreLoader::new(store), tokio::spawn)
+/// Store calls made by the loaders of all requests (schema data, for tests and debugging).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LoaderStats(pub Arc<LoaderCalls>);
+
+/// The extension that gives every request its own [`StoreDataLoader`] over the schema's
+/// store.
+pub(crate) struct PerRequestLoader;
+
+impl ExtensionFactory for PerRequestLoader {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(PerRequestLoaderExtension)
+    }
+}
+
+struct PerRequestLoaderExtension;
+
+#[async_trait::async_trait]
+impl Extension for PerRequestLoaderExtension {
+    async fn prepare_request(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        request: Request,
+        next: NextPrepareRequest<'_>,
+    ) -> ServerResult<Request> {
+        let request = match ctx.data_opt::<Store>() {
+            Some(store) => {
+                let calls = ctx
+                    .data_opt::<LoaderStats>()
+                    .map(|s| s.0.clone())
+                    .unwrap_or_default();
+                let loader = StoreLoader {
+                    store: store.clone(),
+                    calls,
+                };
+                request.data(DataLoader::with_cache(
+                    loader,
+                    tokio::spawn,
+                    HashMapCache::default(),
+                ))
+            }
+            None => request,
+        };
+        next.run(ctx, request).await
+    }
 }
 
 /// A failed batch. The store error was logged when it happened; resolvers answer `INTERNAL`.
@@ -78,16 +130,7 @@ pub(crate) struct LoaderCalls {
 /// Loads shipments, events and containers in batches from the store.
 pub(crate) struct StoreLoader {
     store: Store,
-    pub calls: LoaderCalls,
-}
-
-impl StoreLoader {
-    fn new(store: Store) -> Self {
-        StoreLoader {
-            store,
-            calls: LoaderCalls::default(),
-        }
-    }
+    calls: Arc<LoaderCalls>,
 }
 
 /// Groups `(account, id)` keys by account, deduplicating ids.
@@ -269,5 +312,143 @@ impl Loader<RepresentationKey> for StoreLoader {
             }
         }
         Ok(out)
+    }
+}
+
+/// The sub-selections named `name` of the selections in `looks` that exist.
+fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>> {
+    looks
+        .iter()
+        .map(|l| l.field(name))
+        .filter(Lookahead::exists)
+        .collect()
+}
+
+/// Loading ahead what a page's nested fields will ask for.
+pub(crate) mod prefetch {
+    use super::*;
+    use crate::error;
+
+    /// The node selections of a connection field (`nodes`, `edges.node`).
+    pub(crate) fn nodes<'a>(ctx: &'a Context<'a>) -> Vec<Lookahead<'a>> {
+        let look = ctx.look_ahead();
+        [look.field("nodes"), look.field("edges").field("node")]
+            .into_iter()
+            .filter(Lookahead::exists)
+            .collect()
+    }
+
+    fn unique<T: Copy + PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+        let mut out: Vec<T> = Vec::new();
+        for i in items {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out
+    }
+
+    /// Loads, for `containers` selected with `looks`, their shipments (`shipment`) and
+    /// events (`events`, `vessels`) with one store call each, and so on down the selection.
+    pub(crate) fn containers<'a>(
+        loader: &'a StoreDataLoader,
+        store: &'a Store,
+        account: Uuid,
+        looks: Vec<Lookahead<'a>>,
+        containers: &'a [model::Container],
+    ) -> BoxFuture<'a, async_graphql::Result<()>> {
+        Box::pin(async move {
+            if looks.is_empty() || containers.is_empty() {
+                return Ok(());
+            }
+            let ids = unique(containers.iter().map(|c| c.id));
+            if !sub(&looks, "events").is_empty() || !sub(&looks, "vessels").is_empty() {
+                loader
+                    .loader()
+                    .calls
+                    .events_of_containers
+                    .fetch_add(1, Ordering::Relaxed);
+                let mut events = store
+                    .events_of_containers(account, &ids)
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                loader
+                    .feed_many(ids.iter().map(|&container| {
+                        (
+                            EventsKey { account, container },
+                            events.remove(&container).unwrap_or_default(),
+                        )
+                    }))
+                    .await;
+            }
+            let ship_looks = sub(&looks, "shipment");
+            if !ship_looks.is_empty() {
+                let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
+                loader
+                    .loader()
+                    .calls
+                    .shipments_by_ids
+                    .fetch_add(1, Ordering::Relaxed);
+                let shipments = store
+                    .shipments_by_ids(account, &ship_ids)
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                self::shipments(loader, store, account, ship_looks, &shipments).await?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Feeds `shipments` to the loader and loads, for those selected with `looks`, their
+    /// containers (`containers`) with one store call, and so on down the selection.
+    pub(crate) fn shipments<'a>(
+        loader: &'a StoreDataLoader,
+        store: &'a Store,
+        account: Uuid,
+        looks: Vec<Lookahead<'a>>,
+        shipments: &'a [model::Shipment],
+    ) -> BoxFuture<'a, async_graphql::Result<()>> {
+        Box::pin(async move {
+            loader
+                .feed_many(shipments.iter().map(|s| {
+                    (
+                        ShipmentKey {
+                            account,
+                            shipment: s.id,
+                        },
+                        s.clone(),
+                    )
+                }))
+                .await;
+            let cont_looks = sub(&looks, "containers");
+            if cont_looks.is_empty() || shipments.is_empty() {
+                return Ok(());
+            }
+            let ids = unique(shipments.iter().map(|s| s.id));
+            loader
+                .loader()
+                .calls
+                .containers_of_shipments
+                .fetch_add(1, Ordering::Relaxed);
+            let containers = store
+                .containers_of_shipments(account, &ids)
+                .await
+                .map_err(|e| error::internal(&e))?;
+            let mut by_shipment: HashMap<Uuid, Vec<model::Container>> =
+                ids.iter().map(|&id| (id, Vec::new())).collect();
+            for c in &containers {
+                if let Some(list) = by_shipment.get_mut(&c.shipment_id) {
+                    list.push(c.clone());
+                }
+            }
+            loader
+                .feed_many(
+                    by_shipment
+                        .into_iter()
+                        .map(|(shipment, list)| (ContainersKey { account, shipment }, list)),
+                )
+                .await;
+            self::containers(loader, store, account, cont_looks, &containers).await
+        })
     }
 }

@@ -4,20 +4,24 @@
 //! parts share.
 
 use async_graphql::connection::{Connection, CursorType, Edge, EmptyFields, OpaqueCursor};
-use async_graphql::{Context, MergedObject, Object, SimpleObject, ID};
+use async_graphql::{Context, Enum, InputObject, MergedObject, Object, SimpleObject, ID};
+use teu_pipeline::listing::{self, ListOrder};
+use teu_pipeline::model;
 use teu_pipeline::store::Store;
 use uuid::Uuid;
 
 use crate::email::EmailQuery;
 use crate::error;
 use crate::inference::InferenceQuery;
+use crate::loaders::prefetch;
 use crate::tracking::TrackingRequestQuery;
-use crate::types::{Container, Shipment};
+use crate::types::loader;
+use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
 
 /// Page size when `first` is not given.
 pub(crate) const DEFAULT_PAGE_SIZE: i32 = 30;
 /// Largest `first` accepted; more is a `BAD_USER_INPUT` error.
-pub(crate) const MAX_PAGE_SIZE: i32 = 100;
+pub const MAX_PAGE_SIZE: i32 = 100;
 
 /// Cursor of a list item: its offset in the list, opaque to clients (base64 of JSON).
 pub(crate) type Cursor = OpaqueCursor<u64>;
@@ -43,6 +47,153 @@ pub struct Query(
     TrackingRequestQuery,
     EmailQuery,
 );
+
+/// What a `containers` or `shipments` list is narrowed to. Fields left out match everything;
+/// the fields given must all match. On `shipments`, the container fields (`status`,
+/// `containerNumber`, `hasHolds`, `lfdBefore`, `lfdAfter`) match a shipment when one of its
+/// containers matches all of them; on `containers`, the shipment fields
+/// (`billOfLadingNumber`, `polLocode`, `podLocode`, `shippingLineScac`, `tags`) are those of
+/// the container's shipment.
+#[derive(InputObject, Default, Debug, Clone)]
+pub struct ListFilter {
+    /// Container status is one of these.
+    pub status: Option<Vec<ContainerStatus>>,
+    /// Container number (spaces and dashes ignored, any case).
+    pub container_number: Option<String>,
+    /// Bill of lading number, exactly.
+    pub bill_of_lading_number: Option<String>,
+    /// UN/LOCODE of the port of lading (5 letters or digits, any case).
+    pub pol_locode: Option<String>,
+    /// UN/LOCODE of the port of discharge.
+    pub pod_locode: Option<String>,
+    /// Shipping line SCAC (2 to 4 letters, any case).
+    pub shipping_line_scac: Option<String>,
+    /// Has (true) or has no (false) holds at the POD terminal.
+    pub has_holds: Option<bool>,
+    /// Last free day (`pickupLfd`) before this instant; containers without one never match.
+    pub lfd_before: Option<DateTime>,
+    /// Last free day after this instant.
+    pub lfd_after: Option<DateTime>,
+    /// Changed after this instant (new feed data, tags, tracking stopped or resumed).
+    pub updated_after: Option<DateTime>,
+    /// The shipment carries every one of these tags.
+    pub tags: Option<Vec<String>>,
+}
+
+/// Order of the `containers` and `shipments` lists; ties are broken by id, so pages never
+/// overlap.
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OrderBy {
+    /// Most recently changed first (the `/v2` order). The default.
+    #[default]
+    UpdatedAtDesc,
+    /// Earliest estimated arrival at the port of discharge first; unknown last.
+    PodEtaAsc,
+    /// Earliest last free day first (shipments: the earliest of their containers); unknown
+    /// last.
+    LfdAsc,
+    /// By container number (containers) or bill of lading number (shipments).
+    NumberAsc,
+}
+
+impl From<OrderBy> for ListOrder {
+    fn from(o: OrderBy) -> Self {
+        match o {
+            OrderBy::UpdatedAtDesc => ListOrder::UpdatedAtDesc,
+            OrderBy::PodEtaAsc => ListOrder::PodEtaAsc,
+            OrderBy::LfdAsc => ListOrder::LfdAsc,
+            OrderBy::NumberAsc => ListOrder::NumberAsc,
+        }
+    }
+}
+
+impl From<ContainerStatus> for model::ContainerStatus {
+    fn from(s: ContainerStatus) -> Self {
+        model::ContainerStatus::ALL
+            .into_iter()
+            .find(|m| ContainerStatus::from(*m) == s)
+            .unwrap_or(model::ContainerStatus::New)
+    }
+}
+
+/// A trimmed, non-blank text of the filter, or a `BAD_USER_INPUT` naming `field`.
+fn text_arg(
+    value: Option<String>,
+    field: &'static str,
+    check: impl Fn(&str) -> bool,
+    rule: &str,
+) -> async_graphql::Result<Option<String>> {
+    let Some(v) = value else { return Ok(None) };
+    let v = v.trim().to_string();
+    if v.is_empty() || !check(&v) {
+        return Err(error::bad_field(
+            field,
+            format!("filter.{field} {rule}, got {v:?}"),
+        ));
+    }
+    Ok(Some(v))
+}
+
+impl ListFilter {
+    /// The store's filter; a malformed value is a `BAD_USER_INPUT` naming its field.
+    pub(crate) fn to_store(self) -> async_graphql::Result<listing::ListFilter> {
+        let locode = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
+        let scac =
+            |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
+        let container = |s: &str| {
+            let n = s.chars().filter(char::is_ascii_alphanumeric).count();
+            (4..=15).contains(&n)
+        };
+        let tags = match self.tags {
+            None => Vec::new(),
+            Some(tags) => listing::parse_tags(&tags)
+                .map_err(|e| error::bad_field("tags", format!("filter.tags: {e}")))?,
+        };
+        Ok(listing::ListFilter {
+            statuses: self
+                .status
+                .unwrap_or_default()
+                .into_iter()
+                .map(model::ContainerStatus::from)
+                .collect(),
+            container_number: text_arg(
+                self.container_number,
+                "containerNumber",
+                container,
+                "must be a container number (4 to 15 letters and digits)",
+            )?,
+            bill_of_lading_number: text_arg(
+                self.bill_of_lading_number,
+                "billOfLadingNumber",
+                |s| s.len() <= 40,
+                "must be a bill of lading number (at most 40 characters)",
+            )?,
+            pol_locode: text_arg(
+                self.pol_locode,
+                "polLocode",
+                locode,
+                "must be a UN/LOCODE (5 letters or digits)",
+            )?,
+            pod_locode: text_arg(
+                self.pod_locode,
+                "podLocode",
+                locode,
+                "must be a UN/LOCODE (5 letters or digits)",
+            )?,
+            shipping_line_scac: text_arg(
+                self.shipping_line_scac,
+                "shippingLineScac",
+                scac,
+                "must be a SCAC (2 to 4 letters)",
+            )?,
+            has_holds: self.has_holds,
+            lfd_before: self.lfd_before.map(|d| d.0),
+            lfd_after: self.lfd_after.map(|d| d.0),
+            updated_after: self.updated_after.map(|d| d.0),
+            tags,
+        })
+    }
+}
 
 /// The containers and shipments part of [`Query`].
 #[derive(Default)]
@@ -107,37 +258,60 @@ pub(crate) fn parse_id(id: &ID) -> Option<Uuid> {
 /// the API key the request was made with.
 #[Object]
 impl ContainerQuery {
-    /// The account's containers, most recently refreshed first (the `/v2` list order).
-    /// `first` defaults to 30 and may be at most 100.
+    /// The account's containers matching `filter`, in `orderBy` order (default: most
+    /// recently changed first, the `/v2` list order). `first` defaults to 30 and may be at
+    /// most 100; `totalCount` counts every match.
     async fn containers(
         &self,
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
+        filter: Option<ListFilter>,
+        #[graphql(default)] order_by: OrderBy,
     ) -> async_graphql::Result<ContainerConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
+        let filter = filter.unwrap_or_default().to_store()?;
         let (items, total) = store(ctx)?
-            .list_containers(account.id, offset as i64, limit as i64)
+            .list_containers_filtered(
+                account.id,
+                &filter,
+                order_by.into(),
+                offset as i64,
+                limit as i64,
+            )
             .await
             .map_err(|e| error::internal(&e))?;
+        let looks = prefetch::nodes(ctx);
+        prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
         Ok(connection(offset, items, total, Container))
     }
 
-    /// The account's shipments, most recently refreshed first. `first` defaults to 30 and may
-    /// be at most 100.
+    /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
+    /// changed first). `first` defaults to 30 and may be at most 100.
     async fn shipments(
         &self,
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
+        filter: Option<ListFilter>,
+        #[graphql(default)] order_by: OrderBy,
     ) -> async_graphql::Result<ShipmentConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
+        let filter = filter.unwrap_or_default().to_store()?;
         let (items, total) = store(ctx)?
-            .list_shipments(account.id, offset as i64, limit as i64)
+            .list_shipments_filtered(
+                account.id,
+                &filter,
+                order_by.into(),
+                offset as i64,
+                limit as i64,
+            )
             .await
             .map_err(|e| error::internal(&e))?;
+        let looks = prefetch::nodes(ctx);
+        prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
         Ok(connection(offset, items, total, Shipment))
     }
 
@@ -171,5 +345,15 @@ impl ContainerQuery {
             .await
             .map_err(|e| error::internal(&e))?;
         Ok(found.map(Shipment))
+    }
+
+    /// A port by UN/LOCODE (reference data); null when unknown.
+    async fn port(&self, locode: String) -> Option<Port> {
+        Port::of(Some(locode.trim().to_ascii_uppercase().as_str()))
+    }
+
+    /// A terminal by id (reference data); null when unknown.
+    async fn terminal(&self, id: ID) -> Option<Terminal> {
+        Terminal::of(parse_id(&id))
     }
 }

@@ -14,7 +14,7 @@ use teu_pipeline::store::Store;
 use tower::ServiceExt;
 use uuid::Uuid;
 
-use crate::loaders::StoreDataLoader;
+use crate::loaders::LoaderStats;
 use crate::types::ContainerStatus;
 use crate::{router, schema, sdl, TeuSchema};
 
@@ -521,7 +521,7 @@ async fn nested_fields_are_batched() {
     // One store call per nested field for the whole page (N+1 would be one per container or
     // shipment, here 30+). A second call is tolerated only for the case where a loaded thread
     // misses the DataLoader's 1 ms batching window.
-    let calls = &f.schema.data::<StoreDataLoader>().unwrap().loader().calls;
+    let calls = &f.schema.data::<LoaderStats>().unwrap().0;
     for (name, n) in [
         ("shipments_by_ids", &calls.shipments_by_ids),
         ("events_of_containers", &calls.events_of_containers),
@@ -623,7 +623,7 @@ fn schema_file_is_up_to_date() {
     assert!(
         on_disk == sdl,
         "{} is out of date with the schema; regenerate it with\n  \
-         UPDATE_SCHEMA=1 cargo test -p teu-graphql schema_file_is_up_to_date",
+         UPDATE_SCHEMA=1 cargo test --workspace --lib schema_file_is_up_to_date",
         path.display()
     );
 }
@@ -1068,7 +1068,7 @@ async fn email_submissions_have_the_store_values_and_stay_in_their_account() {
         }
     }
     assert!(documents_seen >= 4, "{documents_seen}");
-    let calls = &f.schema.data::<StoreDataLoader>().unwrap().loader().calls;
+    let calls = &f.schema.data::<LoaderStats>().unwrap().0;
     for (name, n) in [
         ("documents_by_ids", &calls.documents_by_ids),
         (
@@ -1170,4 +1170,79 @@ async fn document_schemas_by_id_and_by_type() {
     assert_eq!(data["missing"], Value::Null);
     let (_, errors) = run(&f.schema, None, "{ documentSchemas { id } }").await;
     assert_eq!(codes(&errors), ["UNAUTHENTICATED"]);
+}
+
+/// A store with [`N_PLUS_ONE_SHIPMENTS`] generated shipments (well over 100 containers) and
+/// their terminal availability (holds, fees, last free days), line deadlines and rail legs.
+const N_PLUS_ONE: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+    shipments: 45,
+    seed: 5,
+    events_per_file: 0,
+};
+
+/// The statements one query costs, counted by the store.
+async fn statements_of(schema: &TeuSchema, store: &Store, account: &Account, query: &str) -> u64 {
+    let before = store.statement_count();
+    let data = ok(schema, account, query).await;
+    assert!(data.is_object());
+    store.statement_count() - before
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_costs_a_constant_number_of_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let (a, _) = store.create_account("a", false).await.unwrap();
+    let generated = teu_pipeline::generate::generate(&N_PLUS_ONE);
+    let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, N_PLUS_ONE.seed);
+    for file in generated {
+        let batch =
+            teu_pipeline::feeds::dcsa::read_value(Value::Array(file.events), &file.name).unwrap();
+        teu_pipeline::ingest::ingest_batch(&store, &a, batch)
+            .await
+            .unwrap();
+    }
+    for (name, content) in extra.files {
+        let batch = teu_pipeline::feeds::read_bytes(content.as_bytes(), &name).unwrap();
+        teu_pipeline::ingest::ingest_batch(&store, &a, batch)
+            .await
+            .unwrap();
+    }
+    let schema = schema(
+        store.clone(),
+        teu_pipeline::infer::limit::AccountLimiter::default(),
+    );
+    let (_, total) = store.list_containers(a.id, 0, 1).await.unwrap();
+    assert!(total >= 100, "only {total} containers");
+
+    let page = |n: u32| {
+        format!(
+            "{{ containers(first: {n}) {{ totalCount nodes {{ number currentStatus hasHolds \
+               holdsAtPodTerminal {{ name status }} feesAtPodTerminal {{ type amount }} pickupLfd \
+               podTerminal {{ name port {{ locode }} }} vessels {{ imo name }} \
+               shipment {{ billOfLadingNumber podEtaAt podTimezone portOfDischarge {{ name }} }} \
+               events {{ code eventAt timezone vessel {{ imo }} }} }} }} }}"
+        )
+    };
+    let small = statements_of(&schema, &store, &a, &page(10)).await;
+    let large = statements_of(&schema, &store, &a, &page(100)).await;
+    println!("containers page: 10 → {small} statements, 100 → {large} statements");
+    // count + page, one batch of shipments, one batch of events: 4.
+    assert!(large <= 8, "{large} statements for 100 containers");
+    assert_eq!(small, large, "the cost must not grow with the page");
+
+    let shipments = |n: u32| {
+        format!(
+            "{{ shipments(first: {n}, filter: {{hasHolds: false}}, orderBy: POD_ETA_ASC) {{ nodes {{ \
+               billOfLadingNumber portOfLading {{ name }} podVessel {{ name }} \
+               containers {{ number hasHolds events {{ code }} shipment {{ id }} }} }} }} }}"
+        )
+    };
+    let small = statements_of(&schema, &store, &a, &shipments(5)).await;
+    let large = statements_of(&schema, &store, &a, &shipments(40)).await;
+    println!("shipments page: 5 → {small} statements, 40 → {large} statements");
+    assert!(large <= 8, "{large} statements for 40 shipments");
+    assert_eq!(small, large, "the cost must not grow with the page");
 }

@@ -157,13 +157,13 @@ pub struct CreateTrackingRequestInput {
     pub scac: String,
 }
 
-/// The mutation root.
+/// The tracking-request part of the mutation root ([`crate::Mutation`]).
 #[derive(Default)]
-pub struct Mutation;
+pub struct TrackingRequestMutation;
 
-/// Changes an account can make.
+/// Tracking requests.
 #[Object]
-impl Mutation {
+impl TrackingRequestMutation {
     /// Asks teu to track a number (after `inferNumber`). Returns the stored request: `PENDING`
     /// until feed data for the number arrives, then `CREATED` with its shipment. Asking again
     /// for the same number, type and SCAC returns the same request. A rule broken is a

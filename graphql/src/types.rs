@@ -5,7 +5,8 @@
 //! the schema's data loader ([`crate::loaders`]).
 
 use async_graphql::{
-    Context, Enum, InputValueError, InputValueResult, Object, Scalar, ScalarType, Value, ID,
+    Context, Enum, InputValueError, InputValueResult, Object, Scalar, ScalarType, SimpleObject,
+    Value, ID,
 };
 use chrono::{SecondsFormat, Timelike, Utc};
 use teu_pipeline::model;
@@ -159,6 +160,89 @@ impl From<model::Classifier> for EventClassifier {
 /// A hold at the POD terminal.
 pub struct TerminalHold(pub model::TerminalHold);
 
+/// Status of a hold at the POD terminal (`/v2` terminal_hold.status).
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldStatus {
+    /// `pending`: the hold may still be placed.
+    Pending,
+    /// `hold`: the container is held.
+    Hold,
+}
+
+impl HoldStatus {
+    /// The `/v2` value: `pending` is [`HoldStatus::Pending`], anything else (the terminal
+    /// feeds only write `hold`) [`HoldStatus::Hold`].
+    pub fn from_v2(s: &str) -> Self {
+        if s == "pending" {
+            HoldStatus::Pending
+        } else {
+            HoldStatus::Hold
+        }
+    }
+}
+
+/// Type of a fee at the POD terminal (`/v2` terminal_fee.type).
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeeType {
+    /// `demurrage`
+    Demurrage,
+    /// `exam`
+    Exam,
+    /// `extended_dwell_time`
+    ExtendedDwellTime,
+    /// `other`
+    Other,
+    /// `total`
+    Total,
+}
+
+impl FeeType {
+    /// The `/v2` value; anything unknown is [`FeeType::Other`] (the feeds map unknown fee
+    /// names to `other` already).
+    pub fn from_v2(s: &str) -> Self {
+        match s {
+            "demurrage" => FeeType::Demurrage,
+            "exam" => FeeType::Exam,
+            "extended_dwell_time" => FeeType::ExtendedDwellTime,
+            "total" => FeeType::Total,
+            _ => FeeType::Other,
+        }
+    }
+}
+
+/// Why checking a shipment at the shipping line stopped (`/v2`
+/// `line_tracking_stopped_reason`).
+#[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineTrackingStoppedReason {
+    /// `all_containers_terminated`
+    AllContainersTerminated,
+    /// `past_arrival_window`
+    PastArrivalWindow,
+    /// `past_full_out_window`
+    PastFullOutWindow,
+    /// `no_updates_at_line`
+    NoUpdatesAtLine,
+    /// `cancelled_by_user` (the `stopTracking` mutation)
+    CancelledByUser,
+    /// `booking_cancelled`
+    BookingCancelled,
+}
+
+impl LineTrackingStoppedReason {
+    /// The enum value of a `/v2` value; `None` for an unknown one.
+    pub fn from_v2(s: &str) -> Option<Self> {
+        Some(match s {
+            "all_containers_terminated" => Self::AllContainersTerminated,
+            "past_arrival_window" => Self::PastArrivalWindow,
+            "past_full_out_window" => Self::PastFullOutWindow,
+            "no_updates_at_line" => Self::NoUpdatesAtLine,
+            "cancelled_by_user" => Self::CancelledByUser,
+            "booking_cancelled" => Self::BookingCancelled,
+            _ => return None,
+        })
+    }
+}
+
 /// A hold at the POD terminal (`/v2` terminal_hold).
 #[Object]
 impl TerminalHold {
@@ -166,9 +250,9 @@ impl TerminalHold {
         &self.0.name
     }
 
-    /// `pending` or `hold`.
-    async fn status(&self) -> &str {
-        &self.0.status
+    /// `PENDING` or `HOLD`.
+    async fn status(&self) -> HoldStatus {
+        HoldStatus::from_v2(&self.0.status)
     }
 
     /// Text from the terminal.
@@ -183,10 +267,10 @@ pub struct TerminalFee(pub model::TerminalFee);
 /// A fee at the POD terminal (`/v2` terminal_fee).
 #[Object]
 impl TerminalFee {
-    /// `demurrage`, `exam`, `extended_dwell_time`, `other` or `total`.
+    /// `DEMURRAGE`, `EXAM`, `EXTENDED_DWELL_TIME`, `OTHER` or `TOTAL`.
     #[graphql(name = "type")]
-    async fn fee_type(&self) -> &str {
-        &self.0.fee_type
+    async fn fee_type(&self) -> FeeType {
+        FeeType::from_v2(&self.0.fee_type)
     }
 
     /// Amount in the local currency.
@@ -251,6 +335,12 @@ impl Container {
 
     async fn created_at(&self) -> DateTime {
         DateTime(self.0.created_at)
+    }
+
+    /// When the container last changed (new feed data): the `/v2` list order and what the
+    /// `updatedAfter` filter compares.
+    async fn updated_at(&self) -> DateTime {
+        DateTime(self.0.refreshed_at)
     }
 
     /// dry, reefer, open top, flat rack, bulk, tank.
@@ -417,6 +507,54 @@ impl Container {
         self.0.current_status.into()
     }
 
+    /// The terminal at the port of discharge, when known (`/v2` relationship `pod_terminal`).
+    async fn pod_terminal(&self) -> Option<Terminal> {
+        Terminal::of(self.0.pod_terminal_id)
+    }
+
+    /// Where the container is to be picked up, when known (`/v2` relationship
+    /// `pickup_facility`).
+    async fn pickup_facility(&self) -> Option<Terminal> {
+        Terminal::of(self.0.pickup_facility_id)
+    }
+
+    /// Whether the container has holds at the POD terminal (`holdsAtPodTerminal` not empty).
+    async fn has_holds(&self) -> bool {
+        !self.0.holds_at_pod_terminal.is_empty()
+    }
+
+    /// The vessels the container's events name, in the order first named (by IMO number,
+    /// else by name).
+    async fn vessels(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Vessel>> {
+        let account = error::account(ctx)?;
+        let key = EventsKey {
+            account: account.id,
+            container: self.0.id,
+        };
+        let events = loader(ctx)?
+            .load_one(key)
+            .await
+            .map_err(|_| error::internal_opaque())?
+            .unwrap_or_default();
+        let mut out: Vec<Vessel> = Vec::new();
+        for e in &events {
+            if let Some(v) = Vessel::of(
+                e.event.vessel_imo.as_deref(),
+                e.event.vessel_name.as_deref(),
+            ) {
+                let same = |o: &Vessel| match (&o.imo, &v.imo) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => o.name == v.name,
+                    _ => false,
+                };
+                if !out.iter().any(same) {
+                    out.push(v);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The shipment (bill of lading) the container travels under.
     async fn shipment(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Shipment>> {
         let account = error::account(ctx)?;
@@ -481,6 +619,12 @@ impl Shipment {
         DateTime(self.0.created_at)
     }
 
+    /// When the shipment last changed (new feed data, tags, tracking stopped or resumed).
+    async fn updated_at(&self) -> DateTime {
+        DateTime(self.0.refreshed_at)
+    }
+
+    /// The shipment's tags, sorted (`addShipmentTags`, `removeShipmentTags`).
     async fn tags(&self) -> &[String] {
         &self.0.tags
     }
@@ -605,10 +749,35 @@ impl Shipment {
         dt(self.0.line_tracking_stopped_at)
     }
 
-    /// all_containers_terminated, past_arrival_window, past_full_out_window,
-    /// no_updates_at_line, cancelled_by_user, booking_cancelled, or null.
-    async fn line_tracking_stopped_reason(&self) -> Option<&str> {
-        self.0.line_tracking_stopped_reason.as_deref()
+    /// Why checking at the shipping line stopped; `CANCELLED_BY_USER` after `stopTracking`.
+    async fn line_tracking_stopped_reason(&self) -> Option<LineTrackingStoppedReason> {
+        self.0
+            .line_tracking_stopped_reason
+            .as_deref()
+            .and_then(LineTrackingStoppedReason::from_v2)
+    }
+
+    /// The port of lading (reference data), when its UN/LOCODE is known.
+    async fn port_of_lading(&self) -> Option<Port> {
+        Port::of(self.0.port_of_lading_locode.as_deref())
+    }
+
+    /// The port of discharge (reference data), when its UN/LOCODE is known.
+    async fn port_of_discharge(&self) -> Option<Port> {
+        Port::of(self.0.port_of_discharge_locode.as_deref())
+    }
+
+    /// The destination, when it is a known port (an inland place is not a port: null).
+    async fn destination(&self) -> Option<Port> {
+        Port::of(self.0.destination_locode.as_deref())
+    }
+
+    /// The vessel that brings the shipment to the port of discharge, when known.
+    async fn pod_vessel(&self) -> Option<Vessel> {
+        Vessel::of(
+            self.0.pod_vessel_imo.as_deref(),
+            self.0.pod_vessel_name.as_deref(),
+        )
     }
 
     /// The shipment's containers, by container number.
@@ -730,6 +899,154 @@ impl TransportEvent {
     /// IANA time zone of the event's location, when known.
     async fn timezone(&self) -> Option<&str> {
         self.0.timezone.as_deref()
+    }
+
+    /// The vessel the event names, when it names one.
+    async fn vessel(&self) -> Option<Vessel> {
+        Vessel::of(
+            self.0.event.vessel_imo.as_deref(),
+            self.0.event.vessel_name.as_deref(),
+        )
+    }
+
+    /// The port of the event's location (reference data), when known.
+    async fn port(&self) -> Option<Port> {
+        Port::of(self.0.event.locode.as_deref())
+    }
+}
+
+/// A port (reference data shared by all accounts).
+pub struct Port(pub model::Port);
+
+impl Port {
+    /// The port with this UN/LOCODE in the bundled reference data.
+    pub fn of(locode: Option<&str>) -> Option<Port> {
+        let locode = locode?;
+        teu_pipeline::reference::bundled()
+            .0
+            .get(locode)
+            .cloned()
+            .map(Port)
+    }
+}
+
+/// A port (UN/LOCODE reference data, the same for every account).
+#[Object]
+impl Port {
+    /// The port id (UUID v5 of the UN/LOCODE), the same as `/v2` `port` relationships.
+    async fn id(&self) -> ID {
+        ID(teu_pipeline::ids::port_id(&self.0.locode).to_string())
+    }
+
+    /// UN/LOCODE.
+    async fn locode(&self) -> &str {
+        &self.0.locode
+    }
+
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// ISO 3166 country code.
+    async fn country_code(&self) -> &str {
+        &self.0.country_code
+    }
+
+    async fn country(&self) -> Option<&str> {
+        self.0.country.as_deref()
+    }
+
+    /// WGS84 latitude.
+    async fn latitude(&self) -> Option<f64> {
+        self.0.latitude
+    }
+
+    /// WGS84 longitude.
+    async fn longitude(&self) -> Option<f64> {
+        self.0.longitude
+    }
+
+    /// IANA time zone.
+    async fn timezone(&self) -> Option<&str> {
+        self.0.time_zone.as_deref()
+    }
+}
+
+/// A container terminal (reference data shared by all accounts).
+pub struct Terminal(pub teu_pipeline::terminals::Terminal);
+
+impl Terminal {
+    /// The terminal with this id in the bundled reference data.
+    pub fn of(id: Option<uuid::Uuid>) -> Option<Terminal> {
+        teu_pipeline::terminals::bundled()
+            .get(id?)
+            .cloned()
+            .map(Terminal)
+    }
+}
+
+/// A container terminal (DCSA facility list and FIRMS codes, the same for every account).
+#[Object]
+impl Terminal {
+    /// The terminal id, the same as `/v2` `terminal` relationships.
+    async fn id(&self) -> ID {
+        ID(self.0.id.to_string())
+    }
+
+    async fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// UN/LOCODE of the terminal's port.
+    async fn locode(&self) -> &str {
+        &self.0.locode
+    }
+
+    /// SMDG terminal code.
+    async fn smdg_code(&self) -> Option<&str> {
+        self.0.smdg_code.as_deref()
+    }
+
+    /// BIC facility code.
+    async fn bic_code(&self) -> Option<&str> {
+        self.0.bic_code.as_deref()
+    }
+
+    /// US CBP FIRMS code or Canadian CBSA sub-location code.
+    async fn firms_code(&self) -> Option<&str> {
+        self.0.firms_code.as_deref()
+    }
+
+    /// IANA time zone of the terminal's port.
+    async fn timezone(&self) -> Option<&str> {
+        self.0.time_zone.as_deref()
+    }
+
+    /// The terminal's port.
+    async fn port(&self) -> Option<Port> {
+        Port::of(Some(&self.0.locode))
+    }
+}
+
+/// A vessel as the carrier events name it.
+#[derive(SimpleObject, Debug, Clone, PartialEq, Eq)]
+pub struct Vessel {
+    /// IMO number, 7 digits, when given.
+    pub imo: Option<String>,
+    /// Vessel name, when given.
+    pub name: Option<String>,
+}
+
+impl Vessel {
+    /// A vessel from an IMO number and a name; `None` when both are missing.
+    pub fn of(imo: Option<&str>, name: Option<&str>) -> Option<Vessel> {
+        if imo.is_none() && name.is_none() {
+            return None;
+        }
+        Some(Vessel {
+            imo: imo.map(str::to_string),
+            name: name.map(str::to_string),
+        })
     }
 }
 

@@ -200,7 +200,7 @@ impl Store {
             .bind(s.schema_payload.to_string())
             .bind(ts(s.created_at))
             .bind(ts(s.updated_at))
-            .execute(&mut *tx)
+            .execute(self.counted(&mut tx))
             .await?;
         }
         tx.commit().await?;

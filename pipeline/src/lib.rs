@@ -13,6 +13,7 @@ pub mod ids;
 pub mod infer;
 pub mod ingest;
 pub mod iso6346;
+pub mod listing;
 pub mod model;
 pub mod normalize;
 pub mod reference;

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use sha2::{Digest, Sha256};
@@ -17,6 +19,7 @@ use sqlx::{AnyPool, Row};
 use uuid::Uuid;
 
 use crate::feeds::Quarantined;
+use crate::listing::{container_filter_columns, ShipmentFilterColumns, STOPPED_BY_USER};
 use crate::model::{
     Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent,
 };
@@ -52,6 +55,8 @@ pub enum StoreError {
     UnknownAccount(String),
     #[error("the inbound address {0:?} belongs to another account")]
     InboundAddressTaken(String),
+    #[error("{0}")]
+    Tags(#[from] crate::listing::TagError),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -68,6 +73,9 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// SQL statements run so far through this store (all clones share it); see
+    /// [`Store::statement_count`].
+    statements: Arc<AtomicU64>,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -82,7 +90,7 @@ pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
+pub(crate) fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|d| d.with_timezone(&Utc))
         .map_err(|e| StoreError::Corrupt {
@@ -100,7 +108,7 @@ fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
     })
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
     body: &str,
     what: &'static str,
     id: &str,
@@ -139,7 +147,7 @@ fn values_placeholders(rows: usize, width: usize) -> String {
 }
 
 /// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
-fn in_list(from: usize, n: usize) -> String {
+pub(crate) fn in_list(from: usize, n: usize) -> String {
     (from..from + n)
         .map(|i| format!("${i}"))
         .collect::<Vec<_>>()
@@ -147,7 +155,7 @@ fn in_list(from: usize, n: usize) -> String {
 }
 
 /// Rows per multi-row statement; keeps bind parameters far below SQLite's and PostgreSQL's limits.
-const CHUNK: usize = 400;
+pub(crate) const CHUNK: usize = 400;
 
 /// A stored event ready to write: the event, its original JSON and where it came from.
 pub struct NewEvent<'a> {
@@ -185,13 +193,18 @@ impl Store {
                 url: redact(&url),
                 source,
             })?;
-        let store = Store { pool, backend };
+        let store = Store {
+            pool,
+            backend,
+            statements: Arc::new(AtomicU64::new(0)),
+        };
         store.migrate().await?;
         if store.port_count().await? == 0 {
             let ports: Vec<Port> = crate::reference::bundled().0.iter().cloned().collect();
             store.upsert_ports(&ports).await?;
         }
         store.load_document_schemas().await?;
+        store.backfill_filter_columns().await?;
         Ok(store)
     }
 
@@ -218,9 +231,26 @@ impl Store {
         self.backend
     }
 
-    /// The underlying pool, for tests and tools that count or inspect rows.
+    /// The pool to run one SQL statement on. Every statement the store runs outside a
+    /// transaction takes its executor from here, so each call counts one statement in
+    /// [`Store::statement_count`]; statements inside a transaction go through
+    /// [`Store::counted`].
     pub fn pool(&self) -> &AnyPool {
+        self.statements.fetch_add(1, Ordering::Relaxed);
         &self.pool
+    }
+
+    /// A transaction's connection, counting one statement (see [`Store::statement_count`]).
+    pub fn counted<'c>(&self, conn: &'c mut sqlx::AnyConnection) -> &'c mut sqlx::AnyConnection {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        conn
+    }
+
+    /// SQL statements this store (and its clones) ran since it was connected, migrations and
+    /// `BEGIN`/`COMMIT` not included. For tests that check a request's cost (no N+1 queries)
+    /// and for debugging.
+    pub fn statement_count(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
     }
 
     // ---- accounts -------------------------------------------------------------------------
@@ -249,7 +279,7 @@ impl Store {
         .bind(&account.company_name)
         .bind(i64::from(routing_data))
         .bind(ts(account.created_at))
-        .execute(&self.pool)
+        .execute(self.pool())
         .await?;
         let key = self.issue_key(account.id).await?;
         self.create_inbound_address(account.id).await?;
@@ -282,7 +312,7 @@ impl Store {
             .bind(hash_key(&key))
             .bind(account_id.to_string())
             .bind(ts(Utc::now()))
-            .execute(&self.pool)
+            .execute(self.pool())
             .await?;
         Ok(key)
     }
@@ -293,7 +323,7 @@ impl Store {
             "SELECT id, name, company_name, routing_data, created_at FROM accounts WHERE name = $1",
         )
         .bind(name)
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.pool())
         .await?;
         row.map(|r| account_row(&r)).transpose()
     }
@@ -305,7 +335,7 @@ impl Store {
              FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
         )
         .bind(hash_key(key))
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.pool())
         .await?;
         row.map(|r| account_row(&r)).transpose()
     }
@@ -337,7 +367,7 @@ impl Store {
                     .bind(p.longitude)
                     .bind(&p.time_zone);
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -346,7 +376,7 @@ impl Store {
     /// Number of ports stored.
     pub async fn port_count(&self) -> Result<i64> {
         Ok(sqlx::query("SELECT COUNT(*) AS n FROM ports")
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?
             .try_get("n")?)
     }
@@ -382,7 +412,7 @@ impl Store {
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
 
             let sql = format!(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
@@ -405,7 +435,7 @@ impl Store {
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(serde_json::to_string(ev).unwrap_or_default());
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -439,7 +469,7 @@ impl Store {
                     .bind(&r.payload)
                     .bind(&now);
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -484,7 +514,7 @@ impl Store {
                     .bind(raw)
                     .bind(serde_json::to_string(c).unwrap_or_default());
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -528,7 +558,7 @@ impl Store {
                     .bind(raw)
                     .bind(serde_json::to_string(d).unwrap_or_default());
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -551,7 +581,7 @@ impl Store {
                 for c in chunk {
                     q = q.bind(c);
                 }
-                for row in q.fetch_all(&self.pool).await? {
+                for row in q.fetch_all(self.pool()).await? {
                     let id: String = row.try_get("id")?;
                     let body: String = row.try_get("body")?;
                     if is_check {
@@ -572,7 +602,7 @@ impl Store {
             for b in chunk {
                 q = q.bind(b);
             }
-            for row in q.fetch_all(&self.pool).await? {
+            for row in q.fetch_all(self.pool()).await? {
                 let id: String = row.try_get("id")?;
                 deadlines.push(from_json(
                     &row.try_get::<String, _>("body")?,
@@ -608,7 +638,7 @@ impl Store {
                 for v in chunk {
                     q = q.bind(v);
                 }
-                for row in q.fetch_all(&self.pool).await? {
+                for row in q.fetch_all(self.pool()).await? {
                     let e = event_row(&row)?;
                     found.insert(e.id, e);
                 }
@@ -634,11 +664,15 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         for chunk in shipments.chunks(CHUNK) {
             let sql = format!(
-                "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body) \
+                "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
+                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, filters_at) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
-                 refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body \
+                 refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
+                 pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
+                 shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
+                 filters_at = excluded.filters_at \
                  WHERE shipments.content_hash <> excluded.content_hash",
-                values_placeholders(chunk.len(), 7)
+                values_placeholders(chunk.len(), 12)
             );
             let mut q = sqlx::query(&sql);
             for s in chunk {
@@ -654,18 +688,26 @@ impl Store {
                     .bind(ts(s.refreshed_at))
                     .bind(hash)
                     .bind(body);
+                let f = ShipmentFilterColumns::of(s);
+                q = q
+                    .bind(f.pol_locode)
+                    .bind(f.pod_locode)
+                    .bind(f.shipping_line_scac)
+                    .bind(f.pod_eta_at)
+                    .bind(ts(s.refreshed_at));
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         for chunk in containers.chunks(CHUNK) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
-                 refreshed_at, content_hash, body) VALUES {} ON CONFLICT (id) DO UPDATE SET \
+                 refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
                  shipment_id = excluded.shipment_id, number = excluded.number, current_status = excluded.current_status, \
                  pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
-                 content_hash = excluded.content_hash, body = excluded.body \
+                 content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
+                 has_holds = excluded.has_holds, filters_at = excluded.filters_at \
                  WHERE containers.content_hash <> excluded.content_hash",
-                values_placeholders(chunk.len(), 10)
+                values_placeholders(chunk.len(), 13)
             );
             let mut q = sqlx::query(&sql);
             for c in chunk {
@@ -684,8 +726,10 @@ impl Store {
                     .bind(ts(c.refreshed_at))
                     .bind(hash)
                     .bind(body);
+                let (pickup_lfd, has_holds) = container_filter_columns(c);
+                q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         for chunk in links.chunks(CHUNK) {
             let sql = format!(
@@ -697,65 +741,13 @@ impl Store {
             for (c, e) in chunk {
                 q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
             }
-            q.execute(&mut *tx).await?;
+            q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
         Ok(())
     }
 
     // ---- reads ----------------------------------------------------------------------------
-
-    /// One page of the account's containers, most recently refreshed first (then newest
-    /// created, then id), and the total count. `offset` and `limit` count rows.
-    pub async fn list_containers(
-        &self,
-        account: Uuid,
-        offset: i64,
-        limit: i64,
-    ) -> Result<(Vec<Container>, i64)> {
-        let total = self.count("containers", account).await?;
-        let rows = sqlx::query(
-            "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 \
-             ORDER BY refreshed_at DESC, created_at DESC, id DESC LIMIT $2 OFFSET $3",
-        )
-        .bind(account.to_string())
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&self.pool)
-        .await?;
-        let items = rows.iter().map(container_row).collect::<Result<Vec<_>>>()?;
-        Ok((items, total))
-    }
-
-    /// One page of the account's shipments, ordered like containers, and the total count.
-    pub async fn list_shipments(
-        &self,
-        account: Uuid,
-        offset: i64,
-        limit: i64,
-    ) -> Result<(Vec<Shipment>, i64)> {
-        let total = self.count("shipments", account).await?;
-        let rows = sqlx::query(
-            "SELECT id, created_at, refreshed_at, tags, body FROM shipments WHERE account_id = $1 \
-             ORDER BY refreshed_at DESC, created_at DESC, id DESC LIMIT $2 OFFSET $3",
-        )
-        .bind(account.to_string())
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&self.pool)
-        .await?;
-        let items = rows.iter().map(shipment_row).collect::<Result<Vec<_>>>()?;
-        Ok((items, total))
-    }
-
-    async fn count(&self, table: &'static str, account: Uuid) -> Result<i64> {
-        let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE account_id = $1");
-        Ok(sqlx::query(&sql)
-            .bind(account.to_string())
-            .fetch_one(&self.pool)
-            .await?
-            .try_get("n")?)
-    }
 
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
     /// particular order.
@@ -790,7 +782,7 @@ impl Store {
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
         self.select_in(
-            "SELECT id, created_at, refreshed_at, tags, body FROM shipments WHERE account_id = $1 AND id IN",
+            "SELECT id, created_at, refreshed_at, tags, user_stopped_at, body FROM shipments WHERE account_id = $1 AND id IN",
             account,
             ids,
             shipment_row,
@@ -827,7 +819,7 @@ impl Store {
             for id in chunk {
                 q = q.bind(id.to_string());
             }
-            for row in q.fetch_all(&self.pool).await? {
+            for row in q.fetch_all(self.pool()).await? {
                 let container: String = row.try_get("container_id")?;
                 out.entry(parse_uuid(&container, "container")?)
                     .or_default()
@@ -844,7 +836,7 @@ impl Store {
              ORDER BY source_file, row_index, pointer",
         )
         .bind(account.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -875,7 +867,7 @@ impl Store {
             for id in chunk {
                 q = q.bind(id.to_string());
             }
-            for row in q.fetch_all(&self.pool).await? {
+            for row in q.fetch_all(self.pool()).await? {
                 out.push(read(&row)?);
             }
         }
@@ -927,7 +919,7 @@ fn account_row(r: &AnyRow) -> Result<Account> {
     })
 }
 
-fn container_row(r: &AnyRow) -> Result<Container> {
+pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
     let id: String = r.try_get("id")?;
     let mut c: Container = from_json(&r.try_get::<String, _>("body")?, "container", &id)?;
     c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
@@ -935,12 +927,17 @@ fn container_row(r: &AnyRow) -> Result<Container> {
     Ok(c)
 }
 
-fn shipment_row(r: &AnyRow) -> Result<Shipment> {
+pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
     let id: String = r.try_get("id")?;
     let mut s: Shipment = from_json(&r.try_get::<String, _>("body")?, "shipment", &id)?;
     s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
     s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
     s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
+    // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
+    if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {
+        s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
+        s.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_string());
+    }
     Ok(s)
 }
 

@@ -136,7 +136,7 @@ impl Store {
             .bind(size)
             .bind(a.bytes.clone())
             .bind(ts(created))
-            .execute(&mut *tx)
+            .execute(self.counted(&mut tx))
             .await?;
             sqlx::query(
                 "INSERT INTO document_representations (id, account_id, document_id, kind, media_type, byte_size, sha256, created_at) \
@@ -150,7 +150,7 @@ impl Store {
             .bind(size)
             .bind(&a.sha256)
             .bind(ts(created))
-            .execute(&mut *tx)
+            .execute(self.counted(&mut tx))
             .await?;
             sqlx::query(
                 "INSERT INTO email_documents (email_submission_id, document_id, account_id, position) \
@@ -160,7 +160,7 @@ impl Store {
             .bind(doc_id.to_string())
             .bind(account.to_string())
             .bind(document_ids.len() as i64)
-            .execute(&mut *tx)
+            .execute(self.counted(&mut tx))
             .await?;
             document_ids.push(doc_id);
         }
@@ -199,7 +199,7 @@ impl Store {
         .bind(ts(created))
         .bind(ts(created))
         .bind(body)
-        .execute(&mut *tx)
+        .execute(self.counted(&mut tx))
         .await?;
         tx.commit().await?;
         Ok((submission, true))
