@@ -15,6 +15,7 @@ pub mod ingest;
 pub mod iso6346;
 pub mod model;
 pub mod normalize;
+pub mod notify;
 pub mod reference;
 pub mod status;
 pub mod store;

@@ -68,6 +68,7 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    notifier: crate::notify::Notifier,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -149,6 +150,23 @@ fn in_list(from: usize, n: usize) -> String {
 /// Rows per multi-row statement; keeps bind parameters far below SQLite's and PostgreSQL's limits.
 const CHUNK: usize = 400;
 
+/// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
+/// `content_hash` was unchanged are not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivedChanges {
+    /// Shipment ids.
+    pub shipments: Vec<Uuid>,
+    /// Container ids.
+    pub containers: Vec<Uuid>,
+}
+
+/// The `id` column of `RETURNING id` rows.
+fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
+    rows.iter()
+        .map(|r| parse_uuid(&r.try_get::<String, _>("id")?, "returned id"))
+        .collect()
+}
+
 /// A stored event ready to write: the event, its original JSON and where it came from.
 pub struct NewEvent<'a> {
     pub event: &'a TransportEvent,
@@ -185,7 +203,23 @@ impl Store {
                 url: redact(&url),
                 source,
             })?;
-        let store = Store { pool, backend };
+        let notifier = match backend {
+            Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
+            Backend::Postgres => {
+                crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
+                    url: redact(&url),
+                    source: match e {
+                        crate::notify::NotifyError::Sql(e) => e,
+                        other => sqlx::Error::Configuration(other.to_string().into()),
+                    },
+                })?
+            }
+        };
+        let store = Store {
+            pool,
+            backend,
+            notifier,
+        };
         store.migrate().await?;
         if store.port_count().await? == 0 {
             let ports: Vec<Port> = crate::reference::bundled().0.iter().cloned().collect();
@@ -216,6 +250,11 @@ impl Store {
     /// The backend this store uses.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The change notifier of this database (see [`crate::notify`]).
+    pub fn notifier(&self) -> &crate::notify::Notifier {
+        &self.notifier
     }
 
     /// The underlying pool, for tests and tools that count or inspect rows.
@@ -622,14 +661,16 @@ impl Store {
     }
 
     /// Upserts derived shipments and containers and their event links. A row whose content is
-    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`.
+    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`. Returns the
+    /// ids of the rows inserted or changed (what change notifications report).
     pub async fn upsert_derived(
         &self,
         account: Uuid,
         shipments: &[Shipment],
         containers: &[Container],
         links: &[(Uuid, Uuid)],
-    ) -> Result<()> {
+    ) -> Result<DerivedChanges> {
+        let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
         let mut tx = self.pool.begin().await?;
         for chunk in shipments.chunks(CHUNK) {
@@ -637,7 +678,7 @@ impl Store {
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
                  refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body \
-                 WHERE shipments.content_hash <> excluded.content_hash",
+                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
                 values_placeholders(chunk.len(), 7)
             );
             let mut q = sqlx::query(&sql);
@@ -655,7 +696,9 @@ impl Store {
                     .bind(hash)
                     .bind(body);
             }
-            q.execute(&mut *tx).await?;
+            changes
+                .shipments
+                .extend(returned_ids(q.fetch_all(&mut *tx).await?)?);
         }
         for chunk in containers.chunks(CHUNK) {
             let sql = format!(
@@ -664,7 +707,7 @@ impl Store {
                  shipment_id = excluded.shipment_id, number = excluded.number, current_status = excluded.current_status, \
                  pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
                  content_hash = excluded.content_hash, body = excluded.body \
-                 WHERE containers.content_hash <> excluded.content_hash",
+                 WHERE containers.content_hash <> excluded.content_hash RETURNING id",
                 values_placeholders(chunk.len(), 10)
             );
             let mut q = sqlx::query(&sql);
@@ -685,7 +728,9 @@ impl Store {
                     .bind(hash)
                     .bind(body);
             }
-            q.execute(&mut *tx).await?;
+            changes
+                .containers
+                .extend(returned_ids(q.fetch_all(&mut *tx).await?)?);
         }
         for chunk in links.chunks(CHUNK) {
             let sql = format!(
@@ -700,7 +745,7 @@ impl Store {
             q.execute(&mut *tx).await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(changes)
     }
 
     // ---- reads ----------------------------------------------------------------------------
