@@ -8,6 +8,7 @@
 //! | `containers`, `shipments` (Relay connections with `totalCount`), `container(id)`, `shipment(id)` | `query` |
 //! | `inferNumber(number)`, `inferNumbers(numbers)` (carrier inference, rate-limited) | `inference` |
 //! | `trackingRequests` (connection), `trackingRequest(id)`; mutation `createTrackingRequest(input)` | `tracking` |
+//! | subscriptions `containerUpdated(containerId, shipmentId)`, `trackingRequestUpdated` (WebSocket) | `subscription` |
 //! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
@@ -43,11 +44,12 @@ mod error;
 mod inference;
 mod loaders;
 mod query;
+mod subscription;
 mod tracking;
 mod types;
 
 use async_graphql::http::GraphiQLSource;
-use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
+use async_graphql::{Schema, SchemaBuilder};
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::extract::State;
 use axum::response::Html;
@@ -59,10 +61,11 @@ use teu_pipeline::store::Store;
 
 pub use inference::MAX_BATCH;
 pub use query::Query;
+pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 pub use tracking::Mutation;
 
-/// The teu GraphQL schema: queries and the tracking-request mutation.
-pub type TeuSchema = Schema<Query, Mutation, EmptySubscription>;
+/// The teu GraphQL schema: queries, the tracking-request mutation and live updates.
+pub type TeuSchema = Schema<Query, Mutation, SubscriptionRoot>;
 
 /// Deepest query accepted (`containers.edges.node.shipment.containers.events.code` is 7).
 pub const MAX_DEPTH: usize = 12;
@@ -70,8 +73,8 @@ pub const MAX_DEPTH: usize = 12;
 pub const MAX_COMPLEXITY: usize = 5000;
 
 /// The schema types and limits, without data.
-fn builder() -> SchemaBuilder<Query, Mutation, EmptySubscription> {
-    Schema::build(Query::default(), Mutation, EmptySubscription)
+fn builder() -> SchemaBuilder<Query, Mutation, SubscriptionRoot> {
+    Schema::build(Query::default(), Mutation, SubscriptionRoot)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
 }
@@ -91,7 +94,9 @@ pub fn schema(store: Store, limiter: AccountLimiter) -> TeuSchema {
         .finish()
 }
 
-/// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query.
+/// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query,
+/// a WebSocket upgrade on `GET /graphql` or `GET /graphql/ws` opens a subscription connection
+/// (authenticated by its `connection_init` payload, see the `subscription` module).
 ///
 /// The POST handler takes the authenticated [`Account`] from the request extensions (put there
 /// by the auth middleware the binary layers in front of POST) and adds it to the GraphQL
@@ -99,7 +104,8 @@ pub fn schema(store: Store, limiter: AccountLimiter) -> TeuSchema {
 /// an `UNAUTHENTICATED` error.
 pub fn router(schema: TeuSchema) -> Router {
     Router::new()
-        .route("/graphql", get(graphiql).post(execute))
+        .route("/graphql", get(subscription::get).post(execute))
+        .route("/graphql/ws", get(subscription::websocket))
         .with_state(schema)
 }
 
@@ -109,7 +115,12 @@ pub fn sdl() -> String {
 }
 
 async fn graphiql() -> Html<String> {
-    Html(GraphiQLSource::build().endpoint("/graphql").finish())
+    Html(
+        GraphiQLSource::build()
+            .endpoint("/graphql")
+            .subscription_endpoint("/graphql")
+            .finish(),
+    )
 }
 
 async fn execute(
