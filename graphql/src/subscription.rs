@@ -47,7 +47,7 @@ pub const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Default)]
 pub struct SubscriptionRoot;
 
-#[Subscription]
+#[Subscription(name = "Subscription")]
 impl SubscriptionRoot {
     /// Each of the account's containers whose data changed (a feed moved its status, a
     /// terminal check added a hold, its shipment's ETA moved, ...), as soon as the ingest that
