@@ -152,6 +152,12 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         let key = store.issue_key(account.id).await?;
         println!("API key: {key}");
     }
+    // Deliver ingest notifications (from any process on this database) to subscriptions.
+    store
+        .notifier()
+        .listen()
+        .await
+        .context("starting the change-notification listener")?;
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await
         .with_context(|| format!("binding {}", args.bind))?;

@@ -8,6 +8,7 @@
 //! | `containers`, `shipments` (Relay connections with `totalCount`), `container(id)`, `shipment(id)` | `query` |
 //! | `inferNumber(number)`, `inferNumbers(numbers)` (carrier inference, rate-limited) | `inference` |
 //! | `trackingRequests` (connection), `trackingRequest(id)`; mutation `createTrackingRequest(input)` | `tracking` |
+//! | subscriptions `containerUpdated(containerId, shipmentId)`, `trackingRequestUpdated` (WebSocket) | `subscription` |
 //! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
@@ -47,6 +48,7 @@ mod inference;
 mod loaders;
 mod mutations;
 mod query;
+mod subscription;
 mod tracking;
 mod types;
 
@@ -59,7 +61,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 
 use async_graphql::http::GraphiQLSource;
-use async_graphql::{EmptySubscription, Schema, SchemaBuilder};
+use async_graphql::{Schema, SchemaBuilder};
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
 use axum::extract::State;
 use axum::response::Html;
@@ -73,9 +75,10 @@ pub use error::GqlError;
 pub use inference::MAX_BATCH;
 pub use mutations::Mutation;
 pub use query::{ListFilter, OrderBy, Query, MAX_PAGE_SIZE};
+pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 
-/// The teu GraphQL schema: queries and the tracking-request mutation.
-pub type TeuSchema = Schema<Query, Mutation, EmptySubscription>;
+/// The teu GraphQL schema: queries, the tracking-request mutation and live updates.
+pub type TeuSchema = Schema<Query, Mutation, SubscriptionRoot>;
 
 /// Deepest query accepted (`containers.edges.node.shipment.containers.events.code` is 7).
 pub const MAX_DEPTH: usize = 12;
@@ -83,8 +86,8 @@ pub const MAX_DEPTH: usize = 12;
 pub const MAX_COMPLEXITY: usize = 5000;
 
 /// The schema types and limits, without data.
-fn builder() -> SchemaBuilder<Query, Mutation, EmptySubscription> {
-    Schema::build(Query::default(), Mutation::default(), EmptySubscription)
+fn builder() -> SchemaBuilder<Query, Mutation, SubscriptionRoot> {
+    Schema::build(Query::default(), Mutation::default(), SubscriptionRoot)
         .limit_depth(MAX_DEPTH)
         .limit_complexity(MAX_COMPLEXITY)
 }
@@ -149,7 +152,9 @@ pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> 
     b.finish()
 }
 
-/// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query.
+/// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query,
+/// a WebSocket upgrade on `GET /graphql` or `GET /graphql/ws` opens a subscription connection
+/// (authenticated by its `connection_init` payload, see the `subscription` module).
 ///
 /// The POST handler takes the authenticated [`Account`] from the request extensions (put there
 /// by the auth middleware the binary layers in front of POST) and adds it to the GraphQL
@@ -158,7 +163,8 @@ pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> 
 /// an `UNAUTHENTICATED` error.
 pub fn router(schema: TeuSchema) -> Router {
     Router::new()
-        .route("/graphql", get(graphiql).post(execute))
+        .route("/graphql", get(subscription::get).post(execute))
+        .route("/graphql/ws", get(subscription::websocket))
         .with_state(schema)
 }
 
@@ -168,7 +174,12 @@ pub fn sdl() -> String {
 }
 
 async fn graphiql() -> Html<String> {
-    Html(GraphiQLSource::build().endpoint("/graphql").finish())
+    Html(
+        GraphiQLSource::build()
+            .endpoint("/graphql")
+            .subscription_endpoint("/graphql")
+            .finish(),
+    )
 }
 
 async fn execute(

@@ -6,6 +6,8 @@
 //!    the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
 //!    containers from the whole history, so a late file cannot undo newer facts.
 //! 3. Derived rows are upserted; unchanged rows are left as they were.
+//! 4. The containers that changed (directly or through their shipment) and the tracking
+//!    requests that became `created` are published to subscribers ([`crate::notify`]).
 //!
 //! Ids are deterministic (see [`crate::ids`]), so ingesting the same file again changes nothing.
 
@@ -214,11 +216,12 @@ pub async fn ingest_batch(
         .iter()
         .map(|l| (l.container_id, history[l.event_index].id))
         .collect();
-    store
+    let changes = store
         .upsert_derived(account.id, &derived.shipments, &derived.containers, &links)
         .await?;
     // Pending tracking requests for numbers that now have data become `created`.
-    store.link_tracking_requests(account.id).await?;
+    let linked = store.link_tracking_requests(account.id).await?;
+    crate::notify::publish_ingest(store, account.id, &derived.containers, &changes, linked).await;
     Ok(FileSummary {
         file: batch.source_file,
         format: batch.format,

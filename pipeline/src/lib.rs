@@ -16,6 +16,7 @@ pub mod iso6346;
 pub mod listing;
 pub mod model;
 pub mod normalize;
+pub mod notify;
 pub mod reference;
 pub mod status;
 pub mod store;

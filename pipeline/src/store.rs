@@ -76,6 +76,7 @@ pub struct Store {
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
+    notifier: crate::notify::Notifier,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -157,6 +158,23 @@ pub(crate) fn in_list(from: usize, n: usize) -> String {
 /// Rows per multi-row statement; keeps bind parameters far below SQLite's and PostgreSQL's limits.
 pub(crate) const CHUNK: usize = 400;
 
+/// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
+/// `content_hash` was unchanged are not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivedChanges {
+    /// Shipment ids.
+    pub shipments: Vec<Uuid>,
+    /// Container ids.
+    pub containers: Vec<Uuid>,
+}
+
+/// The `id` column of `RETURNING id` rows.
+fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
+    rows.iter()
+        .map(|r| parse_uuid(&r.try_get::<String, _>("id")?, "returned id"))
+        .collect()
+}
+
 /// A stored event ready to write: the event, its original JSON and where it came from.
 pub struct NewEvent<'a> {
     pub event: &'a TransportEvent,
@@ -193,9 +211,22 @@ impl Store {
                 url: redact(&url),
                 source,
             })?;
+        let notifier = match backend {
+            Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
+            Backend::Postgres => {
+                crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
+                    url: redact(&url),
+                    source: match e {
+                        crate::notify::NotifyError::Sql(e) => e,
+                        other => sqlx::Error::Configuration(other.to_string().into()),
+                    },
+                })?
+            }
+        };
         let store = Store {
             pool,
             backend,
+            notifier,
             statements: Arc::new(AtomicU64::new(0)),
         };
         store.migrate().await?;
@@ -229,6 +260,11 @@ impl Store {
     /// The backend this store uses.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// The change notifier of this database (see [`crate::notify`]).
+    pub fn notifier(&self) -> &crate::notify::Notifier {
+        &self.notifier
     }
 
     /// The pool to run one SQL statement on. Every statement the store runs outside a
@@ -652,14 +688,16 @@ impl Store {
     }
 
     /// Upserts derived shipments and containers and their event links. A row whose content is
-    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`.
+    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`. Returns the
+    /// ids of the rows inserted or changed (what change notifications report).
     pub async fn upsert_derived(
         &self,
         account: Uuid,
         shipments: &[Shipment],
         containers: &[Container],
         links: &[(Uuid, Uuid)],
-    ) -> Result<()> {
+    ) -> Result<DerivedChanges> {
+        let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
         let mut tx = self.pool.begin().await?;
         for chunk in shipments.chunks(CHUNK) {
@@ -671,7 +709,7 @@ impl Store {
                  pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
                  shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
                  filters_at = excluded.filters_at \
-                 WHERE shipments.content_hash <> excluded.content_hash",
+                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
                 values_placeholders(chunk.len(), 12)
             );
             let mut q = sqlx::query(&sql);
@@ -696,7 +734,9 @@ impl Store {
                     .bind(f.pod_eta_at)
                     .bind(ts(s.refreshed_at));
             }
-            q.execute(self.counted(&mut tx)).await?;
+            changes
+                .shipments
+                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
         for chunk in containers.chunks(CHUNK) {
             let sql = format!(
@@ -706,7 +746,7 @@ impl Store {
                  pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
                  content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
                  has_holds = excluded.has_holds, filters_at = excluded.filters_at \
-                 WHERE containers.content_hash <> excluded.content_hash",
+                 WHERE containers.content_hash <> excluded.content_hash RETURNING id",
                 values_placeholders(chunk.len(), 13)
             );
             let mut q = sqlx::query(&sql);
@@ -729,7 +769,9 @@ impl Store {
                 let (pickup_lfd, has_holds) = container_filter_columns(c);
                 q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
             }
-            q.execute(self.counted(&mut tx)).await?;
+            changes
+                .containers
+                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
         for chunk in links.chunks(CHUNK) {
             let sql = format!(
@@ -744,7 +786,7 @@ impl Store {
             q.execute(self.counted(&mut tx)).await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(changes)
     }
 
     // ---- reads ----------------------------------------------------------------------------

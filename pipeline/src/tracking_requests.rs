@@ -273,12 +273,12 @@ impl Store {
     }
 
     /// Moves the account's pending requests whose number now has stored data to `created`,
-    /// with the shipment id (module documentation). Returns how many changed.
+    /// with the shipment id (module documentation). Returns the ids of those that changed.
     ///
     /// # Errors
     ///
-    /// [`StoreError::Sql`] when the statement fails.
-    pub async fn link_tracking_requests(&self, account: Uuid) -> Result<u64> {
+    /// [`StoreError::Sql`] when the statement fails, [`StoreError::Corrupt`] for a malformed id.
+    pub async fn link_tracking_requests(&self, account: Uuid) -> Result<Vec<Uuid>> {
         let shipment = "COALESCE(\
              (SELECT c.shipment_id FROM containers c WHERE c.account_id = tracking_requests.account_id \
               AND tracking_requests.request_type = 'container' \
@@ -288,16 +288,25 @@ impl Store {
               AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))";
         let sql = format!(
             "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
-             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL"
+             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL RETURNING id"
         );
-        let done = sqlx::query(&sql)
+        let rows = sqlx::query(&sql)
             .bind(account.to_string())
             .bind(CREATED)
             .bind(ts(now()))
             .bind(PENDING)
-            .execute(self.pool())
+            .fetch_all(self.pool())
             .await?;
-        Ok(done.rows_affected())
+        rows.iter()
+            .map(|r| {
+                let id: String = r.try_get("id")?;
+                Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt {
+                    what: "tracking request",
+                    id,
+                    detail: e.to_string(),
+                })
+            })
+            .collect()
     }
 
     /// One page of the account's tracking requests, newest first (then id), and the total.
