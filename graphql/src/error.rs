@@ -2,6 +2,7 @@
 //!
 //! - `BAD_USER_INPUT`: an argument is out of range or malformed (`first: 1000`, a bad cursor);
 //! - `UNAUTHENTICATED`: the request carries no account (the auth middleware was bypassed);
+//! - `FORBIDDEN`: the account lacks the Routing Data feature (`Container.route`);
 //! - `INTERNAL`: the store failed. The cause is logged with `tracing`; the client only sees
 //!   "internal error", never SQL or database details.
 
@@ -17,6 +18,11 @@ fn coded(message: impl Into<String>, code: &'static str) -> Error {
 /// An argument the client must fix (`extensions.code = "BAD_USER_INPUT"`).
 pub(crate) fn bad_user_input(message: impl Into<String>) -> Error {
     coded(message, "BAD_USER_INPUT")
+}
+
+/// The account lacks a paid feature (`extensions.code = "FORBIDDEN"`).
+pub(crate) fn forbidden(message: impl Into<String>) -> Error {
+    coded(message, "FORBIDDEN")
 }
 
 /// A store failure: logged in full, answered as a bare `INTERNAL` error.

@@ -29,6 +29,7 @@
 mod error;
 mod loaders;
 mod query;
+mod route;
 mod types;
 
 use async_graphql::http::GraphiQLSource;
