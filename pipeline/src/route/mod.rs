@@ -362,7 +362,7 @@ pub async fn container_route(
         let found = store.vessel_positions(&imo, Some(atd), ata).await?;
         fetched.push(((imo, Some(atd), ata), found));
     }
-    // A* over ~20,000 nodes and RDP take milliseconds: no need to leave the async worker.
+    // A* over ~10,000 nodes and RDP take milliseconds: no need to leave the async worker.
     let route = assemble(&container, &events, |imo, from, to| {
         fetched
             .iter()
