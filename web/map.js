@@ -26,6 +26,47 @@
     status.textContent = message;
   }
 
+  // Makes a coordinate list continuous: each longitude within 180° of the previous one.
+  function unwrap(coords) {
+    for (let i = 1; i < coords.length; i++) {
+      const d = coords[i][0] - coords[i - 1][0];
+      if (d > 180) coords[i][0] -= 360 * Math.round(d / 360);
+      else if (d < -180) coords[i][0] += 360 * Math.round(-d / 360);
+    }
+  }
+
+  // Ports come wrapped into [-180, 180], lines unwrapped (continuous): shift every feature by
+  // whole turns so that ports follow each other the short way and each line starts at its port.
+  function align(fc) {
+    const shift = (lon, ref) => lon + 360 * Math.round((ref - lon) / 360);
+    const ports = fc.features.filter((f) => f.properties.feature_type === "port")
+      .sort((a, b) => a.properties.ports_sequence - b.properties.ports_sequence);
+    const portLon = {};
+    let prev = null;
+    for (const p of ports) {
+      const c = p.geometry.coordinates;
+      if (prev !== null) c[0] = shift(c[0], prev);
+      prev = c[0];
+      portLon[p.properties.ports_sequence] = c[0];
+    }
+    let vesselRef = null;
+    for (const f of fc.features) {
+      if (f.geometry.type !== "LineString" || f.geometry.coordinates.length === 0) continue;
+      const cs = f.geometry.coordinates;
+      const ref = portLon[f.properties.ports_sequence];
+      if (ref === undefined) continue;
+      const d = shift(cs[0][0], ref) - cs[0][0];
+      for (const c of cs) c[0] += d;
+      if (f.properties.feature_type === "estimated_partial_leg") vesselRef = cs[0][0];
+    }
+    for (const f of fc.features) {
+      if (f.properties.feature_type !== "current_vessel") continue;
+      const ref = vesselRef !== null ? vesselRef : portLon[f.properties.ports_sequence];
+      if (ref !== undefined) f.geometry.coordinates[0] = shift(f.geometry.coordinates[0], ref);
+    }
+    return fc;
+  }
+
   const map = L.map("map", { worldCopyJump: false, preferCanvas: false }).setView([20, 0], 2);
   const colors = {
     past_vessel_locations: "#1f6feb",
@@ -37,6 +78,12 @@
     .then((r) => r.json())
     .then((topo) => {
       const geo = topojson.feature(topo, topo.objects.land);
+      // Rings that cross the antimeridian (Chukotka, Fiji) jump from +180 to -180: make them
+      // continuous so they do not draw bands across the map.
+      for (const f of geo.features) {
+        const polys = f.geometry.type === "Polygon" ? [f.geometry.coordinates] : f.geometry.coordinates;
+        for (const poly of polys) for (const ring of poly) unwrap(ring);
+      }
       // Three copies so that routes unwrapped past ±180° still have land under them.
       for (const shift of [-360, 0, 360]) {
         L.geoJSON(geo, {
@@ -61,6 +108,7 @@
 
   Promise.all([land, route])
     .then(([, fc]) => {
+      align(fc);
       const layer = L.geoJSON(fc, {
         style: (f) => ({
           color: colors[f.properties.feature_type] || "#333",
