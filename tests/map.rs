@@ -259,7 +259,7 @@ async fn map_geojson_access_rules(db: &TestDb) {
     let with = create_account(db, "with", true);
     let without = create_account(db, "without", false);
     db.ingest("with", &[data("dcsa/tnt-220-response.json")]);
-    db.ingest("without", &[data("dcsa/tnt-300-response.json")]);
+    db.ingest("without", &[data("dcsa/tnt-220-response.json")]);
     let server = Server::start(db, &[]);
     let (_, list) = server.get("/v2/containers", Some(&with)).await;
     let id = list["data"][0]["id"].as_str().unwrap().to_string();

@@ -292,7 +292,10 @@ pub fn assemble(
                 if let Some(mut path) = b.coordinates.and_then(|to| lanes.route(here, to)) {
                     // The spec: the partial leg starts exactly at the vessel's position.
                     path[0] = here;
-                    let coordinates = simplify::simplify_track(&path);
+                    let mut coordinates = simplify::simplify_track(&path);
+                    if let Some(first) = coordinates.first_mut() {
+                        *first = here;
+                    }
                     lines.push(RouteLine {
                         kind: LineKind::EstimatedPartial,
                         from: leg.from,

@@ -69,20 +69,33 @@ fn unit_vector(lon: f64, lat: f64) -> [f64; 3] {
     [lat.cos() * lon.cos(), lat.cos() * lon.sin(), lat.sin()]
 }
 
-/// Longitude brought into [-180, 180).
+/// Longitude brought into [-180, 180); a longitude already there is returned unchanged (bit
+/// for bit).
 pub fn wrap_lon(lon: f64) -> f64 {
-    (lon + 180.0).rem_euclid(360.0) - 180.0
+    if (-180.0..180.0).contains(&lon) {
+        lon
+    } else {
+        (lon + 180.0).rem_euclid(360.0) - 180.0
+    }
 }
 
 /// Rewrites longitudes so that each lies within 180° of the previous one (the first is
-/// wrapped into [-180, 180)): the line stays continuous across the antimeridian.
+/// wrapped into [-180, 180] when outside): the line stays continuous across the antimeridian.
+/// Longitudes that need no turn are left exactly as they were.
 pub fn unwrap_lons(coords: &mut [[f64; 2]]) {
     let mut prev: Option<f64> = None;
     for c in coords.iter_mut() {
-        let lon = match prev {
-            None => wrap_lon(c[0]),
-            Some(p) => p + wrap_lon(c[0] - p),
-        };
+        let mut lon = c[0];
+        match prev {
+            None if !(-180.0..=180.0).contains(&lon) => lon = wrap_lon(lon),
+            None => {}
+            Some(p) => {
+                let d = lon - p;
+                if d.abs() > 180.0 {
+                    lon -= 360.0 * (d / 360.0).round();
+                }
+            }
+        }
         c[0] = lon;
         prev = Some(lon);
     }
