@@ -56,7 +56,11 @@ fn ais_to_geojson(c: &mut Criterion) {
         events_per_file: 0,
     });
     let ais = generate_ais(&events_of(&files), 3);
-    eprintln!("AIS file: {} positions, {} bytes", ais.positions, ais.csv.len());
+    eprintln!(
+        "AIS file: {} positions, {} bytes",
+        ais.positions,
+        ais.csv.len()
+    );
     let mut g = c.benchmark_group("ais_file_to_geojson");
     g.measurement_time(Duration::from_secs(8)).sample_size(10);
     g.throughput(Throughput::Elements(ais.positions as u64));
@@ -78,8 +82,10 @@ fn ais_to_geojson(c: &mut Criterion) {
                         "geometry": {"type": "LineString", "coordinates": simplify_track(pts)}})
                 })
                 .collect();
-            serde_json::to_string(&serde_json::json!({"type": "FeatureCollection", "features": features}))
-                .map(|s| s.len())
+            serde_json::to_string(
+                &serde_json::json!({"type": "FeatureCollection", "features": features}),
+            )
+            .map(|s| s.len())
         })
     });
     g.finish();

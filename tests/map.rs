@@ -21,7 +21,11 @@ fn create_account(db: &TestDb, name: &str, routing: bool) -> String {
         args.push("--routing-data");
     }
     let out = db.teu(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -129,10 +133,15 @@ fn check_collection(fc: &Value) -> Vec<String> {
     for f in features {
         assert_eq!(f["type"], "Feature");
         let p = f["properties"].as_object().expect("properties");
-        let ft = p["feature_type"].as_str().expect("feature_type").to_string();
+        let ft = p["feature_type"]
+            .as_str()
+            .expect("feature_type")
+            .to_string();
         let spec = spec_properties(&ft);
         for (name, kinds) in &spec {
-            let v = p.get(*name).unwrap_or_else(|| panic!("{ft}: missing {name}"));
+            let v = p
+                .get(*name)
+                .unwrap_or_else(|| panic!("{ft}: missing {name}"));
             let k = kind(v);
             // An integer is a number too.
             assert!(
@@ -192,7 +201,11 @@ async fn map_geojson_of_generated_voyages(db: &TestDb) {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     db.ingest("maps", &[dir.path().to_path_buf()]);
     let server = Server::start(db, &[]);
     let (status, list) = server
@@ -267,7 +280,10 @@ async fn map_geojson_access_rules(db: &TestDb) {
     let other_id = other["data"][0]["id"].as_str().unwrap().to_string();
 
     let (status, body) = server
-        .get(&format!("/v2/containers/{other_id}/map_geojson"), Some(&without))
+        .get(
+            &format!("/v2/containers/{other_id}/map_geojson"),
+            Some(&without),
+        )
         .await;
     assert_eq!(status, 403, "{body}");
     assert_eq!(body["errors"][0]["status"], "403");
@@ -281,7 +297,11 @@ async fn map_geojson_access_rules(db: &TestDb) {
     // The 2.2 sample calls at one port (FRPAR) and has no AIS: one port, no legs.
     assert!(types.iter().all(|t| t == "port"), "{types:?}");
 
-    for bad in [other_id.as_str(), "00000000-0000-0000-0000-000000000000", "nope"] {
+    for bad in [
+        other_id.as_str(),
+        "00000000-0000-0000-0000-000000000000",
+        "nope",
+    ] {
         let (status, body) = server
             .get(&format!("/v2/containers/{bad}/map_geojson"), Some(&with))
             .await;
@@ -340,5 +360,8 @@ async fn graphql_route_matches_rest(db: &TestDb) {
             Value::Null,
         )
         .await;
-    assert_eq!(body["errors"][0]["extensions"]["code"], "FORBIDDEN", "{body}");
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "FORBIDDEN",
+        "{body}"
+    );
 }

@@ -19,11 +19,7 @@ pub struct ContainerRoute(pub model::ContainerRoute);
 impl ContainerRoute {
     /// Ports on the route, POL first, POD last.
     async fn ports(&self) -> Vec<RoutePort> {
-        self.0
-            .ports
-            .iter()
-            .map(|p| RoutePort(p.clone()))
-            .collect()
+        self.0.ports.iter().map(|p| RoutePort(p.clone())).collect()
     }
 
     /// Where the container's vessel is, when it is at sea with the container (else null).

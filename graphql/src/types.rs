@@ -434,7 +434,10 @@ impl Container {
     /// The container's route for maps: ports, vessel position, legs with GeoJSON geometry,
     /// and the same FeatureCollection as `/v2/containers/{id}/map_geojson`. Needs the
     /// Routing Data feature (`FORBIDDEN` error otherwise).
-    async fn route(&self, ctx: &Context<'_>) -> async_graphql::Result<crate::route::ContainerRoute> {
+    async fn route(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<crate::route::ContainerRoute> {
         let account = error::account(ctx)?;
         if !account.routing_data {
             return Err(error::forbidden(

@@ -94,10 +94,11 @@ pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
             names.entry(imo.clone()).or_insert_with(|| n.clone());
         }
         if e.classifier == Classifier::Act && e.event_at <= now {
-            actual
-                .entry(imo.clone())
-                .or_default()
-                .insert((e.event_at, e.code.clone(), locode.clone()));
+            actual.entry(imo.clone()).or_default().insert((
+                e.event_at,
+                e.code.clone(),
+                locode.clone(),
+            ));
         } else if e.code == "ARRI" {
             planned
                 .entry(imo.clone())
@@ -113,7 +114,10 @@ pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
         // Stops: consecutive calls at one port merged.
         let mut stops: Vec<Stop> = Vec::new();
         for (at, code, locode) in calls {
-            if stops.last().is_none_or(|s| &s.locode != locode || (code == "ARRI" && s.departed.is_some())) {
+            if stops
+                .last()
+                .is_none_or(|s| &s.locode != locode || (code == "ARRI" && s.departed.is_some()))
+            {
                 stops.push(Stop {
                     locode: locode.clone(),
                     arrived: None,
@@ -146,18 +150,26 @@ pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ imo.parse::<u64>().unwrap_or_default());
         for w in stops.windows(2) {
             let (a, b) = (&w[0], &w[1]);
-            let (Some(dep), Some(pa), Some(pb)) = (a.departed, ports.get(&a.locode), ports.get(&b.locode)) else {
+            let (Some(dep), Some(pa), Some(pb)) =
+                (a.departed, ports.get(&a.locode), ports.get(&b.locode))
+            else {
                 continue;
             };
-            let arr = b.arrived.or(b.departed.map(|d| d - chrono::Duration::hours(24)));
-            let Some(arr) = arr.filter(|t| *t > dep) else { continue };
+            let arr = b
+                .arrived
+                .or(b.departed.map(|d| d - chrono::Duration::hours(24)));
+            let Some(arr) = arr.filter(|t| *t > dep) else {
+                continue;
+            };
             let (Some(from), Some(to)) = (
                 pa.longitude.zip(pa.latitude).map(|(x, y)| [x, y]),
                 pb.longitude.zip(pb.latitude).map(|(x, y)| [x, y]),
             ) else {
                 continue;
             };
-            let Some(path) = lanes.route(from, to) else { continue };
+            let Some(path) = lanes.route(from, to) else {
+                continue;
+            };
             passages += 1;
             positions += sail(&mut csv, &mut rng, &path, dep, arr, now, &mmsi, imo, &name);
         }
@@ -183,7 +195,9 @@ fn cumulative(path: &[[f64; 2]]) -> Vec<f64> {
 
 /// Point and course (degrees) at distance `d` nm along the path.
 fn at_distance(path: &[[f64; 2]], cum: &[f64], d: f64) -> ([f64; 2], f64) {
-    let i = cum.partition_point(|&c| c <= d).clamp(1, path.len().max(2) - 1);
+    let i = cum
+        .partition_point(|&c| c <= d)
+        .clamp(1, path.len().max(2) - 1);
     let (a, b) = (path[i - 1], path[i]);
     let seg = (cum[i] - cum[i - 1]).max(1e-9);
     let t = ((d - cum[i - 1]) / seg).clamp(0.0, 1.0);
@@ -242,10 +256,16 @@ fn sail(
             let heading = if rng.random_bool(0.05) {
                 511.0
             } else {
-                (cog + rng.random_range(-3.0..3.0)).rem_euclid(360.0).floor()
+                (cog + rng.random_range(-3.0..3.0))
+                    .rem_euclid(360.0)
+                    .floor()
             };
             let at = dep + chrono::Duration::seconds((t_h * 3600.0) as i64);
-            let status = if sailing { "under way using engine" } else { "at anchor" };
+            let status = if sailing {
+                "under way using engine"
+            } else {
+                "at anchor"
+            };
             let _ = writeln!(
                 csv,
                 "{mmsi},{},{lat:.5},{lon:.5},{sog:.1},{cog:.1},{heading:.0},{name},IMO{imo},A8{},71,{status},366,51,14.5,71",

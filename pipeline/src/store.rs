@@ -18,8 +18,7 @@ use uuid::Uuid;
 
 use crate::feeds::Quarantined;
 use crate::model::{
-    Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent,
-    VesselPosition,
+    Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent, VesselPosition,
 };
 
 /// Store failures.

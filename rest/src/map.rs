@@ -18,7 +18,8 @@ use uuid::Uuid;
 use crate::{ApiError, RestState};
 
 /// The 403 detail for accounts without Routing Data.
-pub const ROUTING_DATA_REQUIRED: &str = "Routing Data is a paid feature that this account does not have; \
+pub const ROUTING_DATA_REQUIRED: &str =
+    "Routing Data is a paid feature that this account does not have; \
      map_geojson needs it (an operator grants it with `teu accounts create --routing-data`).";
 
 /// `GET /containers/{id}/map_geojson`: the container's route (module documentation).

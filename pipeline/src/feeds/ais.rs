@@ -268,11 +268,19 @@ fn parse_row(
         (Some(m.to_string()), None)
     };
     let time = get(Col::Time).ok_or((Col::Time, "timestamp is missing".to_string()))?;
-    let observed_at = parse_time(time, layout)
-        .ok_or_else(|| (Col::Time, format!("timestamp {time:?} is not a date and time")))?;
+    let observed_at = parse_time(time, layout).ok_or_else(|| {
+        (
+            Col::Time,
+            format!("timestamp {time:?} is not a date and time"),
+        )
+    })?;
     let lat = coordinate(get(Col::Lat), Col::Lat, 90.0, 91.0)?;
     let lon = coordinate(get(Col::Lon), Col::Lon, 180.0, 181.0)?;
-    let num = |c: Col| get(c).and_then(|s| s.parse::<f64>().ok()).filter(|v| v.is_finite());
+    let num = |c: Col| {
+        get(c)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+    };
     let speed_knots = num(Col::Sog).filter(|v| (0.0..102.25).contains(v));
     let course_deg = num(Col::Cog)
         .filter(|v| (-360.0..360.0).contains(v))
@@ -410,7 +418,10 @@ fn drop_impossible_jumps(
         let Some((row, pos)) = slots.get_mut(p).and_then(Option::take) else {
             continue;
         };
-        if let Some((prev_row, prev)) = last.as_ref().filter(|(_, l)| l.vessel_key() == pos.vessel_key()) {
+        if let Some((prev_row, prev)) = last
+            .as_ref()
+            .filter(|(_, l)| l.vessel_key() == pos.vessel_key())
+        {
             let dt = (pos.observed_at - prev.observed_at).num_milliseconds() as f64 / 1000.0;
             let nm = distance_nm(prev.latitude, prev.longitude, pos.latitude, pos.longitude);
             let knots = nm / (dt.max(resolution_s) / 3600.0);
@@ -551,7 +562,8 @@ mod tests {
         );
         assert_eq!(b.positions[0].1.imo.as_deref(), Some("9321483"));
         assert_eq!(b.positions[1].1.imo, None);
-        let mc = "mmsi,base_date_time,longitude,latitude,sog,cog,heading,vessel_name,imo,call_sign\n\
+        let mc =
+            "mmsi,base_date_time,longitude,latitude,sog,cog,heading,vessel_name,imo,call_sign\n\
             367000001,2024-06-01 00:00:00,-74.0,40.6,10,90,511,EVER GIVEN,IMO9811000,X\n";
         let b = read_csv(mc.as_bytes(), "ais-2024-06-01.csv").unwrap();
         assert_eq!(b.layout, AisLayout::MarineCadastre2024);

@@ -114,7 +114,10 @@ pub enum FeedError {
         message: String,
     },
     #[error("{source_file}: cannot decompress zstd data: {message}")]
-    Zstd { source_file: String, message: String },
+    Zstd {
+        source_file: String,
+        message: String,
+    },
     #[error("{source_file}: unknown feed format: {detail}")]
     UnknownFormat { source_file: String, detail: String },
 }

@@ -32,7 +32,9 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use crate::ids;
-use crate::model::{Classifier, Container, ContainerStatus, EventType, TransportEvent, VesselPosition};
+use crate::model::{
+    Classifier, Container, ContainerStatus, EventType, TransportEvent, VesselPosition,
+};
 use crate::store::{Store, StoreError};
 
 /// One port on the route (spec: `port` feature).
@@ -148,7 +150,9 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
             sea && call && ev.locode.is_some()
         })
         .collect();
-    calls.sort_by(|a, b| (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id)));
+    calls.sort_by(|a, b| {
+        (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
+    });
     // Ordered distinct ports (consecutive calls merged), with the events of each.
     let mut groups: Vec<(String, Vec<&TransportEvent>)> = Vec::new();
     for e in calls {
@@ -167,7 +171,12 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
                     && e.event.code == code
                     && (e.event.classifier == Classifier::Act) == actual
             })
-            .max_by_key(|e| (e.event.event_created_at.unwrap_or(e.event.event_at), e.event.event_at))
+            .max_by_key(|e| {
+                (
+                    e.event.event_created_at.unwrap_or(e.event.event_at),
+                    e.event.event_at,
+                )
+            })
             .map(|e| e.event.event_at)
     };
     let ports: Vec<RoutePort> = groups
@@ -246,7 +255,10 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
 
 /// The positions of a leg, ready to draw: sorted by time, consecutive duplicates removed.
 fn track_points(positions: &[VesselPosition]) -> Vec<[f64; 2]> {
-    let mut pts: Vec<[f64; 2]> = positions.iter().map(|p| [p.longitude, p.latitude]).collect();
+    let mut pts: Vec<[f64; 2]> = positions
+        .iter()
+        .map(|p| [p.longitude, p.latitude])
+        .collect();
     pts.dedup();
     pts
 }
@@ -358,7 +370,8 @@ pub async fn container_route(
     // Fetch the positions each departed leg needs, then assemble without the store.
     let mut fetched: Vec<(Window, Vec<VesselPosition>)> = Vec::new();
     for leg in &legs {
-        let (Some(imo), Some(atd)) = (leg.vessel.imo.clone(), ports[leg.from].outbound_atd_at) else {
+        let (Some(imo), Some(atd)) = (leg.vessel.imo.clone(), ports[leg.from].outbound_atd_at)
+        else {
             continue;
         };
         let ata = ports[leg.to].inbound_ata_at;
@@ -390,7 +403,9 @@ fn ts(t: Option<DateTime<Utc>>) -> Value {
 }
 
 fn opt(s: &Option<String>) -> Value {
-    s.as_ref().map(|s| Value::String(s.clone())).unwrap_or(Value::Null)
+    s.as_ref()
+        .map(|s| Value::String(s.clone()))
+        .unwrap_or(Value::Null)
 }
 
 fn feature(geometry: Value, properties: Map<String, Value>) -> Value {
@@ -436,7 +451,12 @@ impl ContainerRoute {
             let dep = &self.ports[cv.from];
             let arr = self.ports.get(cv.from + 1);
             let pos = &cv.position;
-            let imo = cv.vessel.imo.clone().or_else(|| pos.imo.clone()).unwrap_or_default();
+            let imo = cv
+                .vessel
+                .imo
+                .clone()
+                .or_else(|| pos.imo.clone())
+                .unwrap_or_default();
             let arr_s = |f: &dyn Fn(&RoutePort) -> Option<String>| {
                 arr.and_then(f).map(Value::String).unwrap_or(Value::Null)
             };
@@ -478,11 +498,17 @@ impl ContainerRoute {
                         json!(dep.time_zone.clone().unwrap_or_default()),
                     ),
                     ("departure_port_atd", ts(dep.outbound_atd_at)),
-                    ("arrival_port_id", arr_s(&|p| Some(p.location_id.to_string()))),
+                    (
+                        "arrival_port_id",
+                        arr_s(&|p| Some(p.location_id.to_string())),
+                    ),
                     ("arrival_port_name", arr_s(&|p| Some(p.name.clone()))),
                     ("arrival_port_state_abbr", Value::Null),
                     ("arrival_port_state", Value::Null),
-                    ("arrival_port_country_code", arr_s(&|p| Some(p.country_code.clone()))),
+                    (
+                        "arrival_port_country_code",
+                        arr_s(&|p| Some(p.country_code.clone())),
+                    ),
                     ("arrival_port_country", arr_s(&|p| p.country.clone())),
                     ("arrival_port_label", arr_s(&|p| Some(p.label.clone()))),
                     ("arrival_port_eta", ts(arr.and_then(|p| p.inbound_eta_at))),
@@ -490,7 +516,11 @@ impl ContainerRoute {
                 ]),
             ));
         }
-        let order = [LineKind::Past, LineKind::EstimatedPartial, LineKind::EstimatedFull];
+        let order = [
+            LineKind::Past,
+            LineKind::EstimatedPartial,
+            LineKind::EstimatedFull,
+        ];
         for kind in order {
             for l in self.lines.iter().filter(|l| l.kind == kind) {
                 let from = &self.ports[l.from];

@@ -131,7 +131,12 @@ mod tests {
     #[test]
     fn antimeridian_crossing_stays_continuous() {
         let pts: Vec<[f64; 2]> = (0..1000)
-            .map(|i| [wrap(170.0 + i as f64 * 0.02), 30.0 + (i as f64 * 0.01).sin()])
+            .map(|i| {
+                [
+                    wrap(170.0 + i as f64 * 0.02),
+                    30.0 + (i as f64 * 0.01).sin(),
+                ]
+            })
             .collect();
         let out = simplify_track(&pts);
         assert!(out.len() < 1000);
