@@ -103,6 +103,10 @@ pub struct GenerateArgs {
     /// Split into files of about this many events (0: one file).
     #[arg(long, default_value_t = 5000)]
     pub events_per_file: usize,
+    /// Also write `ais-generated.csv`: AIS positions (MarineCadastre layout) of the generated
+    /// vessels along the MARNET sea lanes.
+    #[arg(long)]
+    pub ais: bool,
     /// Output directory (created if missing).
     pub out_dir: PathBuf,
 }

@@ -156,6 +156,22 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         std::fs::write(&path, content).with_context(|| format!("writing {}", path.display()))?;
         paths.push(path);
     }
+    if args.ais {
+        let ais = teu_pipeline::generate_ais::generate_ais(
+            &teu_pipeline::generate_ais::events_of(&files),
+            args.seed,
+        );
+        let path = args.out_dir.join(&ais.name);
+        std::fs::write(&path, &ais.csv).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!(
+            "{}: {} AIS positions of {} vessels on {} passages",
+            path.display(),
+            ais.positions,
+            ais.vessels,
+            ais.passages
+        );
+        paths.push(path);
+    }
     println!(
         "wrote {} events in {} files to {}",
         teu_pipeline::generate::event_count(&files),

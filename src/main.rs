@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod infer_cmd;
+mod map;
 mod serve;
 
 use clap::Parser;

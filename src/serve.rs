@@ -22,11 +22,11 @@ use crate::cli::ServeArgs;
 /// Longest time a request may take before it is answered 408.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The bundled real DCSA samples (`data/dcsa`, Apache-2.0, see `data/NOTICE.md`).
-fn demo_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join("dcsa")
+/// The bundled real samples: DCSA events (`data/dcsa`) and AIS positions (`data/ais`); see
+/// `data/NOTICE.md` for their sources and licences.
+fn demo_dirs() -> Vec<PathBuf> {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data");
+    vec![data.join("dcsa"), data.join("ais")]
 }
 
 /// The demo emails with PDF attachments (`data/email/*.eml`, made by
@@ -62,6 +62,7 @@ pub fn app(store: Store, graphql: &teu_graphql::Options) -> Router {
     Router::new()
         .nest("/v2", teu_rest::router(state))
         .merge(graphql)
+        .merge(crate::map::router())
         .fallback(not_found)
         .layer(CompressionLayer::new())
         .layer(CorsLayer::permissive())
@@ -80,7 +81,7 @@ async fn not_found(uri: axum::http::Uri) -> Response {
         StatusCode::NOT_FOUND,
         "Not Found",
         &format!(
-            "No route for {}: teu serves /v2/... and /graphql.",
+            "No route for {}: teu serves /v2/..., /graphql and /map/{{container_id}}.",
             uri.path()
         ),
     )
@@ -128,13 +129,19 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
             .add_inbound_address(account.id, DEMO_INBOUND_ADDRESS)
             .await?;
         // Feeds first, then the emails about their shipments; Message-IDs keep it idempotent.
-        let files = teu_pipeline::ingest::expand_paths(&[demo_dir(), demo_email_dir()])?;
+        let files = teu_pipeline::ingest::expand_paths(&[demo_dirs(), vec![demo_email_dir()]].concat())?;
         let failures = crate::commands::ingest_files(&store, &account, &files, false).await;
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");
         }
         let generated = teu_pipeline::generate::generate(&DEMO_GENERATED);
         let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, DEMO_GENERATED.seed);
+        // AIS positions of the generated vessels along the sea lanes, so that the demo's
+        // containers have tracks (teu_pipeline::generate_ais).
+        let ais = teu_pipeline::generate_ais::generate_ais(
+            &teu_pipeline::generate_ais::events_of(&generated),
+            DEMO_GENERATED.seed,
+        );
         for file in generated {
             let value = serde_json::Value::Array(file.events);
             let name = format!("generated:{}", file.name);
@@ -149,6 +156,12 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
             let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
             crate::commands::print_summary(&summary, false);
         }
+        let batch = teu_pipeline::feeds::read_bytes(
+            ais.csv.as_bytes(),
+            &format!("generated:{}", ais.name),
+        )?;
+        let summary = teu_pipeline::ingest::ingest_batch(&store, &account, batch).await?;
+        crate::commands::print_summary(&summary, false);
         let key = store.issue_key(account.id).await?;
         println!("API key: {key}");
     }
@@ -158,6 +171,8 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         .listen()
         .await
         .context("starting the change-notification listener")?;
+    // Parse the sea-lane network now rather than on the first map request.
+    tokio::task::spawn_blocking(teu_pipeline::route::sealanes::network).await?;
     let listener = tokio::net::TcpListener::bind(args.bind)
         .await
         .with_context(|| format!("binding {}", args.bind))?;

@@ -127,6 +127,11 @@ pub(crate) fn rate_limited(e: &RateLimited) -> Error {
     .into_graphql()
 }
 
+/// The account lacks a paid feature such as Routing Data (`FORBIDDEN`).
+pub(crate) fn forbidden(message: impl Into<String>) -> Error {
+    GqlError::Forbidden(message.into()).into_graphql()
+}
+
 /// A store failure: logged in full, answered as a bare `INTERNAL` error; a refused tag list
 /// is the client's to fix (`BAD_USER_INPUT`, field `tags`).
 pub(crate) fn internal(err: &StoreError) -> Error {

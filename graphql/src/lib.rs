@@ -48,6 +48,7 @@ mod inference;
 mod loaders;
 mod mutations;
 mod query;
+mod route;
 mod subscription;
 mod tracking;
 mod types;

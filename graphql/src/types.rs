@@ -569,6 +569,29 @@ impl Container {
         Ok(shipment.map(Shipment))
     }
 
+    /// The container's route for maps: ports, vessel position, legs with GeoJSON geometry,
+    /// and the same FeatureCollection as `/v2/containers/{id}/map_geojson`. Needs the
+    /// Routing Data feature (`FORBIDDEN` error otherwise).
+    async fn route(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<crate::route::ContainerRoute> {
+        let account = error::account(ctx)?;
+        if !account.routing_data {
+            return Err(error::forbidden(
+                "Routing Data is a paid feature that this account does not have",
+            ));
+        }
+        let store = ctx
+            .data_opt::<teu_pipeline::store::Store>()
+            .ok_or_else(error::internal_opaque)?;
+        let route = teu_pipeline::route::container_route(store, account.id, self.0.id)
+            .await
+            .map_err(|e| error::internal(&e))?
+            .unwrap_or_default();
+        Ok(crate::route::ContainerRoute(route))
+    }
+
     /// The container's events, oldest first (by event time, then id).
     async fn events(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TransportEvent>> {
         let account = error::account(ctx)?;

@@ -63,7 +63,8 @@ pub struct FileSummary {
 }
 
 /// Expands the paths given on the command line: files as they are, directories recursively
-/// (only `*.json`, `*.jsonl`, `*.ndjson`, `*.csv`, `*.eml` and `*.mbox` files, sorted by path).
+/// (only `*.json`, `*.jsonl`, `*.ndjson`, `*.csv`, `*.zst`, `*.eml` and `*.mbox` files, sorted
+/// by path).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
     let mut out = Vec::new();
     for p in paths {
@@ -91,7 +92,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
         if p.is_dir() {
             walk(&p, out)?;
         } else if p.extension().is_some_and(|e| {
-            ["json", "jsonl", "ndjson", "csv", "eml", "mbox"]
+            ["json", "jsonl", "ndjson", "csv", "zst", "eml", "mbox"]
                 .iter()
                 .any(|x| e.eq_ignore_ascii_case(x))
         }) {
@@ -156,8 +157,25 @@ pub async fn ingest_batch(
         .upsert_line_deadlines(account.id, &batch.source_file, &batch.deadlines)
         .await?;
     store
+        .upsert_vessel_positions(&batch.source_file, &batch.positions)
+        .await?;
+    store
         .insert_quarantine(account.id, &batch.quarantined)
         .await?;
+    if batch.events.is_empty() && batch.checks.is_empty() && batch.deadlines.is_empty() {
+        // AIS positions (or an empty file): nothing per account to re-derive; routes are built
+        // from the positions when they are asked for.
+        return Ok(FileSummary {
+            file: batch.source_file,
+            format: batch.format,
+            rows_read: batch.rows_read,
+            accepted: batch.positions.len(),
+            quarantined: batch.quarantined,
+            shipments: 0,
+            containers: 0,
+            waiting: 0,
+        });
+    }
 
     let mut containers = BTreeSet::new();
     let mut bills = BTreeSet::new();
@@ -226,7 +244,10 @@ pub async fn ingest_batch(
         file: batch.source_file,
         format: batch.format,
         rows_read: batch.rows_read,
-        accepted: batch.events.len() + batch.checks.len() + batch.deadlines.len(),
+        accepted: batch.events.len()
+            + batch.checks.len()
+            + batch.deadlines.len()
+            + batch.positions.len(),
         quarantined: batch.quarantined,
         waiting: derived.unattached.len(),
         shipments: derived.shipments.len(),

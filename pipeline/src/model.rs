@@ -417,3 +417,42 @@ pub struct LineDeadline {
     /// When the line issued it (UTC); a later issue replaces an earlier one.
     pub issued_at: DateTime<Utc>,
 }
+
+/// One AIS position report of a vessel, as read by [`crate::feeds::ais`].
+///
+/// AIS is public broadcast data about vessels, not about an account's cargo: positions are
+/// stored once for everyone (table `vessel_positions`, no `account_id`) and reach an account
+/// only through the route of one of its own containers (`map_geojson`, Routing Data feature).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VesselPosition {
+    /// Maritime Mobile Service Identity, 9 digits; `None` for anonymised tracks.
+    pub mmsi: Option<String>,
+    /// For files without an MMSI: `<file stem>:<vessel id of the file>`.
+    pub track: Option<String>,
+    /// IMO number, 7 digits (without the `IMO` prefix), when the report carries one.
+    pub imo: Option<String>,
+    pub vessel_name: Option<String>,
+    /// When the position was observed (UTC).
+    pub observed_at: DateTime<Utc>,
+    /// Degrees, WGS84, in [-90, 90].
+    pub latitude: f64,
+    /// Degrees, WGS84, in [-180, 180].
+    pub longitude: f64,
+    /// Speed over ground, knots; `None` when not available (102.3).
+    pub speed_knots: Option<f64>,
+    /// Course over ground, degrees clockwise from true north in [0, 360); `None` when not
+    /// available (360).
+    pub course_deg: Option<f64>,
+    /// True heading, degrees in [0, 360); `None` when not available (511).
+    pub heading_deg: Option<f64>,
+}
+
+impl VesselPosition {
+    /// The transmitter this report came from: the MMSI, else the track id.
+    pub fn vessel_key(&self) -> &str {
+        self.mmsi
+            .as_deref()
+            .or(self.track.as_deref())
+            .unwrap_or_default()
+    }
+}

@@ -21,7 +21,7 @@ use uuid::Uuid;
 use crate::feeds::Quarantined;
 use crate::listing::{container_filter_columns, ShipmentFilterColumns, STOPPED_BY_USER};
 use crate::model::{
-    Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent,
+    Account, Container, LineDeadline, Port, Shipment, TerminalCheck, TransportEvent, VesselPosition,
 };
 
 /// Store failures.
@@ -598,6 +598,99 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Stores AIS positions (public data, shared by all accounts; see [`VesselPosition`]) read
+    /// from `source_file` with their row index. A report already stored (same transmitter and
+    /// time) is left as it is, so re-ingesting a file changes nothing.
+    pub async fn upsert_vessel_positions(
+        &self,
+        source_file: &str,
+        positions: &[(usize, VesselPosition)],
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for chunk in positions.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
+                 longitude, speed_knots, course_deg, heading_deg, source_file, source_index) VALUES {} \
+                 ON CONFLICT (id) DO NOTHING",
+                values_placeholders(chunk.len(), 13)
+            );
+            // Not cached: NULL f64 binds (see `upsert_ports`).
+            let mut q = sqlx::query(&sql).persistent(false);
+            for (index, p) in chunk {
+                let at = ts(p.observed_at);
+                q = q
+                    .bind(crate::ids::vessel_position_id(p.vessel_key(), &at).to_string())
+                    .bind(p.vessel_key().to_string())
+                    .bind(&p.mmsi)
+                    .bind(&p.imo)
+                    .bind(&p.vessel_name)
+                    .bind(at)
+                    .bind(p.latitude)
+                    .bind(p.longitude)
+                    .bind(p.speed_knots)
+                    .bind(p.course_deg)
+                    .bind(p.heading_deg)
+                    .bind(source_file)
+                    .bind(*index as i64);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// AIS positions of the vessel with IMO number `imo` observed in `[from, to]` (either bound
+    /// open when `None`), oldest first. Reports that carry the IMO count, and so do the reports
+    /// of every MMSI that has reported this IMO at least once (MarineCadastre and DMA leave the
+    /// IMO blank in many rows of a vessel).
+    pub async fn vessel_positions(
+        &self,
+        imo: &str,
+        from: Option<DateTime<Utc>>,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<Vec<VesselPosition>> {
+        let rows = sqlx::query(
+            "SELECT mmsi, vessel_key, imo, vessel_name, observed_at, latitude, longitude, speed_knots, \
+             course_deg, heading_deg FROM vessel_positions \
+             WHERE (imo = $1 OR mmsi IN (SELECT DISTINCT mmsi FROM vessel_positions WHERE imo = $1 AND mmsi IS NOT NULL)) \
+             AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key",
+        )
+        .bind(imo)
+        .bind(from.map(ts).unwrap_or_else(|| "0000".into()))
+        .bind(to.map(ts).unwrap_or_else(|| "9999".into()))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let mmsi: Option<String> = r.try_get("mmsi")?;
+                let key: String = r.try_get("vessel_key")?;
+                Ok(VesselPosition {
+                    track: mmsi.is_none().then_some(key),
+                    mmsi,
+                    imo: r.try_get("imo")?,
+                    vessel_name: r.try_get("vessel_name")?,
+                    observed_at: parse_ts(
+                        &r.try_get::<String, _>("observed_at")?,
+                        "vessel position",
+                    )?,
+                    latitude: r.try_get("latitude")?,
+                    longitude: r.try_get("longitude")?,
+                    speed_knots: r.try_get("speed_knots")?,
+                    course_deg: r.try_get("course_deg")?,
+                    heading_deg: r.try_get("heading_deg")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Number of stored AIS positions (all vessels).
+    pub async fn vessel_position_count(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM vessel_positions")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
     }
 
     /// Terminal checks and line deadlines of `account` for these containers and bills of lading.

@@ -136,6 +136,7 @@ fn document_response(status: StatusCode, error: ErrorObject) -> Response {
 /// | [`ApiError::Unauthorized`] | 401 (with `WWW-Authenticate: Token`) | `unauthorized` |
 /// | [`ApiError::InvalidParameter`] | 400, `source.parameter` set | `invalid_parameter` |
 /// | [`ApiError::UnsupportedParameter`] | 400, `source.parameter` set | `unsupported_parameter` |
+/// | [`ApiError::Forbidden`] | 403 | `routing_data_required` |
 /// | [`ApiError::NotFound`] | 404 | `not_found` |
 /// | [`ApiError::MethodNotAllowed`] | 405 | `method_not_allowed` |
 /// | [`ApiError::MalformedBody`] | 400 | `malformed_body` |
@@ -170,6 +171,13 @@ pub enum ApiError {
         /// The parameter as written in the query, e.g. `filter[status]`.
         parameter: String,
         /// Why it is refused.
+        detail: String,
+    },
+    /// The account lacks the paid feature the resource belongs to (Routing Data for
+    /// `map_geojson`, spec: GET /containers/{id}/map_geojson).
+    #[error("forbidden: {detail}")]
+    Forbidden {
+        /// Which feature is missing and how to get it.
         detail: String,
     },
     /// No such resource for this account (including malformed ids and other accounts' ids).
@@ -244,6 +252,7 @@ impl ApiError {
             ApiError::InvalidParameter { .. } | ApiError::UnsupportedParameter { .. } => {
                 StatusCode::BAD_REQUEST
             }
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound { .. } => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::MalformedBody { .. } => StatusCode::BAD_REQUEST,
@@ -271,6 +280,7 @@ impl ApiError {
                 "unsupported_parameter",
                 Some(parameter.clone()),
             ),
+            ApiError::Forbidden { detail } => (detail.clone(), "routing_data_required", None),
             ApiError::NotFound { detail } => (detail.clone(), "not_found", None),
             ApiError::MethodNotAllowed { method } => (
                 format!("The method {method} is not allowed for this resource."),

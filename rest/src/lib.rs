@@ -9,6 +9,7 @@
 //! |---|---|
 //! | `GET /containers` | page of containers; `page[number]`, `page[size]`, `include=shipment` |
 //! | `GET /containers/{id}` | one container; `include=shipment` |
+//! | `GET /containers/{id}/map_geojson` | the container's route as a GeoJSON FeatureCollection ([`map`]); 403 without Routing Data |
 //! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
 //! | `GET /shipments/{id}` | one shipment; `include=containers` |
 //! | `GET /email_submissions` | page of email submissions; `include` (default `documents,documents.last_document_representation`) |
@@ -29,6 +30,7 @@
 mod email;
 pub mod error;
 pub mod infer;
+pub mod map;
 pub mod pagination;
 pub mod query;
 pub mod resources;
@@ -83,6 +85,7 @@ pub fn router(state: RestState) -> Router {
     Router::new()
         .route("/containers", get(routes::list_containers))
         .route("/containers/{id}", get(routes::get_container))
+        .route("/containers/{id}/map_geojson", get(map::map_geojson))
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
         .route("/tracking_requests/infer_number", post(infer::infer_number))

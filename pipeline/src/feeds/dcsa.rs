@@ -89,6 +89,7 @@ pub fn read_value_at(
         events: Vec::with_capacity(items.len()),
         checks: Vec::new(),
         deadlines: Vec::new(),
+        positions: Vec::new(),
         quarantined: Vec::new(),
     };
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();

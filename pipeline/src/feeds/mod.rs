@@ -4,6 +4,7 @@
 //! A file-level problem (unreadable, not JSON, unknown format) is a [`FeedError`]; a row-level
 //! problem never is: the row goes to [`Quarantined`] and the good rows carry on.
 
+pub mod ais;
 pub mod dcsa;
 pub mod terminal;
 
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EventRow, LineDeadline, TerminalCheck};
+use crate::model::{EventRow, LineDeadline, TerminalCheck, VesselPosition};
 
 /// The feed formats teu can detect and read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +29,14 @@ pub enum FeedFormat {
     Email,
     /// An mbox of RFC 5322 messages, see [`crate::email`].
     Mbox,
+    /// AIS positions, NOAA MarineCadastre 2015–2023 layout ([`ais`]).
+    AisMarineCadastre,
+    /// AIS positions, NOAA MarineCadastre 2024+ layout ([`ais`]).
+    AisMarineCadastre2024,
+    /// AIS positions, Danish Maritime Authority layout ([`ais`]).
+    AisDma,
+    /// AIS positions, plain `ID,timestamp,longitude,latitude` track ([`ais`]).
+    AisTrack,
 }
 
 impl FeedFormat {
@@ -40,6 +49,10 @@ impl FeedFormat {
             FeedFormat::TerminalJsonl => "terminal JSON lines",
             FeedFormat::Email => "email",
             FeedFormat::Mbox => "mbox",
+            FeedFormat::AisMarineCadastre => "AIS MarineCadastre",
+            FeedFormat::AisMarineCadastre2024 => "AIS MarineCadastre 2024",
+            FeedFormat::AisDma => "AIS DMA",
+            FeedFormat::AisTrack => "AIS track",
         }
     }
 }
@@ -79,6 +92,8 @@ pub struct FeedBatch {
     pub checks: Vec<(usize, TerminalCheck, String)>,
     /// Shipping-line last free days: row index, deadline, original row text.
     pub deadlines: Vec<(usize, LineDeadline, String)>,
+    /// AIS vessel positions: row index, position.
+    pub positions: Vec<(usize, VesselPosition)>,
     pub quarantined: Vec<Quarantined>,
 }
 
@@ -96,6 +111,11 @@ pub enum FeedError {
         source_file: String,
         line: usize,
         column: usize,
+        message: String,
+    },
+    #[error("{source_file}: cannot decompress zstd data: {message}")]
+    Zstd {
+        source_file: String,
         message: String,
     },
     #[error("{source_file}: unknown feed format: {detail}")]
@@ -130,6 +150,10 @@ pub fn read_file(path: &Path) -> Result<FeedBatch, FeedError> {
 /// last free day is a terminal (or line deadline) CSV. Anything else is
 /// [`FeedError::UnknownFormat`].
 pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedError> {
+    if bytes.starts_with(&ZSTD_MAGIC) {
+        let plain = unzstd(bytes, source_file)?;
+        return read_bytes(&plain, source_file);
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
     let first_line = std::str::from_utf8(&bytes[..bytes.len().min(64 * 1024)])
@@ -142,6 +166,10 @@ pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedErro
         return Ok(from_terminal(source_file, FeedFormat::TerminalJsonl, t));
     }
     if !matches!(first, Some(b'[') | Some(b'{')) {
+        if ais::detect(first_line).is_some() {
+            let a = ais::read_csv(bytes, source_file)?;
+            return Ok(from_ais(source_file, a));
+        }
         if terminal::looks_like_terminal_csv(first_line) {
             let t = terminal::read_csv(bytes, source_file)?;
             return Ok(from_terminal(source_file, FeedFormat::TerminalCsv, t));
@@ -149,7 +177,7 @@ pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedErro
         return Err(FeedError::UnknownFormat {
             source_file: source_file.to_string(),
             detail: "expected a DCSA Track & Trace JSON document (an event array or {\"events\": [...]}), \
-                     terminal availability JSON lines, or a terminal / line deadline CSV"
+                     terminal availability JSON lines, a terminal / line deadline CSV, or an AIS CSV"
                 .into(),
         });
     }
@@ -170,6 +198,52 @@ fn from_terminal(source_file: &str, format: FeedFormat, t: terminal::TerminalBat
         events: Vec::new(),
         checks: t.checks,
         deadlines: t.deadlines,
+        positions: Vec::new(),
         quarantined: t.quarantined,
     }
+}
+
+fn from_ais(source_file: &str, a: ais::AisBatch) -> FeedBatch {
+    FeedBatch {
+        source_file: source_file.to_string(),
+        format: match a.layout {
+            ais::AisLayout::MarineCadastre => FeedFormat::AisMarineCadastre,
+            ais::AisLayout::MarineCadastre2024 => FeedFormat::AisMarineCadastre2024,
+            ais::AisLayout::Dma => FeedFormat::AisDma,
+            ais::AisLayout::Track => FeedFormat::AisTrack,
+        },
+        rows_read: a.rows_read,
+        events: Vec::new(),
+        checks: Vec::new(),
+        deadlines: Vec::new(),
+        positions: a.positions,
+        quarantined: a.quarantined,
+    }
+}
+
+/// The first bytes of a zstd frame (RFC 8878).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// Largest decompressed size accepted from a zstd file: a daily MarineCadastre file is about
+/// 0.8 GB of CSV; more than this is refused rather than exhausting memory.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 4 << 30;
+
+fn unzstd(bytes: &[u8], source_file: &str) -> Result<Vec<u8>, FeedError> {
+    use std::io::Read;
+    let err = |message: String| FeedError::Zstd {
+        source_file: source_file.to_string(),
+        message,
+    };
+    let decoder = zstd::stream::read::Decoder::new(bytes).map_err(|e| err(e.to_string()))?;
+    let mut out = Vec::new();
+    decoder
+        .take(MAX_DECOMPRESSED_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| err(e.to_string()))?;
+    if out.len() as u64 > MAX_DECOMPRESSED_BYTES {
+        return Err(err(format!(
+            "more than {MAX_DECOMPRESSED_BYTES} bytes once decompressed"
+        )));
+    }
+    Ok(out)
 }
