@@ -136,7 +136,7 @@ fn text_arg(
 
 impl ListFilter {
     /// The store's filter; a malformed value is a `BAD_USER_INPUT` naming its field.
-    pub(crate) fn to_store(self) -> async_graphql::Result<listing::ListFilter> {
+    pub(crate) fn into_store(self) -> async_graphql::Result<listing::ListFilter> {
         let locode = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
         let scac =
             |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
@@ -271,7 +271,7 @@ impl ContainerQuery {
     ) -> async_graphql::Result<ContainerConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
-        let filter = filter.unwrap_or_default().to_store()?;
+        let filter = filter.unwrap_or_default().into_store()?;
         let (items, total) = store(ctx)?
             .list_containers_filtered(
                 account.id,
@@ -299,7 +299,7 @@ impl ContainerQuery {
     ) -> async_graphql::Result<ShipmentConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
-        let filter = filter.unwrap_or_default().to_store()?;
+        let filter = filter.unwrap_or_default().into_store()?;
         let (items, total) = store(ctx)?
             .list_shipments_filtered(
                 account.id,

@@ -20,6 +20,7 @@ use serde_json::Value;
 /// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
 /// SQLite file and `postgres::NAME` on a fresh PostgreSQL database (skipped with a note when
 /// `TEU_TEST_POSTGRES_URL` is unset). The test file must have `TestDb` in scope.
+#[allow(unused_macros)] // not every test file runs scenarios on both backends
 macro_rules! on_both_backends {
     ($($name:ident),* $(,)?) => {
         mod sqlite {
