@@ -531,6 +531,21 @@ async fn protections_and_error_codes(db: &TestDb) {
         "{e}"
     );
 
+    // Complexity: a connection counts its selection once per item asked for.
+    let page = "containers(first: 100) { nodes { number currentStatus pickupLfd podTimezone \
+                shipment { billOfLadingNumber podEtaAt } events { code eventAt locode } } }";
+    data(&server, &key, &format!("{{ a: {page} }}"), json!({})).await;
+    // About 1,200 each: 20 of them are over the limit of 20,000 (and never reach the store).
+    let many: String = (0..20).map(|i| format!("a{i}: {page} ")).collect();
+    let e = error(&server, Some(&key), &format!("{{ {many} }}"), json!({})).await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("too complex"),
+        "{e}"
+    );
+
     // Introspection is on by default.
     let d = data(
         &server,

@@ -199,6 +199,13 @@ impl ListFilter {
 #[derive(Default)]
 pub struct ContainerQuery;
 
+/// Complexity of a connection field: its selection counted once per item of the page it asks
+/// for (`first`, 30 when not given; out-of-range values are refused by [`page`] anyway).
+pub(crate) fn page_complexity(first: Option<i32>, child_complexity: usize) -> usize {
+    let items = first.unwrap_or(DEFAULT_PAGE_SIZE).clamp(1, MAX_PAGE_SIZE) as usize;
+    items.saturating_mul(child_complexity).saturating_add(1)
+}
+
 /// `(offset, limit)` of the page that `first` and `after` ask for.
 pub(crate) fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64, u64)> {
     let limit = first.unwrap_or(DEFAULT_PAGE_SIZE);
@@ -261,6 +268,7 @@ impl ContainerQuery {
     /// The account's containers matching `filter`, in `orderBy` order (default: most
     /// recently changed first, the `/v2` list order). `first` defaults to 30 and may be at
     /// most 100; `totalCount` counts every match.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn containers(
         &self,
         ctx: &Context<'_>,
@@ -289,6 +297,7 @@ impl ContainerQuery {
 
     /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
     /// changed first). `first` defaults to 30 and may be at most 100.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn shipments(
         &self,
         ctx: &Context<'_>,
