@@ -311,6 +311,7 @@ pub struct EmailQuery;
 impl EmailQuery {
     /// The account's email submissions, newest first (the `/v2` list order). `first` defaults
     /// to 30 and may be at most 100.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn email_submissions(
         &self,
         ctx: &Context<'_>,

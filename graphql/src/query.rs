@@ -136,7 +136,7 @@ fn text_arg(
 
 impl ListFilter {
     /// The store's filter; a malformed value is a `BAD_USER_INPUT` naming its field.
-    pub(crate) fn to_store(self) -> async_graphql::Result<listing::ListFilter> {
+    pub(crate) fn into_store(self) -> async_graphql::Result<listing::ListFilter> {
         let locode = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
         let scac =
             |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
@@ -198,6 +198,13 @@ impl ListFilter {
 /// The containers and shipments part of [`Query`].
 #[derive(Default)]
 pub struct ContainerQuery;
+
+/// Complexity of a connection field: its selection counted once per item of the page it asks
+/// for (`first`, 30 when not given; out-of-range values are refused by [`page`] anyway).
+pub(crate) fn page_complexity(first: Option<i32>, child_complexity: usize) -> usize {
+    let items = first.unwrap_or(DEFAULT_PAGE_SIZE).clamp(1, MAX_PAGE_SIZE) as usize;
+    items.saturating_mul(child_complexity).saturating_add(1)
+}
 
 /// `(offset, limit)` of the page that `first` and `after` ask for.
 pub(crate) fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64, u64)> {
@@ -261,6 +268,7 @@ impl ContainerQuery {
     /// The account's containers matching `filter`, in `orderBy` order (default: most
     /// recently changed first, the `/v2` list order). `first` defaults to 30 and may be at
     /// most 100; `totalCount` counts every match.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn containers(
         &self,
         ctx: &Context<'_>,
@@ -271,7 +279,7 @@ impl ContainerQuery {
     ) -> async_graphql::Result<ContainerConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
-        let filter = filter.unwrap_or_default().to_store()?;
+        let filter = filter.unwrap_or_default().into_store()?;
         let (items, total) = store(ctx)?
             .list_containers_filtered(
                 account.id,
@@ -289,6 +297,7 @@ impl ContainerQuery {
 
     /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
     /// changed first). `first` defaults to 30 and may be at most 100.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn shipments(
         &self,
         ctx: &Context<'_>,
@@ -299,7 +308,7 @@ impl ContainerQuery {
     ) -> async_graphql::Result<ShipmentConnection> {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
-        let filter = filter.unwrap_or_default().to_store()?;
+        let filter = filter.unwrap_or_default().into_store()?;
         let (items, total) = store(ctx)?
             .list_shipments_filtered(
                 account.id,

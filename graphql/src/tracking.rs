@@ -111,6 +111,7 @@ pub struct TrackingRequestQuery;
 impl TrackingRequestQuery {
     /// The account's tracking requests, newest first (the `/v2` list order). `first` defaults
     /// to 30 and may be at most 100.
+    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
     async fn tracking_requests(
         &self,
         ctx: &Context<'_>,
