@@ -7,8 +7,9 @@
 //! warm-up. Every response body is parsed and checked (30 containers, each with its shipment
 //! present; no GraphQL errors); a failed check counts as an error. Latencies are recorded per
 //! request; the report gives requests per second, p50, p90, p99 and max. The GraphQL query
-//! selects every scalar field of `Container` and `Shipment` (plus holds, fees and import
-//! deadlines), which is what the `/v2` document carries.
+//! selects what the `/v2` document carries: every scalar field of `Container` and `Shipment`,
+//! holds, fees and import deadlines, and the ids of each container's events and of each
+//! shipment's containers (the `/v2` relationships).
 //!
 //! Run with `cargo bench --bench load` (a release build of the server).
 
@@ -26,11 +27,12 @@ const CONTAINER_FIELDS: &str = "id number refNumbers sealNumber createdAt equipm
     availableForPickup podArrivedAt podDischargedAt podFullOutAt terminalCheckedAt \
     podFullOutChassisNumber locationAtPodTerminal finalDestinationFullOutAt emptyTerminatedAt \
     holdsAtPodTerminal { name status description } \
-    feesAtPodTerminal { feeType amount currencyCode } podTimezone finalDestinationTimezone \
+    feesAtPodTerminal { type amount currencyCode } podTimezone finalDestinationTimezone \
     emptyTerminatedTimezone podRailCarrierScac indRailCarrierScac podLastTrackingRequestAt \
     shipmentLastTrackingRequestAt podRailLoadedAt podRailDepartedAt indEtaAt indAtaAt \
     indRailUnloadedAt indFacilityLfdOn \
-    importDeadlines { pickupLfdTerminal pickupLfdRail pickupLfdLine } currentStatus";
+    importDeadlines { pickupLfdTerminal pickupLfdRail pickupLfdLine } currentStatus \
+    events { id }";
 
 const SHIPMENT_FIELDS: &str = "id billOfLadingNumber normalizedNumber refNumbers createdAt tags \
     portOfLadingLocode portOfLadingName portOfDischargeLocode portOfDischargeName \
@@ -38,7 +40,7 @@ const SHIPMENT_FIELDS: &str = "id billOfLadingNumber normalizedNumber refNumbers
     customerName podVesselName podVesselImo podVoyageNumber polEtdAt polAtdAt podEtaAt \
     podOriginalEtaAt podAtaAt destinationEtaAt destinationAtaAt polTimezone podTimezone \
     destinationTimezone lineTrackingLastAttemptedAt lineTrackingLastSucceededAt \
-    lineTrackingStoppedAt lineTrackingStoppedReason";
+    lineTrackingStoppedAt lineTrackingStoppedReason containers { id }";
 
 /// One API under load.
 #[derive(Clone, Copy)]
@@ -249,7 +251,8 @@ fn main() {
         }
         println!(
             "load: {connections} connections, {seconds} s per API after a 2 s warm-up, \
-             loopback, release build, SQLite demo data ({} cores, load average {})",
+             loopback, {} build, SQLite demo data ({} cores, load average {})",
+            if cfg!(debug_assertions) { "debug" } else { "optimized" },
             std::thread::available_parallelism().map_or(0, |n| n.get()),
             std::fs::read_to_string("/proc/loadavg")
                 .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
