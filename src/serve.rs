@@ -129,7 +129,8 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
             .add_inbound_address(account.id, DEMO_INBOUND_ADDRESS)
             .await?;
         // Feeds first, then the emails about their shipments; Message-IDs keep it idempotent.
-        let files = teu_pipeline::ingest::expand_paths(&[demo_dirs(), vec![demo_email_dir()]].concat())?;
+        let files =
+            teu_pipeline::ingest::expand_paths(&[demo_dirs(), vec![demo_email_dir()]].concat())?;
         let failures = crate::commands::ingest_files(&store, &account, &files, false).await;
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");
