@@ -41,7 +41,6 @@ cargo fuzz build "${FLAGS[@]}" || exit 2
 LOGS=$ROOT/fuzz/logs
 mkdir -p "$LOGS"
 status=0
-printf '%-16s %8s %14s %8s\n' target seconds executions crashes > "$LOGS/summary.txt"
 for t in "${TARGETS[@]}"; do
     mkdir -p "fuzz/corpus/$t"
     echo "== $t (${SECS}s)" >&2
@@ -61,7 +60,8 @@ for t in "${TARGETS[@]}"; do
         grep -m1 -E 'panicked|ERROR: libFuzzer|SUMMARY' "$LOGS/$t.log" >&2
         grep -E 'Test unit written to' "$LOGS/$t.log" >&2
     fi
-    printf '%-16s %8s %14s %8s\n' "$t" "$secs" "${execs:-?}" "$crashes" | tee -a "$LOGS/summary.txt" >&2
+    printf '%-16s %8s %14s %8s\n' "$t" "$secs" "${execs:-?}" "$crashes" | tee "$LOGS/$t.stat" >&2
 done
-cat "$LOGS/summary.txt"
+printf '%-16s %8s %14s %8s\n' target seconds executions crashes
+for t in "${TARGETS[@]}"; do cat "$LOGS/$t.stat"; done
 exit $status
