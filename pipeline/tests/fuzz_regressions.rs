@@ -33,6 +33,24 @@ fn dcsa_locode_multibyte() {
     assert!(!batch.events.is_empty());
 }
 
+/// An equipment reference of 11 bytes with a multi-byte character across byte 4
+/// (`AP\u{10FFFF}12090`, found by `mutate_seeds`) was sliced at 4 in
+/// `iso6346::looks_like_iso6346`: a panic on a hostile DCSA feed. Both inputs the mutator kept
+/// now read, the event quarantined.
+#[test]
+fn dcsa_equipment_reference_multibyte() {
+    assert!(!teu_pipeline::iso6346::looks_like_iso6346(
+        "AP\u{10FFFF}12090"
+    ));
+    for name in ["dcsa-crash-1.json", "dcsa-crash-2.json"] {
+        let result = feeds::read_bytes(&input(name), "fuzz.json");
+        assert!(
+            result.is_ok() || matches!(result, Err(feeds::FeedError::Json { .. })),
+            "{name}: {result:?}"
+        );
+    }
+}
+
 /// Every kept input, through every reader the fuzz targets call: no panic, whatever the result.
 #[test]
 fn all_inputs_read_without_panic() {
@@ -47,4 +65,124 @@ fn all_inputs_read_without_panic() {
             let _ = teu_pipeline::infer::infer(text, teu_pipeline::infer::History::empty());
         }
     }
+}
+
+/// Stable-toolchain fallback for when the cargo-fuzz build (release, instrumented polars) is
+/// too slow for the machine: mutates the committed seeds of `fuzz/seeds/<target>/` for
+/// `TEU_FUZZ_SECS` seconds per reader (default 60, readers in parallel) and fails on any panic,
+/// writing the input to `target/fuzz-fallback-<target>-<n>`. Not coverage-guided; run with
+/// `cargo test --workspace --test fuzz_regressions -- --ignored --nocapture mutate_seeds`.
+#[test]
+#[ignore]
+fn mutate_seeds() {
+    type Reader = fn(&[u8]);
+    let readers: [(&str, Reader); 5] = [
+        ("dcsa_json", |b| {
+            let _ = feeds::read_bytes(b, "fuzz.json");
+        }),
+        ("terminal_csv", |b| {
+            let _ = feeds::terminal::read_csv(b, "fuzz.csv");
+            let _ = feeds::read_bytes(b, "fuzz.csv");
+        }),
+        ("terminal_jsonl", |b| {
+            let _ = feeds::terminal::read_jsonl(b, "fuzz.jsonl");
+            let _ = feeds::read_bytes(b, "fuzz.jsonl");
+        }),
+        ("email", |b| {
+            if teu_pipeline::email::is_mbox(b) {
+                for m in teu_pipeline::email::split_mbox(b) {
+                    let _ = teu_pipeline::email::parse_message(&m);
+                }
+            } else {
+                let _ = teu_pipeline::email::parse_message(b);
+            }
+        }),
+        ("infer_number", |b| {
+            if let Ok(text) = std::str::from_utf8(b) {
+                let _ = teu_pipeline::infer::infer(text, teu_pipeline::infer::History::empty());
+            }
+        }),
+    ];
+    let secs: u64 = std::env::var("TEU_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    std::panic::set_hook(Box::new(|_| {}));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let handles: Vec<_> = readers
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, read))| {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let seeds: Vec<Vec<u8>> = std::fs::read_dir(root.join("fuzz/seeds").join(name))
+                    .unwrap()
+                    .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+                    .collect();
+                let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (k as u64 + 1);
+                let mut next = move |n: usize| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    (rng % n.max(1) as u64) as usize
+                };
+                let tokens: [&[u8]; 12] = [
+                    "é".as_bytes(),
+                    "€".as_bytes(),
+                    "\u{10FFFF}".as_bytes(),
+                    b"\xff",
+                    b"99999999999999999999",
+                    b"-1",
+                    b"\"",
+                    b"{",
+                    b"[",
+                    b",",
+                    b"\n",
+                    b"\r\n",
+                ];
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+                let (mut execs, mut crashes) = (0u64, 0u32);
+                while std::time::Instant::now() < deadline {
+                    let mut input = seeds[next(seeds.len())].clone();
+                    for _ in 0..1 + next(8) {
+                        let at = next(input.len() + 1);
+                        match next(6) {
+                            0 if at < input.len() => input[at] ^= 1 << next(8),
+                            1 => {
+                                let t = tokens[next(tokens.len())];
+                                input.splice(at..at, t.iter().copied());
+                            }
+                            2 if at < input.len() => {
+                                let end = (at + 1 + next(16)).min(input.len());
+                                input.drain(at..end);
+                            }
+                            3 if at < input.len() => {
+                                let end = (at + 1 + next(32)).min(input.len());
+                                let chunk = input[at..end].to_vec();
+                                input.splice(at..at, chunk);
+                            }
+                            4 => input.truncate(at),
+                            _ if at < input.len() => {
+                                let t = tokens[next(tokens.len())];
+                                let end = (at + t.len()).min(input.len());
+                                input.splice(at..end, t.iter().copied());
+                            }
+                            _ => {}
+                        }
+                    }
+                    execs += 1;
+                    if std::panic::catch_unwind(|| read(&input)).is_err() {
+                        crashes += 1;
+                        let out = root.join(format!("target/fuzz-fallback-{name}-{crashes}"));
+                        std::fs::create_dir_all(root.join("target")).unwrap();
+                        std::fs::write(out, &input).unwrap();
+                    }
+                }
+                println!("{name:16} {secs:>4} s {execs:>10} executions {crashes} crashes");
+                crashes
+            })
+        })
+        .collect();
+    let crashes: u32 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(crashes, 0, "inputs written to target/fuzz-fallback-*");
 }
