@@ -96,9 +96,11 @@ pub fn validate(number: &str) -> Result<(), Iso6346Error> {
 
 /// Whether `number` has the ISO 6346 shape (4 letters, 7 digits), valid check digit or not.
 pub fn looks_like_iso6346(number: &str) -> bool {
-    number.len() == 11
-        && number[..4].bytes().all(|b| b.is_ascii_uppercase())
-        && number[4..].bytes().all(|b| b.is_ascii_digit())
+    // On bytes: slicing the `str` at 4 panics when a multi-byte character straddles it.
+    let b = number.as_bytes();
+    b.len() == 11
+        && b[..4].iter().all(u8::is_ascii_uppercase)
+        && b[4..].iter().all(u8::is_ascii_digit)
 }
 
 #[cfg(test)]

@@ -264,6 +264,12 @@ pub fn validate_locode(code: &str) -> Result<(), String> {
     if b.len() != 5 {
         return Err(format!("UN/LOCODE {code:?} must be 5 characters"));
     }
+    // Byte length 5 is not 5 ASCII characters: `Aé..` would split a character at byte 2.
+    if !b.is_ascii() {
+        return Err(format!(
+            "UN/LOCODE {code:?} must be ASCII letters A-Z and digits 2-9"
+        ));
+    }
     if isocountry::CountryCode::for_alpha2(&code[..2]).is_err() {
         return Err(format!(
             "UN/LOCODE {code:?}: {:?} is not an ISO 3166 country code",
