@@ -396,13 +396,16 @@ pub fn positions_frame(rows: &[(usize, VesselPosition)]) -> PolarsResult<LazyFra
     ))
 }
 
+/// Positions with their row index in the file.
+type IndexedPositions = Vec<(usize, VesselPosition)>;
+
 /// Sorts the rows by vessel and time (polars) and quarantines each position whose implied speed
 /// from the vessel's previous accepted position exceeds [`MAX_IMPLIED_SPEED_KNOTS`].
 fn drop_impossible_jumps(
-    rows: Vec<(usize, VesselPosition)>,
+    rows: IndexedPositions,
     resolution_s: f64,
     source_file: &str,
-) -> PolarsResult<(Vec<(usize, VesselPosition)>, Vec<Quarantined>)> {
+) -> PolarsResult<(IndexedPositions, Vec<Quarantined>)> {
     let sorted = positions_frame(&rows)?.select([col("pos")]).collect()?;
     let order: Vec<usize> = sorted
         .column("pos")?
