@@ -452,13 +452,10 @@ fn beyond_the_port(df: DataFrame, refs: &Refs<'_>) -> PolarsResult<DataFrame> {
     df!("key" => keys, "destination" => kept)
 }
 
-/// Great-circle distance in kilometres between two (latitude, longitude) points in degrees.
+/// Great-circle distance in kilometres between two (latitude, longitude) points in degrees
+/// ([`crate::feeds::ais::distance_nm`], 1.852 km per nautical mile).
 fn haversine_km((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
-    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
-    let dp = p2 - p1;
-    let dl = (lon2 - lon1).to_radians();
-    let h = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * 6371.0 * h.sqrt().asin()
+    crate::feeds::ais::distance_nm(lat1, lon1, lat2, lon2) * 1.852
 }
 
 /// Step 3: shipment fields.

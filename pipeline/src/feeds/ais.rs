@@ -359,14 +359,13 @@ fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
     Some(naive.and_utc())
 }
 
-/// Great-circle distance in nautical miles (haversine on a sphere of radius 3,440.065 nm).
+/// Great-circle distance in nautical miles between two points given as latitude and longitude in
+/// degrees: `geo`'s haversine on the mean Earth radius (6,371,008.8 m), divided by 1,852 m per
+/// nautical mile. The one distance function of the AIS checks, the sea-lane weights and the
+/// inland-destination rule.
 pub fn distance_nm(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
-    const EARTH_RADIUS_NM: f64 = 3_440.065;
-    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
-    let dp = p2 - p1;
-    let dl = (lon2 - lon1).to_radians();
-    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * EARTH_RADIUS_NM * a.sqrt().min(1.0).asin()
+    use geo::{Distance, Haversine, Point};
+    Haversine.distance(Point::new(lon1, lat1), Point::new(lon2, lat2)) / 1_852.0
 }
 
 /// The fixed schema of accepted AIS rows as a polars frame: `row` (u64, index in the file),
