@@ -4,14 +4,26 @@
 //!
 //! The tracks are a vessel-like random walk (heading changes of a few degrees per report, about
 //! 0.3 nm between reports), so RDP has real work to do. Run with `cargo bench --bench simplify`.
+//!
+//! With `TEU_SIMPLIFY_EXPORT=DIR` set, the bench runs no criterion group: it writes each track
+//! (`track-N.f64`, little-endian `[lon, lat]` pairs), teu's simplified track (`teu-N.f64`) and
+//! `teu.json` (per size: input points, tolerance in degrees, output points, seconds of each of
+//! [`EXPORT_RUNS`] runs) for `benches/compare/compare.py`, which runs shapely (GEOS) on the same
+//! points with the same tolerance.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use teu_pipeline::generate::{generate, GenOptions};
 use teu_pipeline::generate_ais::{events_of, generate_ais};
-use teu_pipeline::route::simplify::simplify_track;
+use teu_pipeline::route::simplify::{clean, simplify_track, tolerance_deg};
+
+/// Track sizes, points.
+const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];
+/// Timed runs per size in the export (after one untimed warm-up).
+const EXPORT_RUNS: usize = 5;
 
 /// A deterministic vessel-like track of `n` points (xorshift, no extra dependency).
 fn track(n: usize) -> Vec<[f64; 2]> {
@@ -37,7 +49,7 @@ fn track(n: usize) -> Vec<[f64; 2]> {
 fn simplification(c: &mut Criterion) {
     let mut g = c.benchmark_group("simplify");
     g.measurement_time(Duration::from_secs(8)).sample_size(10);
-    for n in [1_000, 100_000, 1_000_000] {
+    for n in SIZES {
         let t = track(n);
         let kept = simplify_track(&t).len();
         eprintln!("simplify {n} points -> {kept} points");
@@ -91,5 +103,52 @@ fn ais_to_geojson(c: &mut Criterion) {
     g.finish();
 }
 
+fn write_f64(path: &Path, points: &[[f64; 2]]) -> std::io::Result<()> {
+    let bytes: Vec<u8> = points
+        .iter()
+        .flat_map(|p| p.iter().flat_map(|v| v.to_le_bytes()))
+        .collect();
+    std::fs::write(path, bytes)
+}
+
+/// The export for the shapely side-by-side (module documentation).
+fn export(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut sizes = Vec::new();
+    for n in SIZES {
+        let t = track(n);
+        let tolerance = tolerance_deg(&clean(&t));
+        let out = simplify_track(&t);
+        let seconds: Vec<f64> = (0..EXPORT_RUNS)
+            .map(|_| {
+                let start = Instant::now();
+                let kept = std::hint::black_box(simplify_track(std::hint::black_box(&t)));
+                let s = start.elapsed().as_secs_f64();
+                assert_eq!(kept.len(), out.len(), "simplification is deterministic");
+                s
+            })
+            .collect();
+        write_f64(&dir.join(format!("track-{n}.f64")), &t)?;
+        write_f64(&dir.join(format!("teu-{n}.f64")), &out)?;
+        eprintln!("{n} points -> {} (tolerance {tolerance} deg)", out.len());
+        sizes.push(serde_json::json!({
+            "points": n, "tolerance_deg": tolerance, "teu_points": out.len(), "teu_seconds": seconds,
+        }));
+    }
+    let doc = serde_json::json!({ "chunk": teu_pipeline::route::simplify::CHUNK, "sizes": sizes });
+    std::fs::write(dir.join("teu.json"), doc.to_string())
+}
+
 criterion_group!(benches, simplification, ais_to_geojson);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(dir) = std::env::var_os("TEU_SIMPLIFY_EXPORT") {
+        if let Err(e) = export(Path::new(&dir)) {
+            eprintln!("export to {}: {e}", Path::new(&dir).display());
+            std::process::exit(1);
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -35,6 +35,9 @@ pub enum Command {
     /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations) with the
     /// terminal availability, line deadline and rail feeds that go with it.
     Generate(GenerateArgs),
+    /// Write realistic feeds in every format teu reads (DCSA events, terminal and line files,
+    /// rail events, arrival-notice emails, AIS) for N containers, chunk by chunk.
+    Simulate(SimulateArgs),
     /// Infer number type, validity and shipping line (SCAC) for every number of a file or
     /// stdin; one output row per input row, in input order.
     Infer(crate::infer_cmd::InferArgs),
@@ -107,6 +110,28 @@ pub struct GenerateArgs {
     /// vessels along the MARNET sea lanes.
     #[arg(long)]
     pub ais: bool,
+    /// Output directory (created if missing).
+    pub out_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Number of containers (the last shipment may add a few more).
+    #[arg(long)]
+    pub containers: usize,
+    /// Random seed: the same seed writes the same files.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// About this many containers per chunk of files (one DCSA file, its terminal, line and
+    /// rail files); bounds the memory of both `simulate` and `ingest`.
+    #[arg(long, default_value_t = 2_000)]
+    pub containers_per_file: usize,
+    /// One arrival-notice email per this many arriving shipments (0: no emails).
+    #[arg(long, default_value_t = 20)]
+    pub email_every: usize,
+    /// Write the DCSA, rail and AIS files zstd-compressed (`.zst`); about 12 times smaller.
+    #[arg(long)]
+    pub zstd: bool,
     /// Output directory (created if missing).
     pub out_dir: PathBuf,
 }

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use teu_pipeline::ingest::{self, FileSummary};
+use teu_pipeline::ingest::{self, FileSummary, StageTimings};
 use teu_pipeline::model::Account;
 use teu_pipeline::store::{Store, StoreError};
 
-use crate::cli::{AccountsCommand, Cli, Command, GenerateArgs, IngestArgs};
+use crate::cli::{AccountsCommand, Cli, Command, GenerateArgs, IngestArgs, SimulateArgs};
 
 /// How many quarantined rows of one file are printed; the rest are in the `quarantine` table.
 const SHOWN_QUARANTINED: usize = 5;
@@ -17,6 +17,7 @@ const SHOWN_QUARANTINED: usize = 5;
 pub async fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Generate(args) => generate(args),
+        Command::Simulate(args) => simulate(args),
         Command::Infer(args) => crate::infer_cmd::run(&cli.database_url, args).await,
         Command::Accounts { command } => {
             let store = connect(&cli.database_url).await?;
@@ -85,10 +86,24 @@ pub async fn ingest_files(
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut failures = 0;
+    let started = std::time::Instant::now();
+    let mut totals = StageTimings::default();
+    let (mut rows, mut accepted, mut quarantined) = (0usize, 0usize, 0usize);
     for path in files {
-        bar.set_message(short(path));
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{} · {rows} rows, {:.0} rows/s",
+            short(path),
+            rows as f64 / secs
+        ));
         match ingest::ingest_file(store, account, path).await {
-            Ok(summary) => bar.suspend(|| print_summary(&summary, verbose)),
+            Ok(summary) => {
+                rows += summary.rows_read;
+                accepted += summary.accepted;
+                quarantined += summary.quarantined.len();
+                totals.add(&summary.timings);
+                bar.suspend(|| print_summary(&summary, verbose));
+            }
             Err(e) => {
                 failures += 1;
                 bar.suspend(|| eprintln!("error: {e}"));
@@ -97,7 +112,58 @@ pub async fn ingest_files(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if verbose && files.len() > 1 {
+        print_stages(
+            files.len(),
+            rows,
+            accepted,
+            quarantined,
+            started.elapsed(),
+            &totals,
+        );
+    }
     failures
+}
+
+/// The end-of-ingest report on stderr: rows, wall time, throughput per stage, peak RSS.
+fn print_stages(
+    files: usize,
+    rows: usize,
+    accepted: usize,
+    quarantined: usize,
+    wall: std::time::Duration,
+    t: &StageTimings,
+) {
+    let per_sec = |d: std::time::Duration| rows as f64 / d.as_secs_f64().max(1e-9);
+    eprintln!(
+        "ingested {files} files: {rows} rows read, {accepted} accepted, {quarantined} quarantined in {:.1} s ({:.0} rows/s){}",
+        wall.as_secs_f64(),
+        per_sec(wall),
+        peak_rss_mib()
+            .map(|m| format!("; peak RSS {m} MiB"))
+            .unwrap_or_default()
+    );
+    for (stage, d) in [
+        ("read (parse, validate)", t.read),
+        ("store (events, rows)", t.store),
+        ("lock wait", t.lock_wait),
+        ("derive (history, polars)", t.derive),
+        ("write (derived rows)", t.write),
+    ] {
+        eprintln!(
+            "  {stage:<26} {:>9.1} s {:>12.0} rows/s",
+            d.as_secs_f64(),
+            per_sec(d)
+        );
+    }
+}
+
+/// The process's peak resident set size in MiB (`VmHWM` of `/proc/self/status`, Linux).
+fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 fn short(path: &Path) -> String {
@@ -177,6 +243,43 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         teu_pipeline::generate::event_count(&files),
         paths.len(),
         args.out_dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn simulate(args: SimulateArgs) -> Result<ExitCode> {
+    let opts = teu_pipeline::simulate::SimOptions {
+        containers: args.containers,
+        seed: args.seed,
+        containers_per_file: args.containers_per_file,
+        email_every: args.email_every,
+        zstd: args.zstd,
+    };
+    let bar = ProgressBar::new(args.containers as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} containers ({per_sec}, {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let summary =
+        teu_pipeline::simulate::simulate(&opts, &args.out_dir, |n| bar.set_position(n as u64))
+            .with_context(|| format!("writing to {}", args.out_dir.display()))?;
+    bar.finish_and_clear();
+    println!(
+        "wrote {} containers of {} shipments to {}: {} DCSA events in {} chunks, {} terminal and line files, {} rail files, {} emails, {} AIS positions of {} vessels; {} files, {:.1} MiB",
+        summary.containers,
+        summary.shipments,
+        args.out_dir.display(),
+        summary.dcsa_events,
+        summary.chunks,
+        summary.terminal_files,
+        summary.rail_files,
+        summary.emails,
+        summary.ais_positions,
+        summary.ais_vessels,
+        summary.files.len(),
+        summary.bytes as f64 / (1 << 20) as f64
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,9 @@
 //! Access matrix (issue 8): one account can never read, count or infer the existence of another
 //! account's records. Every `/v2` resource and GraphQL field, asked by another account for ids
 //! that exist, answers exactly as for ids that do not (404, never 403; null in GraphQL), lists
-//! and counts are empty, and inference does not use another account's history.
+//! and counts are empty, and inference does not use another account's history. `map_geojson`
+//! and GraphQL `Container.route` are in the matrix; subscriptions have their own cross-account
+//! test (`tests/subscriptions.rs`: another account's subscriber hears nothing).
 
 #[macro_use]
 mod common;
@@ -87,6 +89,35 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
             "{kind}: an existing id must look like a missing one"
         );
     }
+    // map_geojson: an account with the Routing Data feature gets, for another account's
+    // container, the 404 of a made-up id; one without the feature gets the same 403 for both,
+    // so neither learns the id exists. GraphQL's `route` hangs off a container it cannot reach.
+    let mapper = db.create_account_with("mapper", true);
+    let cid = ids[0].1.clone();
+    for (key, expected) in [(&mapper, 404), (&intruder, 403)] {
+        let (s1, b1) = server
+            .get(&format!("/v2/containers/{cid}/map_geojson"), Some(key))
+            .await;
+        let (s2, b2) = server
+            .get(&format!("/v2/containers/{missing}/map_geojson"), Some(key))
+            .await;
+        assert_eq!(s1, expected, "map_geojson: {b1}");
+        assert_eq!(
+            not_found_shape(s1, &b1, &cid),
+            not_found_shape(s2, &b2, missing),
+            "map_geojson: an existing id must look like a missing one"
+        );
+    }
+    let (status, body) = server
+        .graphql(
+            Some(&mapper),
+            "query($c: ID!) { container(id: $c) { id route { featureCollection } } }",
+            json!({ "c": cid }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["container"], Value::Null, "{body}");
+
     // Lists and counts.
     for kind in [
         "containers",

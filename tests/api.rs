@@ -775,12 +775,7 @@ async fn graphql_matches_rest(db: &TestDb) {
 async fn serve_demo_prints_a_key_and_serves_the_bundled_data() {
     let db = TestDb::sqlite();
     let server = Server::start(&db, &["--demo"]);
-    let key_line = server
-        .stdout_lines
-        .iter()
-        .find(|l| l.starts_with("API key: "))
-        .expect("API key line");
-    let key = key_line.trim_start_matches("API key: ").to_string();
+    let key = server.demo_key();
     let (status, doc) = server.get("/v2/containers", Some(&key)).await;
     assert_eq!(status, 200);
     assert!(
@@ -791,12 +786,7 @@ async fn serve_demo_prints_a_key_and_serves_the_bundled_data() {
     drop(server);
     // Idempotent: a second start loads nothing new.
     let server = Server::start(&db, &["--demo"]);
-    let key = server
-        .stdout_lines
-        .iter()
-        .find_map(|l| l.strip_prefix("API key: "))
-        .unwrap()
-        .to_string();
+    let key = server.demo_key();
     let (_, again) = server.get("/v2/containers", Some(&key)).await;
     assert_eq!(again["meta"], doc["meta"]);
 }

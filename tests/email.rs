@@ -316,16 +316,6 @@ async fn document_schemas_served(db: &TestDb) {
     assert_eq!(status, 401);
 }
 
-/// The API key `teu serve --demo` printed.
-fn demo_key(server: &Server) -> String {
-    server
-        .stdout_lines
-        .iter()
-        .find_map(|l| l.strip_prefix("API key: "))
-        .expect("API key line")
-        .to_string()
-}
-
 const DEMO_GRAPHQL: &str = "{ emailSubmissions { totalCount nodes { id subject from to cc sentAt \
     messageId inReplyTo references contentType documentsCount createdAt updatedAt \
     documents { id fileName mediaType byteSize sha256 createdAt \
@@ -333,7 +323,7 @@ const DEMO_GRAPHQL: &str = "{ emailSubmissions { totalCount nodes { id subject f
 
 async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
     let server = Server::start(db, &["--demo"]);
-    let key = demo_key(&server);
+    let key = server.demo_key();
 
     // The bundled messages and their PDFs, as on disk.
     let emails: Vec<PathBuf> = std::fs::read_dir(data("email"))
@@ -501,7 +491,7 @@ async fn serve_demo_loads_emails_with_pdf_documents(db: &TestDb) {
 
     // A second `serve --demo` loads nothing new.
     let server = Server::start(db, &["--demo"]);
-    let key = demo_key(&server);
+    let key = server.demo_key();
     let (_, again) = server
         .get("/v2/email_submissions?include=documents,documents.last_document_representation,account", Some(&key))
         .await;

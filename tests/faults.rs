@@ -5,92 +5,16 @@
 #[macro_use]
 mod common;
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{generated_feed, Server, TestDb, TEU};
+use common::{generated_feed, snapshot, Server, TestDb, TEU};
 use serde_json::Value;
-use sqlx::Row;
 
 on_both_backends!(killed_ingest_rerun_equals_clean_run);
-
-/// Tables whose rows an ingest writes. Rows are compared by their content, with account-scoped
-/// ids and wall-clock times removed (two accounts never share ids, and ingest time differs).
-const BODY_TABLES: [&str; 3] = ["shipments", "containers", "transport_events"];
-const COUNTED_TABLES: [&str; 6] = [
-    "raw_events",
-    "container_events",
-    "quarantine",
-    "terminal_checks",
-    "line_deadlines",
-    "transport_events",
-];
-
-/// Drops ids and ingest-time timestamps from a stored body, recursively.
-fn without_ids_and_clock(v: &mut Value) {
-    match v {
-        Value::Object(map) => {
-            map.retain(|k, _| {
-                !(k == "id"
-                    || k.ends_with("_id")
-                    || k.ends_with("_ids")
-                    || matches!(k.as_str(), "created_at" | "refreshed_at" | "updated_at"))
-            });
-            map.values_mut().for_each(without_ids_and_clock);
-        }
-        Value::Array(items) => items.iter_mut().for_each(without_ids_and_clock),
-        _ => {}
-    }
-}
-
-/// Everything an ingest wrote for `account`: per table, the sorted normalized bodies, and the
-/// row counts of the other tables.
-async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String>> {
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .expect("connect");
-    let account_id: String = sqlx::query("SELECT id FROM accounts WHERE name = $1")
-        .bind(account)
-        .fetch_one(&mut conn)
-        .await
-        .expect("account")
-        .get(0);
-    let mut out = BTreeMap::new();
-    for table in BODY_TABLES {
-        let rows = sqlx::query(&format!("SELECT body FROM {table} WHERE account_id = $1"))
-            .bind(&account_id)
-            .fetch_all(&mut conn)
-            .await
-            .expect("bodies");
-        let mut bodies: Vec<String> = rows
-            .iter()
-            .map(|r| {
-                let mut v: Value = serde_json::from_str(&r.get::<String, _>(0)).expect("JSON body");
-                without_ids_and_clock(&mut v);
-                v.to_string()
-            })
-            .collect();
-        bodies.sort();
-        out.insert(table.to_string(), bodies);
-    }
-    for table in COUNTED_TABLES {
-        let n: i64 = sqlx::query(&format!(
-            "SELECT COUNT(*) FROM {table} WHERE account_id = $1"
-        ))
-        .bind(&account_id)
-        .fetch_one(&mut conn)
-        .await
-        .expect("count")
-        .get(0);
-        out.insert(format!("{table} rows"), vec![n.to_string()]);
-    }
-    out
-}
 
 async fn killed_ingest_rerun_equals_clean_run(db: &TestDb) {
     let feed = generated_feed(300, 5);

@@ -15,20 +15,6 @@ on_both_backends!(
     graphql_route_matches_rest,
 );
 
-fn create_account(db: &TestDb, name: &str, routing: bool) -> String {
-    let mut args = vec!["accounts", "create", "--name", name];
-    if routing {
-        args.push("--routing-data");
-    }
-    let out = db.teu(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 /// Every property of each feature type in spec/interface.md, with the JSON kinds it may take.
 fn spec_properties(feature_type: &str) -> Vec<(&'static str, &'static [&'static str])> {
     const S: &[&str] = &["string"];
@@ -171,7 +157,7 @@ fn check_collection(fc: &Value) -> Vec<String> {
 }
 
 async fn real_ais_samples_are_read_and_quarantined(db: &TestDb) {
-    create_account(db, "ais", true);
+    db.create_account_with("ais", true);
     let paths = [
         data("ais/marinecadastre-ten.csv"),
         data("ais/marinecadastre-track.csv"),
@@ -194,7 +180,7 @@ async fn real_ais_samples_are_read_and_quarantined(db: &TestDb) {
 
 /// Generated voyages with generated AIS: arrived, at-sea and not-yet-departed containers.
 async fn map_geojson_of_generated_voyages(db: &TestDb) {
-    let key = create_account(db, "maps", true);
+    let key = db.create_account_with("maps", true);
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(common::TEU)
         .args(["generate", "--shipments", "40", "--seed", "4", "--ais"])
@@ -269,8 +255,8 @@ async fn map_geojson_of_generated_voyages(db: &TestDb) {
 }
 
 async fn map_geojson_access_rules(db: &TestDb) {
-    let with = create_account(db, "with", true);
-    let without = create_account(db, "without", false);
+    let with = db.create_account_with("with", true);
+    let without = db.create_account_with("without", false);
     db.ingest("with", &[data("dcsa/tnt-220-response.json")]);
     db.ingest("without", &[data("dcsa/tnt-220-response.json")]);
     let server = Server::start(db, &[]);
@@ -315,7 +301,7 @@ async fn map_geojson_access_rules(db: &TestDb) {
 }
 
 async fn graphql_route_matches_rest(db: &TestDb) {
-    let key = create_account(db, "gql", true);
+    let key = db.create_account_with("gql", true);
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(common::TEU)
         .args(["generate", "--shipments", "12", "--seed", "9", "--ais"])
@@ -351,7 +337,7 @@ async fn graphql_route_matches_rest(db: &TestDb) {
     }
     assert!(legs > 0);
     // Without Routing Data the field is a FORBIDDEN error.
-    let other = create_account(db, "gql-plain", false);
+    let other = db.create_account_with("gql-plain", false);
     db.ingest("gql-plain", &[data("dcsa/tnt-220-response.json")]);
     let (_, body) = server
         .graphql(
@@ -363,5 +349,54 @@ async fn graphql_route_matches_rest(db: &TestDb) {
     assert_eq!(
         body["errors"][0]["extensions"]["code"], "FORBIDDEN",
         "{body}"
+    );
+}
+
+/// The demo account has the Routing Data feature, and `serve --demo` gives its containers maps
+/// at every stage (issue 4): at sea (current vessel and a partial leg from it), arrived (actual
+/// tracks and nothing predicted) and not yet departed (predicted legs only).
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_containers_have_maps_at_every_stage() {
+    let db = TestDb::sqlite();
+    let server = Server::start(&db, &["--demo"]);
+    let key = server.demo_key();
+    let mut ids = Vec::new();
+    for page in 1.. {
+        let (status, list) = server
+            .get(
+                &format!("/v2/containers?page[size]=100&page[number]={page}"),
+                Some(&key),
+            )
+            .await;
+        assert_eq!(status, 200, "{list}");
+        let data = list["data"].as_array().unwrap();
+        if data.is_empty() {
+            break;
+        }
+        ids.extend(data.iter().map(|c| c["id"].as_str().unwrap().to_string()));
+    }
+    let (mut at_sea, mut arrived, mut not_departed) = (0, 0, 0);
+    for id in &ids {
+        let (status, fc) = server
+            .get(&format!("/v2/containers/{id}/map_geojson"), Some(&key))
+            .await;
+        assert_eq!(status, 200, "the demo account has routing data: {fc}");
+        let types = check_collection(&fc);
+        let has = |t: &str| types.iter().any(|x| x == t);
+        if has("current_vessel") && has("estimated_partial_leg") {
+            at_sea += 1;
+        } else if has("past_vessel_locations")
+            && !has("estimated_full_legs")
+            && !has("estimated_partial_leg")
+        {
+            arrived += 1;
+        } else if has("estimated_full_legs") && !has("past_vessel_locations") {
+            not_departed += 1;
+        }
+    }
+    assert!(
+        at_sea > 0 && arrived > 0 && not_departed > 0,
+        "of {} demo containers: {at_sea} at sea, {arrived} arrived, {not_departed} not departed",
+        ids.len()
     );
 }

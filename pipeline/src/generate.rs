@@ -112,6 +112,43 @@ pub fn generate(opts: &GenOptions) -> Vec<GeneratedFile> {
     files
 }
 
+/// Generates shipments one at a time, in the order [`generate`] uses with the same `seed`,
+/// until at least `containers` containers exist (the last shipment may take the count a few
+/// boxes past it). Each shipment's events (DCSA T&T 2.2 objects, ordered by
+/// `eventCreatedDateTime`) go to `sink` with the shipment's number of containers; only one
+/// shipment is held in memory, so any size streams. Stops at the first error of `sink` and
+/// returns it. Returns the number of shipments generated.
+pub fn stream_shipments<E>(
+    seed: u64,
+    containers: usize,
+    mut sink: impl FnMut(Vec<Value>, usize) -> Result<(), E>,
+) -> Result<usize, E> {
+    let ctx = Ctx::new();
+    let mut g = Gen::new(&ctx, seed);
+    let mut k = 0u64;
+    while (g.containers as usize) < containers {
+        let before = g.containers;
+        let events = g.shipment(k);
+        k += 1;
+        sink(events, (g.containers - before) as usize)?;
+    }
+    Ok(k as usize)
+}
+
+/// Writes one file's events as a compact JSON array, one event per line (the layout of
+/// [`write_to_dir`]) to `w`.
+///
+/// # Errors
+/// Any I/O error of `w`.
+pub fn write_events(events: &[Value], w: &mut impl Write) -> io::Result<()> {
+    w.write_all(b"[")?;
+    for (i, ev) in events.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *w, ev)?;
+    }
+    w.write_all(b"\n]\n")
+}
+
 /// Writes each file as a compact JSON array, one event per line, into `dir` (created if
 /// missing, with its parents); returns the paths written, in order. Existing files of the same
 /// name are overwritten.
@@ -124,12 +161,7 @@ pub fn write_to_dir(files: &[GeneratedFile], dir: &Path) -> io::Result<Vec<PathB
     for f in files {
         let path = dir.join(&f.name);
         let mut w = BufWriter::with_capacity(1 << 20, fs::File::create(&path)?);
-        w.write_all(b"[")?;
-        for (i, ev) in f.events.iter().enumerate() {
-            w.write_all(if i == 0 { b"\n" } else { b",\n" })?;
-            serde_json::to_writer(&mut w, ev)?;
-        }
-        w.write_all(b"\n]\n")?;
+        write_events(&f.events, &mut w)?;
         w.flush()?;
         paths.push(path);
     }

@@ -2,8 +2,8 @@
 //!
 //! 1. Accepted events are upserted as raw events (original JSON) and normalized events;
 //!    quarantined rows are recorded with file, index, JSON pointer and reason.
-//! 2. Every stored event of the account that names a container, bill of lading or booking of
-//!    the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
+//! 2. Under the account's derivation lock ([`crate::derive_lock`]), every stored event of the
+//!    account that names a container, bill of lading or booking of the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
 //!    containers from the whole history, so a late file cannot undo newer facts.
 //! 3. Derived rows are upserted; unchanged rows are left as they were.
 //! 4. The containers that changed (directly or through their shipment) and the tracking
@@ -13,15 +13,16 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::feeds::{self, FeedBatch, FeedError, FeedFormat, Quarantined};
 use crate::ids;
-use crate::model::{Account, TransportEvent};
+use crate::model::{Account, Container, TransportEvent};
 use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
-use crate::store::{now as store_now, NewEvent, Store, StoreError};
+use crate::store::{now as store_now, DerivedChanges, NewEvent, Store, StoreError};
 use crate::terminal_facts;
 
 /// Ingest failures of one file.
@@ -60,6 +61,35 @@ pub struct FileSummary {
     /// Stored events that name no shipment yet (a container-only event whose container has no
     /// known bill of lading or booking); they attach when a later feed names it.
     pub waiting: usize,
+    /// Wall time of each stage.
+    pub timings: StageTimings,
+}
+
+/// Wall time spent in each ingest stage of one file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StageTimings {
+    /// Reading the file and parsing and validating its rows (zstd and JSON/CSV/MIME).
+    pub read: Duration,
+    /// Storing raw and normalized events, terminal checks, deadlines, AIS positions, emails and
+    /// quarantined rows.
+    pub store: Duration,
+    /// Waiting for the derivation lock (another worker deriving the same account).
+    pub lock_wait: Duration,
+    /// Loading the touched keys' stored history and deriving shipments and containers (polars).
+    pub derive: Duration,
+    /// Writing derived shipments, containers and event links, linking tracking requests.
+    pub write: Duration,
+}
+
+impl StageTimings {
+    /// Adds `other`'s times to these.
+    pub fn add(&mut self, other: &StageTimings) {
+        self.read += other.read;
+        self.store += other.store;
+        self.lock_wait += other.lock_wait;
+        self.derive += other.derive;
+        self.write += other.write;
+    }
 }
 
 /// Expands the paths given on the command line: files as they are, directories recursively
@@ -110,16 +140,24 @@ pub async fn ingest_file(
     account: &Account,
     path: &Path,
 ) -> Result<FileSummary, IngestError> {
+    let started = Instant::now();
     let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let source_file = path.display().to_string();
     if crate::email::store::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
-        return crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file).await;
+        let mut summary =
+            crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file).await?;
+        summary.timings.store = started.elapsed();
+        return Ok(summary);
     }
     let batch = feeds::read_bytes(&bytes, &source_file)?;
-    ingest_batch(store, account, batch).await
+    drop(bytes);
+    let read = started.elapsed();
+    let mut summary = ingest_batch(store, account, batch).await?;
+    summary.timings.read = read;
+    Ok(summary)
 }
 
 /// Ingests one read batch for `account` (steps in the module documentation).
@@ -128,7 +166,8 @@ pub async fn ingest_batch(
     account: &Account,
     batch: FeedBatch,
 ) -> Result<FileSummary, IngestError> {
-    let (ports, carriers) = reference::bundled();
+    let started = Instant::now();
+    let mut timings = StageTimings::default();
     let events: Vec<TransportEvent> = batch
         .events
         .iter()
@@ -162,6 +201,7 @@ pub async fn ingest_batch(
     store
         .insert_quarantine(account.id, &batch.quarantined)
         .await?;
+    timings.store = started.elapsed();
     if batch.events.is_empty() && batch.checks.is_empty() && batch.deadlines.is_empty() {
         // AIS positions (or an empty file): nothing per account to re-derive; routes are built
         // from the positions when they are asked for.
@@ -174,6 +214,7 @@ pub async fn ingest_batch(
             shipments: 0,
             containers: 0,
             waiting: 0,
+            timings,
         });
     }
 
@@ -192,13 +233,69 @@ pub async fn ingest_batch(
         containers.extend(d.container_number.clone());
         bills.extend(d.bill_of_lading.clone());
     }
+    let keys = Keys {
+        containers: containers.into_iter().collect(),
+        bills: bills.into_iter().collect(),
+        bookings: bookings.into_iter().collect(),
+    };
+    let waited = Instant::now();
+    let lock = store.lock_derivation(account.id).await?;
+    timings.lock_wait = waited.elapsed();
+    let derived = derive_and_write(store, account, &keys, &mut timings).await;
+    lock.release().await?;
+    let derived = derived?;
+    crate::notify::publish_ingest(
+        store,
+        account.id,
+        &derived.containers,
+        &derived.changes,
+        derived.linked,
+    )
+    .await;
+    Ok(FileSummary {
+        file: batch.source_file,
+        format: batch.format,
+        rows_read: batch.rows_read,
+        accepted: batch.events.len()
+            + batch.checks.len()
+            + batch.deadlines.len()
+            + batch.positions.len(),
+        quarantined: batch.quarantined,
+        waiting: derived.unattached,
+        shipments: derived.shipments,
+        containers: derived.containers.len(),
+        timings,
+    })
+}
+
+/// The keys a batch touched.
+struct Keys {
+    containers: Vec<String>,
+    bills: Vec<String>,
+    bookings: Vec<String>,
+}
+
+/// What [`derive_and_write`] derived and wrote.
+struct Derivation {
+    containers: Vec<Container>,
+    shipments: usize,
+    unattached: usize,
+    changes: DerivedChanges,
+    linked: Vec<uuid::Uuid>,
+}
+
+/// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the
+/// account's derivation lock. Records the `derive` and `write` stage times in `timings`.
+async fn derive_and_write(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+    timings: &mut StageTimings,
+) -> Result<Derivation, IngestError> {
+    let started = Instant::now();
+    let (ports, carriers) = reference::bundled();
     let history = store
-        .events_matching(
-            account.id,
-            &containers.into_iter().collect::<Vec<_>>(),
-            &bills.into_iter().collect::<Vec<_>>(),
-            &bookings.into_iter().collect::<Vec<_>>(),
-        )
+        .events_matching(account.id, &keys.containers, &keys.bills, &keys.bookings)
         .await?;
     let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
     let account_id = account.id;
@@ -234,23 +331,19 @@ pub async fn ingest_batch(
         .iter()
         .map(|l| (l.container_id, history[l.event_index].id))
         .collect();
+    timings.derive = started.elapsed();
+    let written = Instant::now();
     let changes = store
         .upsert_derived(account.id, &derived.shipments, &derived.containers, &links)
         .await?;
     // Pending tracking requests for numbers that now have data become `created`.
     let linked = store.link_tracking_requests(account.id).await?;
-    crate::notify::publish_ingest(store, account.id, &derived.containers, &changes, linked).await;
-    Ok(FileSummary {
-        file: batch.source_file,
-        format: batch.format,
-        rows_read: batch.rows_read,
-        accepted: batch.events.len()
-            + batch.checks.len()
-            + batch.deadlines.len()
-            + batch.positions.len(),
-        quarantined: batch.quarantined,
-        waiting: derived.unattached.len(),
+    timings.write = written.elapsed();
+    Ok(Derivation {
         shipments: derived.shipments.len(),
-        containers: derived.containers.len(),
+        unattached: derived.unattached.len(),
+        containers: derived.containers,
+        changes,
+        linked,
     })
 }

@@ -4,6 +4,7 @@
 //! shipments, with `status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
 //! nothing of HTTP.
 
+pub mod derive_lock;
 pub mod document_schemas;
 pub mod email;
 pub mod feeds;
@@ -20,6 +21,7 @@ pub mod normalize;
 pub mod notify;
 pub mod reference;
 pub mod route;
+pub mod simulate;
 pub mod status;
 pub mod store;
 pub mod terminal_facts;

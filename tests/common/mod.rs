@@ -10,12 +10,14 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
+use sqlx::Row;
 
 /// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
 /// SQLite file and `postgres::NAME` on a fresh PostgreSQL database (skipped with a note when
@@ -128,7 +130,17 @@ impl TestDb {
 
     /// Creates an account and returns its API key (checks the key is alone on stdout).
     pub fn create_account(&self, name: &str) -> String {
-        let out = self.teu(&["accounts", "create", "--name", name]);
+        self.create_account_with(name, false)
+    }
+
+    /// Creates an account, with the Routing Data feature (`--routing-data`) when `routing`, and
+    /// returns its API key (checks the key is alone on stdout).
+    pub fn create_account_with(&self, name: &str, routing: bool) -> String {
+        let mut args = vec!["accounts", "create", "--name", name];
+        if routing {
+            args.push("--routing-data");
+        }
+        let out = self.teu(&args);
         assert!(
             out.status.success(),
             "{}",
@@ -260,6 +272,15 @@ impl Server {
         )
     }
 
+    /// The API key `teu serve --demo` printed (`API key: …`).
+    pub fn demo_key(&self) -> String {
+        self.stdout_lines
+            .iter()
+            .find_map(|l| l.strip_prefix("API key: "))
+            .expect("API key line")
+            .to_string()
+    }
+
     pub fn client(&self) -> &reqwest::Client {
         &self.http
     }
@@ -289,4 +310,78 @@ pub fn summaries(stdout: &str) -> Vec<(String, usize, usize, usize)> {
             Some((name, read, accepted, quarantined))
         })
         .collect()
+}
+
+/// Tables whose rows an ingest writes. Rows are compared by their content, with account-scoped
+/// ids and wall-clock times removed (two accounts never share ids, and ingest time differs).
+const BODY_TABLES: [&str; 3] = ["shipments", "containers", "transport_events"];
+const COUNTED_TABLES: [&str; 6] = [
+    "raw_events",
+    "container_events",
+    "quarantine",
+    "terminal_checks",
+    "line_deadlines",
+    "transport_events",
+];
+
+/// Drops ids and ingest-time timestamps from a stored body, recursively.
+fn without_ids_and_clock(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| {
+                !(k == "id"
+                    || k.ends_with("_id")
+                    || k.ends_with("_ids")
+                    || matches!(k.as_str(), "created_at" | "refreshed_at" | "updated_at"))
+            });
+            map.values_mut().for_each(without_ids_and_clock);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_ids_and_clock),
+        _ => {}
+    }
+}
+
+/// Everything an ingest wrote for `account`: per table, the sorted normalized bodies, and the
+/// row counts of the other tables.
+pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String>> {
+    sqlx::any::install_default_drivers();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .expect("connect");
+    let account_id: String = sqlx::query("SELECT id FROM accounts WHERE name = $1")
+        .bind(account)
+        .fetch_one(&mut conn)
+        .await
+        .expect("account")
+        .get(0);
+    let mut out = BTreeMap::new();
+    for table in BODY_TABLES {
+        let rows = sqlx::query(&format!("SELECT body FROM {table} WHERE account_id = $1"))
+            .bind(&account_id)
+            .fetch_all(&mut conn)
+            .await
+            .expect("bodies");
+        let mut bodies: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let mut v: Value = serde_json::from_str(&r.get::<String, _>(0)).expect("JSON body");
+                without_ids_and_clock(&mut v);
+                v.to_string()
+            })
+            .collect();
+        bodies.sort();
+        out.insert(table.to_string(), bodies);
+    }
+    for table in COUNTED_TABLES {
+        let n: i64 = sqlx::query(&format!(
+            "SELECT COUNT(*) FROM {table} WHERE account_id = $1"
+        ))
+        .bind(&account_id)
+        .fetch_one(&mut conn)
+        .await
+        .expect("count")
+        .get(0);
+        out.insert(format!("{table} rows"), vec![n.to_string()]);
+    }
+    out
 }

@@ -440,6 +440,7 @@ pub async fn ingest_email_bytes(
         shipments: 0,
         containers: 0,
         waiting: 0,
+        timings: Default::default(),
     })
 }
 

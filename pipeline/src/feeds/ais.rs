@@ -19,7 +19,8 @@
 //! - an *impossible jump* is quarantined too: a position whose implied speed from the vessel's
 //!   previous accepted position exceeds [`MAX_IMPLIED_SPEED_KNOTS`] (60 knots; no merchant ship
 //!   does 40). Times closer than the layout's resolution (1 s, or 60 s for minute stamps) count
-//!   as that resolution.
+//!   as that resolution. A vessel's first position is checked against the next two as well: when
+//!   they agree with each other and not with it, the first one is the outlier.
 //! - heading 511 and COG 360 mean "not available" and become `None`; so do SOG 102.3 and any
 //!   heading outside 0–359 or COG outside [-360, 360). Negative COG (seen in MarineCadastre
 //!   files) is read modulo 360.
@@ -398,8 +399,21 @@ pub fn positions_frame(rows: &[(usize, VesselPosition)]) -> PolarsResult<LazyFra
 /// Positions with their row index in the file.
 type IndexedPositions = Vec<(usize, VesselPosition)>;
 
+/// Implied speed in knots from `a` to `b`; times closer than `resolution_s` seconds count as
+/// that resolution.
+fn implied_knots(a: &VesselPosition, b: &VesselPosition, resolution_s: f64) -> (f64, f64, f64) {
+    let dt = (b.observed_at - a.observed_at).num_milliseconds() as f64 / 1000.0;
+    let nm = distance_nm(a.latitude, a.longitude, b.latitude, b.longitude);
+    (nm / (dt.abs().max(resolution_s) / 3600.0), nm, dt)
+}
+
 /// Sorts the rows by vessel and time (polars) and quarantines each position whose implied speed
 /// from the vessel's previous accepted position exceeds [`MAX_IMPLIED_SPEED_KNOTS`].
+///
+/// The check looks one position ahead for a vessel's first accepted position, which nothing
+/// before it confirms: when the second position jumps from the first but agrees with the third,
+/// and the third does not agree with the first, the first is the outlier and is quarantined
+/// instead (otherwise one bad opening fix would quarantine the whole track behind it).
 fn drop_impossible_jumps(
     rows: IndexedPositions,
     resolution_s: f64,
@@ -413,35 +427,72 @@ fn drop_impossible_jumps(
         .map(|p| p as usize)
         .collect();
     let mut slots: Vec<Option<(usize, VesselPosition)>> = rows.into_iter().map(Some).collect();
-    let mut kept = Vec::with_capacity(slots.len());
+    let mut kept: IndexedPositions = Vec::with_capacity(slots.len());
     let mut jumps = Vec::new();
-    let mut last: Option<(usize, VesselPosition)> = None;
-    for p in order {
+    // The previous accepted position of the current vessel, and whether it was the vessel's
+    // first (unconfirmed) one.
+    let mut last: Option<(usize, VesselPosition, bool)> = None;
+    let jump = |row: usize,
+                pos: &VesselPosition,
+                from_row: usize,
+                (knots, nm, dt): (f64, f64, f64)| {
+        quarantine(
+            source_file,
+            row,
+            "latitude,longitude",
+            format!(
+                "impossible jump: {nm:.1} nm in {:.0} s from row {from_row} ({knots:.0} knots > {MAX_IMPLIED_SPEED_KNOTS} knots)",
+                dt.abs()
+            ),
+            serde_json::to_string(pos).ok(),
+        )
+    };
+    for (i, &p) in order.iter().enumerate() {
         let Some((row, pos)) = slots.get_mut(p).and_then(Option::take) else {
             continue;
         };
-        if let Some((prev_row, prev)) = last
+        let same_vessel = last
             .as_ref()
-            .filter(|(_, l)| l.vessel_key() == pos.vessel_key())
-        {
-            let dt = (pos.observed_at - prev.observed_at).num_milliseconds() as f64 / 1000.0;
-            let nm = distance_nm(prev.latitude, prev.longitude, pos.latitude, pos.longitude);
-            let knots = nm / (dt.max(resolution_s) / 3600.0);
-            if knots > MAX_IMPLIED_SPEED_KNOTS {
-                jumps.push(quarantine(
-                    source_file,
-                    row,
-                    "latitude,longitude",
-                    format!(
-                        "impossible jump: {nm:.1} nm in {dt:.0} s from row {prev_row} ({knots:.0} knots > {MAX_IMPLIED_SPEED_KNOTS} knots)"
-                    ),
-                    serde_json::to_string(&pos).ok(),
-                ));
-                continue;
-            }
+            .is_some_and(|(_, l, _)| l.vessel_key() == pos.vessel_key());
+        if !same_vessel {
+            last = Some((row, pos.clone(), true));
+            kept.push((row, pos));
+            continue;
         }
-        last = Some((row, pos.clone()));
-        kept.push((row, pos));
+        let Some((prev_row, prev, first)) = last.take() else {
+            continue;
+        };
+        let from_prev = implied_knots(&prev, &pos, resolution_s);
+        if from_prev.0 <= MAX_IMPLIED_SPEED_KNOTS {
+            last = Some((row, pos.clone(), false));
+            kept.push((row, pos));
+            continue;
+        }
+        let next = order
+            .get(i + 1)
+            .and_then(|&n| slots.get(n))
+            .and_then(Option::as_ref)
+            .map(|(_, n)| n)
+            .filter(|n| n.vessel_key() == pos.vessel_key());
+        let prev_is_outlier = first
+            && next.is_some_and(|n| {
+                implied_knots(&pos, n, resolution_s).0 <= MAX_IMPLIED_SPEED_KNOTS
+                    && implied_knots(&prev, n, resolution_s).0 > MAX_IMPLIED_SPEED_KNOTS
+            });
+        if prev_is_outlier {
+            kept.pop();
+            jumps.push(jump(
+                prev_row,
+                &prev,
+                row,
+                implied_knots(&pos, &prev, resolution_s),
+            ));
+            last = Some((row, pos.clone(), true));
+            kept.push((row, pos));
+        } else {
+            jumps.push(jump(row, &pos, prev_row, from_prev));
+            last = Some((prev_row, prev, first));
+        }
     }
     Ok((kept, jumps))
 }
@@ -516,6 +567,70 @@ mod tests {
             .quarantined
             .iter()
             .all(|q| q.reason.starts_with("impossible jump")));
+    }
+
+    #[test]
+    fn a_wrong_first_position_does_not_take_the_track_with_it() {
+        // The real Suez track sample, with a fix moved 20 degrees south: first the vessel's
+        // opening fix (row 0), then one in the middle (row 2).
+        let text = String::from_utf8(sample("suez-2021-boat-positions.csv")).unwrap();
+        let rows_of = |b: &AisBatch| -> std::collections::BTreeSet<usize> {
+            b.quarantined.iter().filter_map(|q| q.index).collect()
+        };
+        let clean = read_csv(text.as_bytes(), "suez.csv").unwrap();
+        let moved = |row: usize| {
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            let mut f: Vec<String> = lines[row + 1].split(',').map(str::to_string).collect();
+            f[3] = format!("{:.5}", f[3].parse::<f64>().unwrap() - 20.0);
+            lines[row + 1] = f.join(",");
+            read_csv(lines.join("\n").as_bytes(), "suez.csv").unwrap()
+        };
+        for row in [0, 2] {
+            let b = moved(row);
+            let mut expected = rows_of(&clean);
+            assert!(!expected.contains(&row));
+            expected.insert(row);
+            assert_eq!(rows_of(&b), expected, "fix {row} moved");
+            assert_eq!(b.positions.len(), clean.positions.len() - 1);
+            let q = b.quarantined.iter().find(|q| q.index == Some(row)).unwrap();
+            assert!(q.reason.starts_with("impossible jump"), "{}", q.reason);
+        }
+    }
+
+    #[test]
+    fn zstd_2024_layout_reads_like_the_plain_file() {
+        // The real MarineCadastre track under the 2024+ snake_case header, compressed with zstd
+        // as NOAA ships it.
+        let text = String::from_utf8(sample("marinecadastre-track.csv")).unwrap();
+        let mut lines = text.lines();
+        lines.next();
+        let mut csv = String::from("mmsi,base_date_time,longitude,latitude,sog,cog,heading,vessel_name,imo,call_sign,vessel_type,status,length,width,draft,cargo,transceiver\n");
+        for l in lines {
+            let f: Vec<&str> = l.split(',').collect();
+            csv.push_str(&format!(
+                "{},{},{},{},{},A\n",
+                f[0],
+                f[1],
+                f[3],
+                f[2],
+                f[4..].join(",")
+            ));
+        }
+        let plain = crate::feeds::read_bytes(csv.as_bytes(), "ais-2024-01-01.csv").unwrap();
+        let packed = zstd::encode_all(csv.as_bytes(), 3).unwrap();
+        let read = crate::feeds::read_bytes(&packed, "ais-2024-01-01.csv.zst").unwrap();
+        assert!(!read.positions.is_empty());
+        assert_eq!(read.positions, plain.positions);
+        assert_eq!(read.rows_read, text.lines().count() - 1);
+        let old = read_csv(text.as_bytes(), "track.csv").unwrap();
+        let coords = |b: &IndexedPositions| -> Vec<(f64, f64)> {
+            b.iter().map(|(_, p)| (p.latitude, p.longitude)).collect()
+        };
+        assert_eq!(coords(&read.positions), coords(&old.positions));
+        // A truncated frame is a clear error, not a panic or an empty batch.
+        let cut = &packed[..packed.len() / 2];
+        let err = crate::feeds::read_bytes(cut, "cut.csv.zst").unwrap_err();
+        assert!(err.to_string().contains("cut.csv.zst"), "{err}");
     }
 
     #[test]

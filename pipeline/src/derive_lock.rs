@@ -1,0 +1,112 @@
+//! The derivation lock: one ingest at a time re-derives an account's shipments and containers.
+//!
+//! An ingest stores its events, then reads the stored history of the keys it touched, derives
+//! and writes the shipments and containers. Two ingest workers whose files touch the same
+//! container (a DCSA file and a terminal file of the same box) could otherwise lose an update:
+//! each derives from what was committed when it read, and the later write wins even if it read
+//! less. Under the lock, whichever worker derives second reads both workers' events (each stores
+//! its events before taking the lock), so two workers give the same tables as one.
+//!
+//! On PostgreSQL it is a session-level advisory lock (`pg_advisory_lock`, PostgreSQL manual,
+//! "Advisory Locks") keyed by the account, held on one pooled connection: it covers every
+//! process and machine on that database, and a worker that dies releases it with its session.
+//! On SQLite, which serves one machine, it is a lock within the process; two processes on one
+//! SQLite file are not covered (one ingest process per SQLite database; see docs/NOTES.md).
+//! Reading and storing events, the heavy part of an ingest, stays parallel.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use sqlx::pool::PoolConnection;
+use sqlx::Any;
+use uuid::Uuid;
+
+use crate::store::{Backend, Result, Store};
+
+/// Held while an ingest re-derives one account; release it with [`DerivationLock::release`].
+/// Dropped without release (an error or a cancelled task), it still lets go: the PostgreSQL
+/// connection is closed instead of returned to the pool, which ends its session and its lock.
+pub struct DerivationLock {
+    conn: Option<PoolConnection<Any>>,
+    key: i64,
+    _local: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// The advisory-lock key of an account: the first 8 bytes of its UUID, with the namespace of
+/// teu's derivation in the high bits changed so other advisory-lock users of the database
+/// (keyed by small integers) do not collide.
+fn lock_key(account: Uuid) -> i64 {
+    let b = account.as_bytes();
+    let mut k = [0u8; 8];
+    k.copy_from_slice(&b[..8]);
+    i64::from_be_bytes(k) ^ 0x7465_755f_6465_7276 // "teu_derv"
+}
+
+/// One in-process mutex per account (both backends: also orders concurrent ingests of one
+/// process before they reach PostgreSQL).
+fn local_mutex(account: Uuid) -> Arc<tokio::sync::Mutex<()>> {
+    static LOCKS: OnceLock<Mutex<HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>>> = OnceLock::new();
+    let mut map = LOCKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    map.entry(account).or_default().clone()
+}
+
+impl Store {
+    /// Waits for and takes the derivation lock of `account` (module documentation).
+    ///
+    /// # Errors
+    /// [`crate::store::StoreError::Sql`] when no connection can be had or PostgreSQL refuses
+    /// the lock.
+    pub async fn lock_derivation(&self, account: Uuid) -> Result<DerivationLock> {
+        let local = local_mutex(account).lock_owned().await;
+        let key = lock_key(account);
+        let conn = match self.backend() {
+            Backend::Sqlite => None,
+            Backend::Postgres => {
+                let mut conn = self.pool().acquire().await?;
+                // pg_advisory_lock returns void, which the Any driver cannot describe.
+                sqlx::query("SELECT 1 FROM (SELECT pg_advisory_lock($1)) AS l")
+                    .bind(key)
+                    .execute(&mut *conn)
+                    .await?;
+                Some(conn)
+            }
+        };
+        Ok(DerivationLock {
+            conn,
+            key,
+            _local: local,
+        })
+    }
+}
+
+impl DerivationLock {
+    /// Releases the lock.
+    ///
+    /// # Errors
+    /// [`crate::store::StoreError::Sql`] when PostgreSQL cannot be told; the connection is then
+    /// closed, which releases the lock anyway.
+    pub async fn release(mut self) -> Result<()> {
+        if let Some(mut conn) = self.conn.take() {
+            let unlocked = sqlx::query("SELECT 1 FROM (SELECT pg_advisory_unlock($1)) AS l")
+                .bind(self.key)
+                .execute(&mut *conn)
+                .await;
+            if unlocked.is_err() {
+                drop(conn.detach());
+            }
+            unlocked?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DerivationLock {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            drop(conn.detach());
+        }
+    }
+}
