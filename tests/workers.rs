@@ -39,13 +39,21 @@ fn simulated(containers: usize, per_file: usize) -> tempfile::TempDir {
     dir
 }
 
+/// The files of `subdirs`, in chunk order (`…-00001.*` of every subdir, then `…-00002.*`, …)
+/// so that a worker given them walks the same boxes as a worker given the DCSA files.
 fn files_under(dir: &Path, subdirs: &[&str]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = subdirs
         .iter()
         .flat_map(|s| std::fs::read_dir(dir.join(s)).expect("simulated dir"))
         .map(|e| e.expect("entry").path())
         .collect();
-    out.sort();
+    let chunk = |p: &PathBuf| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        name.split(['-', '.'])
+            .find_map(|part| part.parse::<u32>().ok())
+            .unwrap_or(u32::MAX)
+    };
+    out.sort_by_key(|p| (chunk(p), p.clone()));
     out
 }
 
@@ -58,9 +66,9 @@ mod postgres {
             eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
             return;
         };
-        let feed = simulated(600, 40);
+        let feed = simulated(600, 20);
         let a = files_under(feed.path(), &["dcsa", "email"]);
-        let b = files_under(feed.path(), &["terminal", "rail", "ais"]);
+        let b = files_under(feed.path(), &["rail", "terminal", "ais"]);
         assert!(
             a.len() >= 15 && b.len() >= 30,
             "{} and {} files",

@@ -15,7 +15,7 @@
 //!
 //! and at the end `ais/ais-positions.csv`, AIS positions in the NOAA MarineCadastre layout for
 //! every voyage of every chunk ([`crate::generate_ais`], along the MARNET sea lanes), and
-//! `MANIFEST.json` with the counts. With [`SimOptions::zstd`] the DCSA, rail and AIS files are
+//! `MANIFEST`, a JSON file with the counts (no extension, so `teu ingest OUT_DIR` passes it by). With [`SimOptions::zstd`] the DCSA, rail and AIS files are
 //! written zstd-compressed (`.json.zst`, `.csv.zst`), as NOAA ships its 2024+ AIS files; every
 //! reader of `teu ingest` takes them as they are.
 //!
@@ -124,7 +124,7 @@ pub fn simulate(
     w.flush_chunk()?;
     w.summary.shipments = shipments;
     w.write_ais()?;
-    let manifest = out_dir.join("MANIFEST.json");
+    let manifest = out_dir.join("MANIFEST");
     let mut summary = w.summary;
     let text = serde_json::to_string_pretty(&serde_json::json!({
         "generator": "teu simulate",
@@ -486,7 +486,7 @@ mod tests {
                 assert!(subject.starts_with("Arrival Notice: B/L "), "{subject}");
                 continue;
             }
-            if name.ends_with("MANIFEST.json") {
+            if name.ends_with("MANIFEST") {
                 continue;
             }
             let batch = crate::feeds::read_bytes(&bytes, &name).unwrap();
@@ -541,7 +541,7 @@ mod tests {
         .unwrap();
         assert!(sb.bytes < sa.bytes / 4, "{} vs {}", sb.bytes, sa.bytes);
         for (fa, fb) in sa.files.iter().zip(&sb.files) {
-            if fa.ends_with("MANIFEST.json") {
+            if fa.ends_with("MANIFEST") {
                 continue;
             }
             let ra = crate::feeds::read_bytes(&fs::read(fa).unwrap(), "x").unwrap();
