@@ -88,19 +88,21 @@ pub async fn ingest_files(
     let mut failures = 0;
     let started = std::time::Instant::now();
     let mut totals = StageTimings::default();
-    let (mut rows, mut accepted, mut quarantined) = (0usize, 0usize, 0usize);
+    let mut totals_rows = Rows::default();
     for path in files {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
-            "{} · {rows} rows, {:.0} rows/s",
+            "{} · {} rows, {:.0} rows/s",
             short(path),
-            rows as f64 / secs
+            totals_rows.read,
+            totals_rows.read as f64 / secs
         ));
         match ingest::ingest_file(store, account, path).await {
             Ok(summary) => {
-                rows += summary.rows_read;
-                accepted += summary.accepted;
-                quarantined += summary.quarantined.len();
+                totals_rows.read += summary.rows_read;
+                totals_rows.accepted += summary.accepted;
+                totals_rows.derived += summary.accepted - summary.positions;
+                totals_rows.quarantined += summary.quarantined.len();
                 totals.add(&summary.timings);
                 bar.suspend(|| print_summary(&summary, verbose));
             }
@@ -113,49 +115,51 @@ pub async fn ingest_files(
     }
     bar.finish_and_clear();
     if verbose && files.len() > 1 {
-        print_stages(
-            files.len(),
-            rows,
-            accepted,
-            quarantined,
-            started.elapsed(),
-            &totals,
-        );
+        print_stages(files.len(), &totals_rows, started.elapsed(), &totals);
     }
     failures
 }
 
-/// The end-of-ingest report on stderr: rows, wall time, throughput per stage, peak RSS.
-fn print_stages(
-    files: usize,
-    rows: usize,
+/// Row counts of an ingest, for its report.
+#[derive(Default)]
+struct Rows {
+    read: usize,
     accepted: usize,
+    /// Accepted rows that feed the derivation (everything but AIS positions).
+    derived: usize,
     quarantined: usize,
-    wall: std::time::Duration,
-    t: &StageTimings,
-) {
-    let per_sec = |d: std::time::Duration| rows as f64 / d.as_secs_f64().max(1e-9);
+}
+
+/// The end-of-ingest report on stderr: rows, wall time, time and throughput per stage (read
+/// and store over every row; derive and write over the rows that feed the derivation), peak RSS.
+fn print_stages(files: usize, rows: &Rows, wall: std::time::Duration, t: &StageTimings) {
+    let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
     eprintln!(
-        "ingested {files} files: {rows} rows read, {accepted} accepted, {quarantined} quarantined in {:.1} s ({:.0} rows/s){}",
+        "ingested {files} files: {} rows read, {} accepted ({} feed rows, {} AIS positions), {} quarantined in {:.1} s ({:.0} rows/s){}",
+        rows.read,
+        rows.accepted,
+        rows.derived,
+        rows.accepted - rows.derived,
+        rows.quarantined,
         wall.as_secs_f64(),
-        per_sec(wall),
+        rate(rows.read, wall),
         peak_rss_mib()
             .map(|m| format!("; peak RSS {m} MiB"))
             .unwrap_or_default()
     );
-    for (stage, d) in [
-        ("read (parse, validate)", t.read),
-        ("store (events, rows)", t.store),
-        ("lock wait", t.lock_wait),
-        ("derive (history, polars)", t.derive),
-        ("write (derived rows)", t.write),
+    for (stage, d, n) in [
+        ("read (parse, validate)", t.read, rows.read),
+        ("store (events, rows)", t.store, rows.accepted),
+        ("derive (history, polars)", t.derive, rows.derived),
+        ("write (derived rows)", t.write, rows.derived),
     ] {
         eprintln!(
             "  {stage:<26} {:>9.1} s {:>12.0} rows/s",
             d.as_secs_f64(),
-            per_sec(d)
+            rate(n, d)
         );
     }
+    eprintln!("  {:<26} {:>9.1} s", "lock wait", t.lock_wait.as_secs_f64());
 }
 
 /// The process's peak resident set size in MiB (`VmHWM` of `/proc/self/status`, Linux).

@@ -51,8 +51,10 @@ pub struct FileSummary {
     pub format: FeedFormat,
     /// Rows found in the file.
     pub rows_read: usize,
-    /// Rows stored (events, terminal checks, line deadlines).
+    /// Rows stored (events, terminal checks, line deadlines, AIS positions, emails).
     pub accepted: usize,
+    /// Of `accepted`, the AIS positions (stored once for all accounts, never derived from).
+    pub positions: usize,
     /// Rows quarantined, each with file, index, JSON pointer and reason.
     pub quarantined: Vec<Quarantined>,
     /// Shipments and containers (re)derived because of this file.
@@ -210,6 +212,7 @@ pub async fn ingest_batch(
             format: batch.format,
             rows_read: batch.rows_read,
             accepted: batch.positions.len(),
+            positions: batch.positions.len(),
             quarantined: batch.quarantined,
             shipments: 0,
             containers: 0,
@@ -260,6 +263,7 @@ pub async fn ingest_batch(
             + batch.checks.len()
             + batch.deadlines.len()
             + batch.positions.len(),
+        positions: batch.positions.len(),
         quarantined: batch.quarantined,
         waiting: derived.unattached,
         shipments: derived.shipments,

@@ -13,7 +13,7 @@
 //! | `rail/rail-events-NNNNN.json` | DCSA T&T 2.2 rail events | US Class I railroads' ramp events ([`crate::generate_terminal`]) |
 //! | `email/NNNNN-KKKK.eml` | RFC 5322 `multipart/mixed`, text body and a one-page PDF | carriers' arrival notices: B/L, vessel, voyage, POD and ETA in the subject, the containers in the body, the notice as PDF |
 //!
-//! and at the end `ais/ais-positions.csv`, AIS positions in the NOAA MarineCadastre layout for
+//! and at the end `ais/ais-positions-NNN.csv` ([`AIS_ROWS_PER_FILE`] rows each), AIS positions in the NOAA MarineCadastre layout for
 //! every voyage of every chunk ([`crate::generate_ais`], along the MARNET sea lanes), and
 //! `MANIFEST`, a JSON file with the counts (no extension, so `teu ingest OUT_DIR` passes it by). With [`SimOptions::zstd`] the DCSA, rail and AIS files are
 //! written zstd-compressed (`.json.zst`, `.csv.zst`), as NOAA ships its 2024+ AIS files; every
@@ -42,6 +42,9 @@ use crate::generate::{self, generator_now, GeneratedFile};
 use crate::generate_ais;
 use crate::generate_terminal;
 use crate::model::{Classifier, EventRow, EventType};
+
+/// Most AIS positions per file (about 25 MB of CSV): bounds what `teu ingest` holds at once.
+pub const AIS_ROWS_PER_FILE: usize = 250_000;
 
 /// What to simulate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,13 +260,37 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// The AIS of every voyage seen, in files of at most [`AIS_ROWS_PER_FILE`] positions.
     fn write_ais(&mut self) -> io::Result<()> {
         let calls: Vec<EventRow> = std::mem::take(&mut self.calls).into_values().collect();
         let ais = generate_ais::generate_ais(&calls, self.opts.seed);
         self.summary.ais_positions = ais.positions;
         self.summary.ais_vessels = ais.vessels;
-        let path = self.out_dir.join("ais").join("ais-positions.csv");
-        self.write(path, ais.csv.as_bytes(), self.opts.zstd)
+        let mut lines = ais.csv.lines();
+        let header = lines.next().unwrap_or(generate_ais::HEADER);
+        let mut part = 0;
+        let mut rows: Vec<&str> = Vec::with_capacity(AIS_ROWS_PER_FILE);
+        loop {
+            rows.clear();
+            rows.extend(lines.by_ref().take(AIS_ROWS_PER_FILE));
+            if rows.is_empty() && part > 0 {
+                return Ok(());
+            }
+            part += 1;
+            let mut text =
+                String::with_capacity(rows.iter().map(|r| r.len() + 1).sum::<usize>() + 200);
+            text.push_str(header);
+            text.push('\n');
+            for r in &rows {
+                text.push_str(r);
+                text.push('\n');
+            }
+            let path = self
+                .out_dir
+                .join("ais")
+                .join(format!("ais-positions-{part:03}.csv"));
+            self.write(path, text.as_bytes(), self.opts.zstd)?;
+        }
     }
 }
 

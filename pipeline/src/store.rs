@@ -616,8 +616,9 @@ impl Store {
                  ON CONFLICT (id) DO NOTHING",
                 values_placeholders(chunk.len(), 13)
             );
-            // Not cached: NULL f64 binds (see `upsert_ports`).
-            let mut q = sqlx::query(&sql).persistent(false);
+            // Not cached on PostgreSQL: NULL f64 binds (see `upsert_ports`). SQLite caches it,
+            // which saves parsing a statement of 5,200 parameters per chunk.
+            let mut q = sqlx::query(&sql).persistent(self.backend == Backend::Sqlite);
             for (index, p) in chunk {
                 let at = ts(p.observed_at);
                 q = q

@@ -436,6 +436,7 @@ pub async fn ingest_email_bytes(
         format,
         rows_read: messages.len(),
         accepted,
+        positions: 0,
         quarantined,
         shipments: 0,
         containers: 0,
