@@ -16,7 +16,8 @@
 //! (see [`super::sealanes::unwrap_lons`]), and `geo`'s RDP, which recurses once per kept point
 //! and is quadratic in the worst case, runs on chunks of at most [`CHUNK`] points whose end
 //! points are always kept: recursion depth and work per chunk stay bounded (no stack overflow
-//! on a worst-case zigzag, even on a 2 MiB tokio worker stack).
+//! on a worst-case zigzag, even on a 2 MiB tokio worker stack). Long tracks (from
+//! [`PARALLEL_FROM`] points) simplify their chunks in parallel.
 
 use geo::{Coord, LineString, Simplify};
 
@@ -70,24 +71,43 @@ pub fn simplify_track(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     simplify_with(&clean, eps)
 }
 
-/// RDP with tolerance `eps` (degrees) on already cleaned points, chunk by chunk.
+/// Tracks of at least this many points are simplified on all cores (rayon), chunk by chunk.
+pub const PARALLEL_FROM: usize = 16 * CHUNK;
+
+/// RDP with tolerance `eps` (degrees) on already cleaned points, chunk by chunk: chunk `k`
+/// covers points `k·CHUNK ..= (k+1)·CHUNK`, so neighbouring chunks share their end point and
+/// every chunk end is kept. Tracks of [`PARALLEL_FROM`] points or more run their chunks in
+/// parallel (rayon); the result is the same either way.
 pub fn simplify_with(points: &[[f64; 2]], eps: f64) -> Vec<[f64; 2]> {
+    use rayon::prelude::*;
     if points.len() < 3 || !eps.is_finite() || eps <= 0.0 {
         return points.to_vec();
     }
-    let mut out: Vec<[f64; 2]> = Vec::with_capacity(points.len() / 4 + 2);
-    let mut start = 0;
-    while start + 1 < points.len() {
+    let chunks = (points.len() - 1).div_ceil(CHUNK);
+    let one = |k: usize| -> Vec<[f64; 2]> {
+        let start = k * CHUNK;
         let end = (start + CHUNK).min(points.len() - 1);
         let line: LineString<f64> = points[start..=end]
             .iter()
             .map(|p| Coord { x: p[0], y: p[1] })
             .collect();
         let simple = line.simplify(eps);
-        let kept = simple.0.iter().map(|c| [c.x, c.y]);
         // The chunk's first point is the previous chunk's last: skip it after the first chunk.
-        out.extend(kept.skip(usize::from(start > 0)));
-        start = end;
+        simple
+            .0
+            .iter()
+            .skip(usize::from(k > 0))
+            .map(|c| [c.x, c.y])
+            .collect()
+    };
+    let parts: Vec<Vec<[f64; 2]>> = if points.len() >= PARALLEL_FROM {
+        (0..chunks).into_par_iter().map(one).collect()
+    } else {
+        (0..chunks).map(one).collect()
+    };
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in parts {
+        out.extend(p);
     }
     out
 }
@@ -153,6 +173,27 @@ mod tests {
     fn straight_line_keeps_its_ends() {
         let pts: Vec<[f64; 2]> = (0..=100).map(|i| [i as f64, i as f64 * 0.5]).collect();
         assert_eq!(simplify_track(&pts), vec![[0.0, 0.0], [100.0, 50.0]]);
+    }
+
+    #[test]
+    fn parallel_chunks_give_the_sequential_result() {
+        let pts: Vec<[f64; 2]> = (0..PARALLEL_FROM * 3 + 17)
+            .map(|i| [i as f64 * 1e-3, (i as f64 * 0.013).sin() * 0.2])
+            .collect();
+        let parallel = simplify_with(&pts, 0.001);
+        let mut sequential: Vec<[f64; 2]> = Vec::new();
+        for (k, window) in pts.chunks(CHUNK).enumerate() {
+            let start = k * CHUNK;
+            let end = (start + window.len()).min(pts.len() - 1);
+            if start >= end {
+                break;
+            }
+            let part = simplify_with(&pts[start..=end], 0.001);
+            sequential.extend(part.into_iter().skip(usize::from(k > 0)));
+        }
+        assert_eq!(parallel, sequential);
+        assert_eq!(parallel.first(), pts.first());
+        assert_eq!(parallel.last(), pts.last());
     }
 
     #[test]
