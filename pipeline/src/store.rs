@@ -202,15 +202,37 @@ impl Store {
         } else {
             return Err(StoreError::UnsupportedUrl(url.to_string()));
         };
+        let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 4 } else { 10 })
+            .max_connections(if sqlite { 4 } else { 10 })
             .acquire_timeout(std::time::Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    // With WAL (set once below), NORMAL syncs at checkpoints instead of every
+                    // commit: a killed process loses nothing committed, a power cut may lose the
+                    // last transactions (SQLite manual, "PRAGMA synchronous").
+                    if sqlite {
+                        sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(&url)
             .await
             .map_err(|source| StoreError::Connect {
                 url: redact(&url),
                 source,
             })?;
+        if sqlite {
+            // Write-ahead logging: readers (`teu serve`) and the writer (`teu ingest`) do not
+            // block each other, and commits are cheaper. The mode is kept in the database file;
+            // when another process holds the file it stays as it is.
+            if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await {
+                tracing::warn!("SQLite journal_mode=WAL not set: {e}");
+            }
+        }
         let notifier = match backend {
             Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
             Backend::Postgres => {
