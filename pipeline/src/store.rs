@@ -229,7 +229,10 @@ impl Store {
             // Write-ahead logging: readers (`teu serve`) and the writer (`teu ingest`) do not
             // block each other, and commits are cheaper. The mode is kept in the database file;
             // when another process holds the file it stays as it is.
-            if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL").execute(&pool).await {
+            if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await
+            {
                 tracing::warn!("SQLite journal_mode=WAL not set: {e}");
             }
         }
@@ -966,11 +969,15 @@ impl Store {
     ) -> Result<HashMap<Uuid, Vec<TransportEvent>>> {
         let mut out: HashMap<Uuid, Vec<TransportEvent>> = HashMap::new();
         for chunk in container_ids.chunks(CHUNK) {
+            // CROSS JOIN makes SQLite walk the links of the page's containers first (primary
+            // key lookups); with a plain JOIN it chose the account's events index and scanned
+            // every event of the account (130 ms for a page of 30 among 11,000 events).
+            // PostgreSQL plans both forms the same way.
             let sql = format!(
                 "SELECT ce.container_id, e.id, e.raw_event_id, e.body FROM container_events ce \
-                 JOIN transport_events e ON e.id = ce.event_id \
-                 WHERE ce.account_id = $1 AND e.account_id = $1 AND ce.container_id IN ({}) \
-                 ORDER BY e.event_at, e.id",
+                 CROSS JOIN transport_events e \
+                 WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
+                 AND ce.container_id IN ({}) ORDER BY e.event_at, e.id",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account.to_string());
