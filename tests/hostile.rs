@@ -5,10 +5,13 @@
 #[macro_use]
 mod common;
 
-use common::{data, Server, TestDb};
+use common::{data, generated_feed, summaries, Server, TestDb};
 use serde_json::Value;
 
-on_both_backends!(hostile_input_gets_clear_client_errors);
+on_both_backends!(
+    hostile_input_gets_clear_client_errors,
+    repeated_rows_in_one_file_are_one_row,
+);
 
 /// Sends a request and returns the status and the body parsed as JSON (panics when the body is
 /// not JSON: every error must be a JSON:API document).
@@ -167,4 +170,72 @@ async fn hostile_input_gets_clear_client_errors(db: &TestDb) {
     let (status, body) = send(get("/v2/containers")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["meta"]["total"], 1);
+}
+
+/// A feed that repeats a row within one file is ingested whole, on PostgreSQL too (which refuses
+/// a multi-row upsert that meets one row twice): a repeated terminal check is one check, and a
+/// repeated DCSA eventID is quarantined by the reader ("duplicate eventID", the first one
+/// stays). Found by the 100,000-container PostgreSQL ingest (five simulated terminal files
+/// failed).
+async fn repeated_rows_in_one_file_are_one_row(db: &TestDb) {
+    db.create_account("repeats");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(data("dcsa/tnt-220-response.json")).expect("sample");
+    let mut events: Vec<Value> = serde_json::from_str(&text).expect("JSON array");
+    let n = events.len();
+    let mut newer = events[0].clone();
+    newer["eventCreatedDateTime"] = "2021-01-24T08:00:00Z".into();
+    newer["changeRemark"] = "re-issued".into();
+    let older = events[0].clone();
+    events[0] = newer;
+    events.push(older);
+    let dcsa = dir.path().join("repeated-event.json");
+    std::fs::write(&dcsa, serde_json::to_string(&events).unwrap()).unwrap();
+
+    let feed = generated_feed(30, 9);
+    let csv = std::fs::read_to_string(feed.path().join("terminal-checks.csv")).expect("checks");
+    let mut lines: Vec<&str> = csv.lines().collect();
+    let repeated = lines[1];
+    lines.push(repeated);
+    let checks = dir.path().join("repeated-check.csv");
+    std::fs::write(&checks, lines.join("\n")).unwrap();
+
+    let out = db.ingest("repeats", &[dcsa, checks]);
+    let rows = summaries(&out);
+    assert_eq!(rows.len(), 2, "{out}");
+    assert_eq!(rows[0].1, n + 1, "{out}");
+    assert_eq!(rows[0].3, 1, "the repeated eventID is quarantined: {out}");
+    assert_eq!(rows[1].1, lines.len() - 1, "{out}");
+
+    sqlx::any::install_default_drivers();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .expect("connect");
+    use sqlx::Row;
+    let count = |sql: &'static str| sqlx::query(sql);
+    let events_stored: i64 = count("SELECT COUNT(*) FROM transport_events")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(events_stored as usize, n, "one row per eventID");
+    let remarks: i64 = count("SELECT COUNT(*) FROM transport_events WHERE body LIKE '%re-issued%'")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        remarks, 1,
+        "the first (here the later-issued) version is kept"
+    );
+    let checks_stored: i64 = count("SELECT COUNT(*) FROM terminal_checks")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        checks_stored as usize,
+        lines.len() - 2,
+        "the repeated check is one check"
+    );
 }

@@ -128,6 +128,36 @@ pub fn hash_key(key: &str) -> String {
 }
 
 /// `$start, $start+1, ...` in groups of `width`: `($1, $2), ($3, $4)`.
+/// One row per key for a multi-row upsert: of the rows sharing a key, the one `replaces` prefers
+/// (`replaces(new, kept)` is true when a later row should replace the kept one), at the place of
+/// the key's first row. PostgreSQL refuses an `INSERT … ON CONFLICT DO UPDATE` that meets one row
+/// twice ("cannot affect row a second time"; SQLite applies them in turn), and a feed may repeat
+/// a row, so every multi-row upsert with `DO UPDATE` goes through this.
+fn one_per_key<K, T>(
+    rows: impl IntoIterator<Item = (K, T)>,
+    replaces: impl Fn(&T, &T) -> bool,
+) -> Vec<(K, T)>
+where
+    K: Eq + std::hash::Hash + Clone,
+{
+    let mut at: HashMap<K, usize> = HashMap::new();
+    let mut out: Vec<(K, T)> = Vec::new();
+    for (k, row) in rows {
+        match at.get(&k) {
+            Some(&i) => {
+                if replaces(&row, &out[i].1) {
+                    out[i].1 = row;
+                }
+            }
+            None => {
+                at.insert(k.clone(), out.len());
+                out.push((k, row));
+            }
+        }
+    }
+    out
+}
+
 fn values_placeholders(rows: usize, width: usize) -> String {
     let mut s = String::with_capacity(rows * width * 4);
     for r in 0..rows {
@@ -213,6 +243,14 @@ impl Store {
                     // last transactions (SQLite manual, "PRAGMA synchronous").
                     if sqlite {
                         sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    } else {
+                        // Statements are prepared once per connection; PostgreSQL's generic plan
+                        // of one prepared while the tables were small kept scanning
+                        // `transport_events` whole once they had grown (8 s per key lookup at
+                        // 750,000 events). Plan each execution with its values instead.
+                        sqlx::query("SET plan_cache_mode = force_custom_plan")
                             .execute(&mut *conn)
                             .await?;
                     }
@@ -450,6 +488,21 @@ impl Store {
     pub async fn upsert_events(&self, account: Uuid, events: &[NewEvent<'_>]) -> Result<()> {
         let now = ts(Utc::now());
         let account = account.to_string();
+        // A feed may repeat an event: the later-issued version wins, the first among equals
+        // (the rule of the `WHERE` below).
+        let issued = |e: &NewEvent<'_>| {
+            e.event
+                .event
+                .event_created_at
+                .unwrap_or(e.event.event.event_at)
+        };
+        let events: Vec<&NewEvent<'_>> =
+            one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
+                issued(new) > issued(kept)
+            })
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
         let mut tx = self.pool.begin().await?;
         for chunk in events.chunks(CHUNK) {
             let sql = format!(
@@ -505,6 +558,19 @@ impl Store {
     /// Records quarantined rows; the same row of the same file is recorded once.
     pub async fn insert_quarantine(&self, account: Uuid, rows: &[Quarantined]) -> Result<()> {
         let now = ts(Utc::now());
+        // Two reasons for one field of one row: the later is kept, as before on SQLite.
+        let rows = one_per_key(
+            rows.iter().map(|r| {
+                let index = r.index.map(|i| i.to_string()).unwrap_or_default();
+                let id = crate::ids::scoped(
+                    account,
+                    "quarantine",
+                    &[&r.source_file, &index, &r.pointer],
+                );
+                (id, r)
+            }),
+            |_, _| true,
+        );
         let mut tx = self.pool.begin().await?;
         for chunk in rows.chunks(CHUNK) {
             let sql = format!(
@@ -513,13 +579,7 @@ impl Store {
                 values_placeholders(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
-            for r in chunk {
-                let index = r.index.map(|i| i.to_string()).unwrap_or_default();
-                let id = crate::ids::scoped(
-                    account,
-                    "quarantine",
-                    &[&r.source_file, &index, &r.pointer],
-                );
+            for (id, r) in chunk {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
@@ -544,16 +604,10 @@ impl Store {
         source_file: &str,
         checks: &[(usize, TerminalCheck, String)],
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        for chunk in checks.chunks(CHUNK) {
-            let sql = format!(
-                "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
-                 source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
-                 raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
-                values_placeholders(chunk.len(), 10)
-            );
-            let mut q = sqlx::query(&sql);
-            for (index, c, raw) in chunk {
+        // The same check twice in one file: the later row wins, as a second ingest would.
+        let checks = one_per_key(
+            checks.iter().map(|row| {
+                let c = &row.1;
                 let id = crate::ids::scoped(
                     account,
                     "terminal_check",
@@ -563,6 +617,20 @@ impl Store {
                         &ts(c.checked_at),
                     ],
                 );
+                (id, row)
+            }),
+            |_, _| true,
+        );
+        let mut tx = self.pool.begin().await?;
+        for chunk in checks.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
+                 source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
+                 raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
+                values_placeholders(chunk.len(), 10)
+            );
+            let mut q = sqlx::query(&sql);
+            for (id, (index, c, raw)) in chunk {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
@@ -588,16 +656,9 @@ impl Store {
         source_file: &str,
         deadlines: &[(usize, LineDeadline, String)],
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
-        for chunk in deadlines.chunks(CHUNK) {
-            let sql = format!(
-                "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
-                 source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
-                 WHERE line_deadlines.body <> excluded.body",
-                values_placeholders(chunk.len(), 9)
-            );
-            let mut q = sqlx::query(&sql);
-            for (index, d, raw) in chunk {
+        let deadlines = one_per_key(
+            deadlines.iter().map(|row| {
+                let d = &row.1;
                 let key = d
                     .container_number
                     .clone()
@@ -608,6 +669,20 @@ impl Store {
                     "line_deadline",
                     &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
                 );
+                (id, row)
+            }),
+            |_, _| true,
+        );
+        let mut tx = self.pool.begin().await?;
+        for chunk in deadlines.chunks(CHUNK) {
+            let sql = format!(
+                "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
+                 source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
+                 WHERE line_deadlines.body <> excluded.body",
+                values_placeholders(chunk.len(), 9)
+            );
+            let mut q = sqlx::query(&sql);
+            for (id, (index, d, raw)) in chunk {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
