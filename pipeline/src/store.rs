@@ -752,17 +752,23 @@ impl Store {
         from: Option<DateTime<Utc>>,
         to: Option<DateTime<Utc>>,
     ) -> Result<Vec<VesselPosition>> {
-        let rows = sqlx::query(
-            "SELECT mmsi, vessel_key, imo, vessel_name, observed_at, latitude, longitude, speed_knots, \
-             course_deg, heading_deg FROM vessel_positions \
-             WHERE (imo = $1 OR mmsi IN (SELECT DISTINCT mmsi FROM vessel_positions WHERE imo = $1 AND mmsi IS NOT NULL)) \
-             AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key",
-        )
-        .bind(imo)
-        .bind(from.map(ts).unwrap_or_else(|| "0000".into()))
-        .bind(to.map(ts).unwrap_or_else(|| "9999".into()))
-        .fetch_all(&self.pool)
-        .await?;
+        // Two index lookups joined by UNION: with `imo = $1 OR mmsi IN (…)` PostgreSQL scanned
+        // the whole table (127 ms at 822,000 positions, several times per map).
+        const COLUMNS: &str = "mmsi, vessel_key, imo, vessel_name, observed_at, latitude, \
+             longitude, speed_knots, course_deg, heading_deg";
+        let sql = format!(
+            "SELECT {COLUMNS} FROM vessel_positions WHERE imo = $1 \
+             AND observed_at >= $2 AND observed_at <= $3 \
+             UNION SELECT {COLUMNS} FROM vessel_positions WHERE mmsi IN \
+             (SELECT DISTINCT mmsi FROM vessel_positions WHERE imo = $1 AND mmsi IS NOT NULL) \
+             AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(imo)
+            .bind(from.map(ts).unwrap_or_else(|| "0000".into()))
+            .bind(to.map(ts).unwrap_or_else(|| "9999".into()))
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|r| {
                 let mmsi: Option<String> = r.try_get("mmsi")?;
