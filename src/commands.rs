@@ -108,7 +108,16 @@ pub async fn ingest_files(
             }
             Err(e) => {
                 failures += 1;
-                bar.suspend(|| eprintln!("error: {e}"));
+                // Feed errors name their file; store errors do not.
+                let message = e.to_string();
+                let file = path.display().to_string();
+                bar.suspend(|| {
+                    if message.contains(&file) {
+                        eprintln!("error: {message}");
+                    } else {
+                        eprintln!("error: {file}: {message}");
+                    }
+                });
             }
         }
         bar.inc(1);
