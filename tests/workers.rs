@@ -11,33 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{snapshot, TestDb, TEU};
-
-/// `teu simulate` into a temp dir: `containers` boxes in chunks of `per_file`.
-fn simulated(containers: usize, per_file: usize) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(TEU)
-        .args([
-            "simulate",
-            "--containers",
-            &containers.to_string(),
-            "--containers-per-file",
-            &per_file.to_string(),
-            "--email-every",
-            "5",
-            "--seed",
-            "11",
-        ])
-        .arg(dir.path())
-        .output()
-        .expect("run teu simulate");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
-}
+use common::{simulated_feed, snapshot, TestDb, TEU};
 
 /// The files of `subdirs`, in chunk order (`…-00001.*` of every subdir, then `…-00002.*`, …)
 /// so that a worker given them walks the same boxes as a worker given the DCSA files.
@@ -66,7 +40,7 @@ mod postgres {
             eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
             return;
         };
-        let feed = simulated(600, 20);
+        let feed = simulated_feed(600, 20, 11);
         let a = files_under(feed.path(), &["dcsa", "email"]);
         let b = files_under(feed.path(), &["rail", "terminal", "ais"]);
         assert!(

@@ -169,26 +169,48 @@ impl TestDb {
     }
 }
 
-/// Writes a generated feed (`teu generate`) into a temp dir and returns the dir.
-pub fn generated_feed(shipments: usize, seed: u64) -> tempfile::TempDir {
+/// Runs `teu ARGS… TEMP_DIR` (a command that writes files into a directory) and returns the
+/// directory; panics unless it exits 0.
+fn teu_into_temp_dir(args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = Command::new(TEU)
-        .args([
-            "generate",
-            "--shipments",
-            &shipments.to_string(),
-            "--seed",
-            &seed.to_string(),
-        ])
+        .args(args)
         .arg(dir.path())
         .output()
-        .expect("run teu generate");
+        .expect("run teu");
     assert!(
         out.status.success(),
-        "{}",
+        "teu {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     dir
+}
+
+/// Writes a generated feed (`teu generate`) into a temp dir and returns the dir.
+pub fn generated_feed(shipments: usize, seed: u64) -> tempfile::TempDir {
+    teu_into_temp_dir(&[
+        "generate",
+        "--shipments",
+        &shipments.to_string(),
+        "--seed",
+        &seed.to_string(),
+    ])
+}
+
+/// Writes a simulated feed (`teu simulate`: `containers` boxes in chunks of `per_file`, an
+/// email every 5 arriving shipments) into a temp dir and returns the dir.
+pub fn simulated_feed(containers: usize, per_file: usize, seed: u64) -> tempfile::TempDir {
+    teu_into_temp_dir(&[
+        "simulate",
+        "--containers",
+        &containers.to_string(),
+        "--containers-per-file",
+        &per_file.to_string(),
+        "--email-every",
+        "5",
+        "--seed",
+        &seed.to_string(),
+    ])
 }
 
 pub struct Server {
