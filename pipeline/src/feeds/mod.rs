@@ -247,3 +247,13 @@ fn unzstd(bytes: &[u8], source_file: &str) -> Result<Vec<u8>, FeedError> {
     }
     Ok(out)
 }
+
+/// A CSV column name as the readers compare it: ASCII letters and digits only, lower-cased
+/// (`"Container #"` → `"container"`, `"BaseDateTime"` → `"basedatetime"`). Shared by the
+/// terminal and AIS readers' header detection.
+pub(crate) fn normalize_header(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}

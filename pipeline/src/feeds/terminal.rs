@@ -223,13 +223,6 @@ const FEE_COLUMNS: &[(&str, &str)] = &[
     ("totaldue", "total"),
 ];
 
-fn normalize_name(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
-}
-
 fn field_of(name: &str) -> Option<Field> {
     ALIASES
         .iter()
@@ -241,7 +234,7 @@ fn field_of(name: &str) -> Option<Field> {
 pub fn looks_like_terminal_csv(header: &str) -> bool {
     let fields: Vec<Option<Field>> = header
         .split([',', ';', '\t'])
-        .map(|c| field_of(&normalize_name(c)))
+        .map(|c| field_of(&super::normalize_header(c)))
         .collect();
     let has = |f: Field| fields.contains(&Some(f));
     has(Field::Container) && (has(Field::Terminal) || has(Field::LastFreeDay))
@@ -252,8 +245,10 @@ pub fn looks_like_terminal_csv(header: &str) -> bool {
 pub fn looks_like_terminal_jsonl(first_line: &str) -> bool {
     match serde_json::from_str::<Value>(first_line) {
         Ok(Value::Object(o)) => {
-            let fields: Vec<Option<Field>> =
-                o.keys().map(|k| field_of(&normalize_name(k))).collect();
+            let fields: Vec<Option<Field>> = o
+                .keys()
+                .map(|k| field_of(&super::normalize_header(k)))
+                .collect();
             fields.contains(&Some(Field::Container)) && fields.contains(&Some(Field::Terminal))
         }
         _ => false,
@@ -297,7 +292,7 @@ pub fn read_csv(bytes: &[u8], source_file: &str) -> Result<TerminalBatch, FeedEr
         .headers()
         .map_err(|e| csv_error(source_file, e))?
         .clone();
-    let columns: Vec<String> = headers.iter().map(normalize_name).collect();
+    let columns: Vec<String> = headers.iter().map(super::normalize_header).collect();
     let is_deadlines = !columns.iter().any(|c| field_of(c) == Some(Field::Terminal));
     let mut batch = TerminalBatch::default();
     for (index, record) in rdr.records().enumerate() {
@@ -409,7 +404,7 @@ pub fn read_jsonl(bytes: &[u8], source_file: &str) -> Result<TerminalBatch, Feed
         };
         let mut names = HashMap::new();
         for (k, v) in obj {
-            let n = normalize_name(&k);
+            let n = super::normalize_header(&k);
             if let Some(f) = field_of(&n) {
                 names.insert(f, k);
                 row.values.insert(f, v);
@@ -652,7 +647,7 @@ pub fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> DateTime<Utc> {
 }
 
 fn parse_availability(s: &str) -> Result<bool, String> {
-    match normalize_name(s).as_str() {
+    match super::normalize_header(s).as_str() {
         "yes" | "y" | "true" | "1" | "available" | "released" | "ready" | "availableforpickup" => {
             Ok(true)
         }
@@ -666,7 +661,7 @@ fn parse_availability(s: &str) -> Result<bool, String> {
 
 /// `Some("hold")`, `Some("pending")` or `None` (no hold) for a hold status text.
 fn hold_status(s: &str) -> Result<Option<&'static str>, String> {
-    match normalize_name(s).as_str() {
+    match super::normalize_header(s).as_str() {
         "hold" | "h" | "onhold" | "yes" | "y" | "1" | "true" | "active" => Ok(Some("hold")),
         "pending" | "p" => Ok(Some("pending")),
         "" | "released" | "release" | "no" | "n" | "none" | "0" | "false" | "cleared" => Ok(None),
@@ -742,7 +737,7 @@ fn parse_holds(v: &Value) -> Result<Vec<TerminalHold>, String> {
 
 /// The spec's fee type for a fee name as a terminal writes it.
 pub fn fee_type(name: &str) -> &'static str {
-    match normalize_name(name).as_str() {
+    match super::normalize_header(name).as_str() {
         "demurrage" | "dem" | "storage" | "portstorage" | "demurragefee" => "demurrage",
         "exam" | "customsexam" | "xray" | "inspection" | "examfee" | "cet" => "exam",
         "extendeddwell" | "extendeddwelltime" | "edt" | "dwell" | "dwellfee" => {
