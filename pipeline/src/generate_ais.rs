@@ -73,8 +73,45 @@ pub fn events_of(files: &[GeneratedFile]) -> Vec<EventRow> {
         .collect()
 }
 
-/// AIS positions for the voyages of `events` (module documentation).
+/// Counts of what [`write_ais`] wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AisCounts {
+    /// Position reports (CSV rows, header excluded).
+    pub positions: usize,
+    /// Distinct vessels (IMO numbers) with at least one actual call.
+    pub vessels: usize,
+    /// Port-to-port passages sailed.
+    pub passages: usize,
+}
+
+/// AIS positions for the voyages of `events` (module documentation), collected into one CSV
+/// text. Holds every position in memory; [`write_ais`] streams them instead.
 pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
+    let mut csv = String::new();
+    let counts = write_ais(events, seed, |text, _| {
+        csv.push_str(text);
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .unwrap_or_else(|never| match never {});
+    GeneratedAis {
+        name: "ais-generated.csv".into(),
+        csv,
+        positions: counts.positions,
+        vessels: counts.vessels,
+        passages: counts.passages,
+    }
+}
+
+/// AIS positions for the voyages of `events` (module documentation), streamed: `out` gets the
+/// header line first (with 0 rows), then the CSV lines of one passage at a time with their
+/// row count, each line ending in `\n`. Memory holds the distinct vessel calls and one passage,
+/// whatever the number of positions. Stops at, and returns, the first error of `out`. The same
+/// events and seed give the same text, split the same way.
+pub fn write_ais<E>(
+    events: &[EventRow],
+    seed: u64,
+    mut out: impl FnMut(&str, usize) -> Result<(), E>,
+) -> Result<AisCounts, E> {
     let now = generator_now();
     let (ports, _) = crate::reference::bundled();
     // Distinct vessel calls: (imo, time, code, locode), actual and planned apart.
@@ -109,6 +146,7 @@ pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
     let lanes = sealanes::network();
     let mut csv = String::from(HEADER);
     csv.push('\n');
+    out(&csv, 0)?;
     let (mut positions, mut passages) = (0, 0);
     for (imo, calls) in &actual {
         // Stops: consecutive calls at one port merged.
@@ -171,16 +209,17 @@ pub fn generate_ais(events: &[EventRow], seed: u64) -> GeneratedAis {
                 continue;
             };
             passages += 1;
-            positions += sail(&mut csv, &mut rng, &path, dep, arr, now, &mmsi, imo, &name);
+            csv.clear();
+            let n = sail(&mut csv, &mut rng, &path, dep, arr, now, &mmsi, imo, &name);
+            positions += n;
+            out(&csv, n)?;
         }
     }
-    GeneratedAis {
-        name: "ais-generated.csv".into(),
-        csv,
+    Ok(AisCounts {
         positions,
         vessels: actual.len(),
         passages,
-    }
+    })
 }
 
 /// Cumulative distances (nm) along `path`.
@@ -283,6 +322,44 @@ fn sail(
 mod tests {
     use super::*;
     use crate::generate::{generate, GenOptions};
+
+    #[test]
+    fn streamed_passages_add_up_to_the_collected_text() {
+        let files = generate(&GenOptions {
+            shipments: 12,
+            seed: 7,
+            events_per_file: 0,
+        });
+        let events = events_of(&files);
+        let (mut text, mut calls, mut rows) = (String::new(), 0, 0);
+        let counts = write_ais(&events, 7, |lines, n| {
+            calls += 1;
+            rows += n;
+            assert_eq!(lines.matches('\n').count(), if calls == 1 { 1 } else { n });
+            text.push_str(lines);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        let ais = generate_ais(&events, 7);
+        assert_eq!(text, ais.csv);
+        assert_eq!((counts.positions, rows), (ais.positions, ais.positions));
+        assert_eq!(
+            calls,
+            counts.passages + 1,
+            "the header, then one call per passage"
+        );
+        // The sink's error stops the stream.
+        let mut seen = 0;
+        let err = write_ais(&events, 7, |_, _| {
+            seen += 1;
+            if seen == 2 {
+                Err("disk full")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((err, seen), (Err("disk full"), 2));
+    }
 
     #[test]
     fn generated_positions_are_valid_marinecadastre_ais() {

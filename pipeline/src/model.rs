@@ -91,6 +91,9 @@ impl Classifier {
 /// `GTIN`, `GTOT`, `STUF`, `STRP`, `PICK`, `DROP`, `INSP`, `RSEA`, `RMVD`) or shipment
 /// (`RECE`, `DRFT`, `PENA`, `PENU`, `REJE`, `APPR`, `ISSU`, `SURR`, `SUBM`, `VOID`, `CONF`,
 /// `REQS`, `CMPL`, `HOLD`, `RELS`).
+///
+/// Serialized (as `transport_events.body`) without its absent fields, which read back as
+/// `None`: a shipment event has about a third of the fields of an equipment event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventRow {
     /// The feed's own `eventID`.
@@ -102,40 +105,59 @@ pub struct EventRow {
     pub event_at: DateTime<Utc>,
     /// `eventCreatedDateTime` (2.2) or `eventUpdatedDateTime` (3.0), UTC: when the carrier
     /// issued this version of the event. Later versions win when estimates change.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub event_created_at: Option<DateTime<Utc>>,
     /// ISO 6346 container number (`equipmentReference`, or an `EQ` reference).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub container_number: Option<String>,
     /// Transport document (bill of lading) number: `TRD`/`BOL` document reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bill_of_lading: Option<String>,
     /// Carrier booking reference: `BKG` document reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub booking: Option<String>,
     /// UN/LOCODE of the event location (or of the transport call).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub locode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub location_name: Option<String>,
     /// Facility code (SMDG or BIC) of the event location.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub facility_code: Option<String>,
     /// DCSA facility type code of the event location (`facilityTypeCode`): `POTE` port
     /// terminal, `OFFD` off-dock storage (`COYA`, deprecated, read as `OFFD`), `COFS` container
     /// freight station, `DEPO` depot, `CLOC` customer location, `INTE` inland terminal, `RAMP`
     /// rail ramp, `BOCR` border crossing. `None` when the feed does not say.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facility_type: Option<String>,
     /// `VESSEL`, `RAIL`, `TRUCK` or `BARGE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode_of_transport: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transport_call_sequence: Option<i64>,
     /// IMO number, 7 digits.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vessel_imo: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vessel_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub export_voyage: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub import_voyage: Option<String>,
     /// SCAC of the carrier operating the vessel / issuing the event.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub carrier_scac: Option<String>,
     /// ISO 6346 size-type code, e.g. `22GP`, `45G1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub iso_equipment_code: Option<String>,
     /// `true` for `emptyIndicatorCode` EMPTY, `false` for LADEN, `None` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub seal_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub delay_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
 }
 

@@ -260,37 +260,58 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// The AIS of every voyage seen, in files of at most [`AIS_ROWS_PER_FILE`] positions.
+    /// The AIS of every voyage seen, in files of at most [`AIS_ROWS_PER_FILE`] positions,
+    /// streamed passage by passage: memory holds one file's text, not the whole track.
     fn write_ais(&mut self) -> io::Result<()> {
         let calls: Vec<EventRow> = std::mem::take(&mut self.calls).into_values().collect();
-        let ais = generate_ais::generate_ais(&calls, self.opts.seed);
-        self.summary.ais_positions = ais.positions;
-        self.summary.ais_vessels = ais.vessels;
-        let mut lines = ais.csv.lines();
-        let header = lines.next().unwrap_or(generate_ais::HEADER);
-        let mut part = 0;
-        let mut rows: Vec<&str> = Vec::with_capacity(AIS_ROWS_PER_FILE);
-        loop {
-            rows.clear();
-            rows.extend(lines.by_ref().take(AIS_ROWS_PER_FILE));
-            if rows.is_empty() && part > 0 {
-                return Ok(());
-            }
+        let mut header = String::new();
+        let mut text = String::new();
+        let (mut rows, mut part) = (0usize, 0usize);
+        let counts =
+            generate_ais::write_ais(&calls, self.opts.seed, |lines, n| -> io::Result<()> {
+                if n == 0 && header.is_empty() {
+                    header = lines.to_string();
+                    text.push_str(&header);
+                    return Ok(());
+                }
+                let mut lines = lines;
+                while !lines.is_empty() {
+                    let room = AIS_ROWS_PER_FILE - rows;
+                    // Byte offset just after the `room`-th line, or the whole rest.
+                    let cut = lines
+                        .match_indices('\n')
+                        .nth(room.saturating_sub(1))
+                        .map_or(lines.len(), |(i, _)| i + 1);
+                    let (head, rest) = lines.split_at(cut);
+                    text.push_str(head);
+                    rows += head.matches('\n').count();
+                    lines = rest;
+                    if rows == AIS_ROWS_PER_FILE {
+                        part += 1;
+                        self.write_ais_part(part, &text)?;
+                        text.clear();
+                        text.push_str(&header);
+                        rows = 0;
+                    }
+                }
+                Ok(())
+            })?;
+        if rows > 0 || part == 0 {
             part += 1;
-            let mut text =
-                String::with_capacity(rows.iter().map(|r| r.len() + 1).sum::<usize>() + 200);
-            text.push_str(header);
-            text.push('\n');
-            for r in &rows {
-                text.push_str(r);
-                text.push('\n');
-            }
-            let path = self
-                .out_dir
-                .join("ais")
-                .join(format!("ais-positions-{part:03}.csv"));
-            self.write(path, text.as_bytes(), self.opts.zstd)?;
+            self.write_ais_part(part, &text)?;
         }
+        self.summary.ais_positions = counts.positions;
+        self.summary.ais_vessels = counts.vessels;
+        Ok(())
+    }
+
+    /// Writes `ais/ais-positions-{part:03}.csv` (`.zst` with [`SimOptions::zstd`]).
+    fn write_ais_part(&mut self, part: usize, text: &str) -> io::Result<()> {
+        let path = self
+            .out_dir
+            .join("ais")
+            .join(format!("ais-positions-{part:03}.csv"));
+        self.write(path, text.as_bytes(), self.opts.zstd)
     }
 }
 

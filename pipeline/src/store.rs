@@ -185,8 +185,16 @@ pub(crate) fn in_list(from: usize, n: usize) -> String {
         .join(", ")
 }
 
-/// Rows per multi-row statement; keeps bind parameters far below SQLite's and PostgreSQL's limits.
-pub(crate) const CHUNK: usize = 400;
+/// Rows per multi-row statement on PostgreSQL; keeps bind parameters far below its limit of
+/// 65,535.
+const CHUNK: usize = 400;
+
+/// Bind parameters per multi-row statement on SQLite. SQLite finds a numbered parameter (`$N`)
+/// by a linear scan of the statement's parameter list, and sqlx asks for the name of every
+/// parameter it binds (`sqlite3_bind_parameter_name`), so binding one statement costs the square
+/// of its parameters: at 3,600 (400 events of 9 columns) that lookup was 38% of the ingest's
+/// CPU time (perf, docs/NOTES.md). A few hundred keep the lookup small and the statements few.
+const SQLITE_PARAMS: usize = 250;
 
 /// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
 /// `content_hash` was unchanged are not listed).
@@ -214,6 +222,15 @@ pub struct NewEvent<'a> {
 }
 
 impl Store {
+    /// Rows per multi-row statement (or keys per `IN` list) of `width` bind parameters each:
+    /// [`CHUNK`] on PostgreSQL, [`SQLITE_PARAMS`] / `width` (at least 1) on SQLite.
+    fn rows_per_statement(&self, width: usize) -> usize {
+        match self.backend {
+            Backend::Sqlite => (SQLITE_PARAMS / width.max(1)).max(1),
+            Backend::Postgres => CHUNK,
+        }
+    }
+
     /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates
     /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL.
     pub async fn connect(url: &str) -> Result<Store> {
@@ -444,7 +461,7 @@ impl Store {
     /// Upserts ports (reference data, shared by all accounts).
     pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        for chunk in ports.chunks(CHUNK) {
+        for chunk in ports.chunks(self.rows_per_statement(7)) {
             let sql = format!(
                 "INSERT INTO ports (locode, name, country_code, country, latitude, longitude, time_zone) VALUES {} \
                  ON CONFLICT (locode) DO UPDATE SET name = excluded.name, country_code = excluded.country_code, \
@@ -504,7 +521,7 @@ impl Store {
             .map(|(_, e)| e)
             .collect();
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(CHUNK) {
+        for chunk in events.chunks(self.rows_per_statement(9)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
@@ -572,7 +589,7 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in rows.chunks(CHUNK) {
+        for chunk in rows.chunks(self.rows_per_statement(8)) {
             let sql = format!(
                 "INSERT INTO quarantine (id, account_id, source_file, row_index, pointer, reason, payload, created_at) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET reason = excluded.reason",
@@ -622,7 +639,7 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in checks.chunks(CHUNK) {
+        for chunk in checks.chunks(self.rows_per_statement(10)) {
             let sql = format!(
                 "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
                  source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
@@ -674,7 +691,7 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in deadlines.chunks(CHUNK) {
+        for chunk in deadlines.chunks(self.rows_per_statement(9)) {
             let sql = format!(
                 "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
                  source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
@@ -709,7 +726,7 @@ impl Store {
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        for chunk in positions.chunks(CHUNK) {
+        for chunk in positions.chunks(self.rows_per_statement(13)) {
             let sql = format!(
                 "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
                  longitude, speed_knots, course_deg, heading_deg, source_file, source_index) VALUES {} \
@@ -809,7 +826,7 @@ impl Store {
     ) -> Result<(Vec<TerminalCheck>, Vec<LineDeadline>)> {
         let mut checks = Vec::new();
         let mut deadlines = Vec::new();
-        for chunk in containers.chunks(CHUNK) {
+        for chunk in containers.chunks(self.rows_per_statement(1)) {
             let list = in_list(2, chunk.len());
             for (table, is_check) in [("terminal_checks", true), ("line_deadlines", false)] {
                 let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
@@ -828,7 +845,7 @@ impl Store {
                 }
             }
         }
-        for chunk in bills_of_lading.chunks(CHUNK) {
+        for chunk in bills_of_lading.chunks(self.rows_per_statement(1)) {
             let sql = format!(
                 "SELECT id, body FROM line_deadlines WHERE account_id = $1 AND container_number IS NULL \
                  AND bill_of_lading IN ({})",
@@ -865,7 +882,7 @@ impl Store {
             ("bill_of_lading", bills_of_lading),
             ("booking", bookings),
         ] {
-            for chunk in values.chunks(CHUNK) {
+            for chunk in values.chunks(self.rows_per_statement(1)) {
                 let sql = format!(
                     "SELECT id, raw_event_id, body FROM transport_events WHERE account_id = $1 AND {column} IN ({})",
                     in_list(2, chunk.len())
@@ -900,7 +917,7 @@ impl Store {
         let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
         let mut tx = self.pool.begin().await?;
-        for chunk in shipments.chunks(CHUNK) {
+        for chunk in shipments.chunks(self.rows_per_statement(12)) {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
                  pol_locode, pod_locode, shipping_line_scac, pod_eta_at, filters_at) \
@@ -938,7 +955,7 @@ impl Store {
                 .shipments
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        for chunk in containers.chunks(CHUNK) {
+        for chunk in containers.chunks(self.rows_per_statement(13)) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
                  refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
@@ -973,7 +990,7 @@ impl Store {
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        for chunk in links.chunks(CHUNK) {
+        for chunk in links.chunks(self.rows_per_statement(3)) {
             let sql = format!(
                 "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
                  ON CONFLICT (container_id, event_id) DO NOTHING",
@@ -1049,7 +1066,7 @@ impl Store {
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<TransportEvent>>> {
         let mut out: HashMap<Uuid, Vec<TransportEvent>> = HashMap::new();
-        for chunk in container_ids.chunks(CHUNK) {
+        for chunk in container_ids.chunks(self.rows_per_statement(1)) {
             // CROSS JOIN makes SQLite walk the links of the page's containers first (primary
             // key lookups); with a plain JOIN it chose the account's events index and scanned
             // every event of the account (130 ms for a page of 30 among 11,000 events).
@@ -1107,7 +1124,7 @@ impl Store {
         read: fn(&AnyRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(CHUNK) {
+        for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = format!("{prefix} ({})", in_list(2, chunk.len()));
             let mut q = sqlx::query(&sql).bind(account.to_string());
             for id in chunk {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Ingest at scale: `teu ingest` of a `teu simulate` feed into a fresh database, with one or
+# several workers on disjoint files, and the figures of each worker.
+#
+#   scripts/scale.sh sqlite|postgres FEED_DIR [WORKERS]        (WORKERS default 1)
+#
+# FEED_DIR is made first when it has no MANIFEST:
+#   teu simulate --containers $TEU_SCALE_CONTAINERS --seed 1 --zstd FEED_DIR   (default 100,000)
+# The DCSA, terminal, line-deadline, rail and email files are ingested (the AIS positions are
+# public data shared by every account and are left out). Worker k of W takes the chunks whose
+# number is k modulo W (chunk NNNNN of dcsa/events-NNNNN.json.zst, terminal/*-NNNNN.*,
+# rail/rail-events-NNNNN.*, email/NNNNN-*.eml), in chunk order, so the workers' files are
+# disjoint and a container's files all go to one worker. SQLite takes one worker (one writer).
+#
+# The database is SQLite at $TEU_SCALE_DIR/scale.db (default: FEED_DIR/..) or database
+# `teu_scale` on the PostgreSQL at TEU_SCALE_PG (default postgres://postgres@127.0.0.1:5432),
+# dropped and created afresh. Each worker's output goes to $TEU_SCALE_DIR/worker-K.log; at the
+# end the script prints the wall time, each worker's report (rows, per-stage rows/s, peak RSS),
+# the table counts and the database size. The binary is TEU_BIN when set, else a release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+backend=${1:?sqlite or postgres}
+feed=${2:?feed directory}
+workers=${3:-1}
+pg=${TEU_SCALE_PG:-postgres://postgres@127.0.0.1:5432}
+export PGOPTIONS=--client-min-messages=warning
+dir=${TEU_SCALE_DIR:-$(dirname "$feed")}
+if [ -z "${TEU_BIN:-}" ]; then
+  cargo build --release --bin teu --quiet
+  TEU_BIN=$PWD/target/release/teu
+fi
+if [ ! -f "$feed/MANIFEST" ]; then
+  /usr/bin/time -f 'simulate: %e s, peak RSS %M KB' \
+    "$TEU_BIN" simulate --containers "${TEU_SCALE_CONTAINERS:-100000}" --seed 1 --zstd "$feed"
+fi
+
+case $backend in
+  sqlite)
+    [ "$workers" = 1 ] || { echo "SQLite has one writer: use 1 worker" >&2; exit 2; }
+    rm -f "$dir/scale.db" "$dir/scale.db-wal" "$dir/scale.db-shm"
+    url="sqlite:$dir/scale.db" ;;
+  postgres)
+    psql "$pg/postgres" -qc 'DROP DATABASE IF EXISTS teu_scale WITH (FORCE)' -c 'CREATE DATABASE teu_scale' >/dev/null
+    url="$pg/teu_scale" ;;
+  *) echo "unknown backend $backend" >&2; exit 2 ;;
+esac
+export DATABASE_URL=$url RUST_LOG=warn
+"$TEU_BIN" accounts create --name scale >/dev/null
+
+# Worker k's files, chunk by chunk: the chunk number is the first 5-digit run of the file name.
+files_of() { # k
+  find "$feed"/dcsa "$feed"/terminal "$feed"/rail "$feed"/email -type f 2>/dev/null |
+    awk -v k="$1" -v w="$workers" '
+      { name = $0; sub(/.*\//, "", name)
+        if (match(name, /[0-9][0-9][0-9][0-9][0-9]/)) {
+          chunk = substr(name, RSTART, 5) + 0
+          kind = $0 ~ /\/dcsa\// ? 0 : $0 ~ /\/terminal\// ? 1 : $0 ~ /\/rail\// ? 2 : 3
+          if (chunk % w == k) printf "%06d %d %s\n", chunk, kind, $0 } }' |
+    sort | cut -d' ' -f3-
+}
+
+start=$(date +%s.%N)
+pids=()
+for ((k = 0; k < workers; k++)); do
+  mapfile -t files < <(files_of "$k")
+  /usr/bin/time -f 'worker exit: %x, %e s, peak RSS %M KB' \
+    "$TEU_BIN" ingest --account scale "${files[@]}" >"$dir/worker-$k.log" 2>&1 &
+  pids+=($!)
+done
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+end=$(date +%s.%N)
+awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" \
+  'BEGIN { printf "backend %s, %d worker(s), wall time %.0f s\n", b, w, e - s }'
+for ((k = 0; k < workers; k++)); do
+  echo "--- worker $k"
+  grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
+  grep '^worker exit' "$dir/worker-$k.log"
+done
+count='SELECT (SELECT count(*) FROM containers) AS containers, (SELECT count(*) FROM shipments) AS shipments, (SELECT count(*) FROM transport_events) AS events, (SELECT count(*) FROM terminal_checks) AS terminal_checks'
+case $backend in
+  sqlite)
+    sqlite3 "$dir/scale.db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
+    sqlite3 -header "$dir/scale.db" "$count"
+    du -h "$dir/scale.db" ;;
+  postgres)
+    psql "$url" -c "$count"
+    psql "$url" -tAc "SELECT 'database size ' || pg_size_pretty(pg_database_size('teu_scale'))" ;;
+esac
+exit $status
