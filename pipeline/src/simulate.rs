@@ -20,8 +20,9 @@
 //! reader of `teu ingest` takes them as they are.
 //!
 //! Memory: one chunk's events (about 22 events per container, about 5.5 KB each as JSON values)
-//! plus one vessel call per distinct voyage stop for the AIS at the end. Output size: about
-//! 18 KB of uncompressed DCSA JSON per container.
+//! plus one vessel call per distinct voyage stop for the AIS at the end, which is streamed one
+//! passage at a time into files ([`generate_ais::write_ais`]); 1,000,000 containers peaked at
+//! 1.2 GB RSS. Output size: about 18 KB of uncompressed DCSA JSON per container.
 //!
 //! Deterministic: the same options give byte-identical files.
 
