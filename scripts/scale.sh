@@ -11,6 +11,7 @@
 # number is k modulo W (chunk NNNNN of dcsa/events-NNNNN.json.zst, terminal/*-NNNNN.*,
 # rail/rail-events-NNNNN.*, email/NNNNN-*.eml), in chunk order, so the workers' files are
 # disjoint and a container's files all go to one worker. SQLite takes one worker (one writer).
+# TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each).
 #
 # The database is SQLite at $TEU_SCALE_DIR/scale.db (default: FEED_DIR/..) or database
 # `teu_scale` on the PostgreSQL at TEU_SCALE_PG (default postgres://postgres@127.0.0.1:5432),
@@ -50,12 +51,12 @@ export DATABASE_URL=$url RUST_LOG=warn
 # Worker k's files, chunk by chunk: the chunk number is the first 5-digit run of the file name.
 files_of() { # k
   find "$feed"/dcsa "$feed"/terminal "$feed"/rail "$feed"/email -type f 2>/dev/null |
-    awk -v k="$1" -v w="$workers" '
+    awk -v k="$1" -v w="$workers" -v last="${TEU_SCALE_CHUNKS:-0}" '
       { name = $0; sub(/.*\//, "", name)
         if (match(name, /[0-9][0-9][0-9][0-9][0-9]/)) {
           chunk = substr(name, RSTART, 5) + 0
           kind = $0 ~ /\/dcsa\// ? 0 : $0 ~ /\/terminal\// ? 1 : $0 ~ /\/rail\// ? 2 : 3
-          if (chunk % w == k) printf "%06d %d %s\n", chunk, kind, $0 } }' |
+          if (chunk % w == k && (last == 0 || chunk <= last)) printf "%06d %d %s\n", chunk, kind, $0 } }' |
     sort | cut -d' ' -f3-
 }
 
