@@ -108,16 +108,8 @@ pub async fn ingest_files(
             }
             Err(e) => {
                 failures += 1;
-                // Feed errors name their file; store errors do not.
-                let message = e.to_string();
-                let file = path.display().to_string();
-                bar.suspend(|| {
-                    if message.contains(&file) {
-                        eprintln!("error: {message}");
-                    } else {
-                        eprintln!("error: {file}: {message}");
-                    }
-                });
+                // Every error of `ingest_file` names its file.
+                bar.suspend(|| eprintln!("error: {e}"));
             }
         }
         bar.inc(1);

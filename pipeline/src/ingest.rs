@@ -36,6 +36,14 @@ pub enum IngestError {
     Normalize(#[from] NormalizeError),
     #[error("the normalization worker failed: {0}")]
     Worker(String),
+    /// A store, normalization or worker error while ingesting the file at `path` (feed errors
+    /// name their file themselves and are not wrapped).
+    #[error("{path}: {source}")]
+    InFile {
+        path: PathBuf,
+        #[source]
+        source: Box<IngestError>,
+    },
     #[error("{path}: cannot list directory: {source}")]
     Walk {
         path: PathBuf,
@@ -138,6 +146,23 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
 /// message, see [`crate::email::store::is_email_file`]) goes to [`crate::email`], the rest to the
 /// feed readers.
 pub async fn ingest_file(
+    store: &Store,
+    account: &Account,
+    path: &Path,
+) -> Result<FileSummary, IngestError> {
+    ingest_file_unnamed(store, account, path)
+        .await
+        .map_err(|e| match e {
+            IngestError::Feed(_) | IngestError::Walk { .. } | IngestError::InFile { .. } => e,
+            other => IngestError::InFile {
+                path: path.to_path_buf(),
+                source: Box::new(other),
+            },
+        })
+}
+
+/// [`ingest_file`] without the path on its non-feed errors.
+async fn ingest_file_unnamed(
     store: &Store,
     account: &Account,
     path: &Path,

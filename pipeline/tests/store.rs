@@ -149,3 +149,21 @@ async fn ingest_on(store: &Store) {
     assert!(store.container(b.id, c.id).await.unwrap().is_none());
     assert!(store.container(a.id, c.id).await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn a_store_error_names_the_file_being_ingested() {
+    let (_dir, store) = sqlite().await;
+    let (a, _) = store.create_account("acme", false).await.unwrap();
+    let file = sample("tnt-220-response.json");
+    store.pool().close().await;
+    let err = ingest::ingest_file(&store, &a, &file).await.unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(err, ingest::IngestError::InFile { .. }),
+        "{message}"
+    );
+    assert!(
+        message.starts_with(&format!("{}: ", file.display())),
+        "{message}"
+    );
+}

@@ -116,7 +116,7 @@ fn col_of(name: &str) -> Option<Col> {
 /// The layout of a CSV whose first line is `header`, when it is an AIS file: it needs a vessel
 /// id (MMSI or track id), a time, a latitude and a longitude column.
 pub fn detect(header: &str) -> Option<AisLayout> {
-    let names: Vec<String> = header.split(',').map(super::normalize_header).collect();
+    let names: Vec<String> = header.split(',').map(super::fold_token).collect();
     let cols: Vec<Option<Col>> = names.iter().map(|n| col_of(n)).collect();
     let has = |c: Col| cols.contains(&Some(c));
     if !(has(Col::Time) && has(Col::Lat) && has(Col::Lon)) {
@@ -176,7 +176,7 @@ pub fn read_csv(bytes: &[u8], source_file: &str) -> Result<AisBatch, FeedError> 
     })?;
     let mut index: HashMap<Col, usize> = HashMap::new();
     for (i, name) in header.iter().enumerate() {
-        if let Some(c) = col_of(&super::normalize_header(name)) {
+        if let Some(c) = col_of(&super::fold_token(name)) {
             index.entry(c).or_insert(i);
         }
     }

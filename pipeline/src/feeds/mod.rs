@@ -248,10 +248,11 @@ fn unzstd(bytes: &[u8], source_file: &str) -> Result<Vec<u8>, FeedError> {
     Ok(out)
 }
 
-/// A CSV column name as the readers compare it: ASCII letters and digits only, lower-cased
-/// (`"Container #"` → `"container"`, `"BaseDateTime"` → `"basedatetime"`). Shared by the
-/// terminal and AIS readers' header detection.
-pub(crate) fn normalize_header(s: &str) -> String {
+/// A column name or an enumerated value as the readers compare it: ASCII letters and digits
+/// only, lower-cased (`"Container #"` → `"container"`, `"BaseDateTime"` → `"basedatetime"`,
+/// `"On Hold"` → `"onhold"`). Shared by the terminal and AIS readers' header detection and the
+/// terminal reader's availability, hold and fee names.
+pub(crate) fn fold_token(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())

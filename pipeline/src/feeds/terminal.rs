@@ -234,7 +234,7 @@ fn field_of(name: &str) -> Option<Field> {
 pub fn looks_like_terminal_csv(header: &str) -> bool {
     let fields: Vec<Option<Field>> = header
         .split([',', ';', '\t'])
-        .map(|c| field_of(&super::normalize_header(c)))
+        .map(|c| field_of(&super::fold_token(c)))
         .collect();
     let has = |f: Field| fields.contains(&Some(f));
     has(Field::Container) && (has(Field::Terminal) || has(Field::LastFreeDay))
@@ -245,10 +245,8 @@ pub fn looks_like_terminal_csv(header: &str) -> bool {
 pub fn looks_like_terminal_jsonl(first_line: &str) -> bool {
     match serde_json::from_str::<Value>(first_line) {
         Ok(Value::Object(o)) => {
-            let fields: Vec<Option<Field>> = o
-                .keys()
-                .map(|k| field_of(&super::normalize_header(k)))
-                .collect();
+            let fields: Vec<Option<Field>> =
+                o.keys().map(|k| field_of(&super::fold_token(k))).collect();
             fields.contains(&Some(Field::Container)) && fields.contains(&Some(Field::Terminal))
         }
         _ => false,
@@ -292,7 +290,7 @@ pub fn read_csv(bytes: &[u8], source_file: &str) -> Result<TerminalBatch, FeedEr
         .headers()
         .map_err(|e| csv_error(source_file, e))?
         .clone();
-    let columns: Vec<String> = headers.iter().map(super::normalize_header).collect();
+    let columns: Vec<String> = headers.iter().map(super::fold_token).collect();
     let is_deadlines = !columns.iter().any(|c| field_of(c) == Some(Field::Terminal));
     let mut batch = TerminalBatch::default();
     for (index, record) in rdr.records().enumerate() {
@@ -404,7 +402,7 @@ pub fn read_jsonl(bytes: &[u8], source_file: &str) -> Result<TerminalBatch, Feed
         };
         let mut names = HashMap::new();
         for (k, v) in obj {
-            let n = super::normalize_header(&k);
+            let n = super::fold_token(&k);
             if let Some(f) = field_of(&n) {
                 names.insert(f, k);
                 row.values.insert(f, v);
@@ -647,7 +645,7 @@ pub fn local_to_utc(naive: NaiveDateTime, tz: Tz) -> DateTime<Utc> {
 }
 
 fn parse_availability(s: &str) -> Result<bool, String> {
-    match super::normalize_header(s).as_str() {
+    match super::fold_token(s).as_str() {
         "yes" | "y" | "true" | "1" | "available" | "released" | "ready" | "availableforpickup" => {
             Ok(true)
         }
@@ -661,7 +659,7 @@ fn parse_availability(s: &str) -> Result<bool, String> {
 
 /// `Some("hold")`, `Some("pending")` or `None` (no hold) for a hold status text.
 fn hold_status(s: &str) -> Result<Option<&'static str>, String> {
-    match super::normalize_header(s).as_str() {
+    match super::fold_token(s).as_str() {
         "hold" | "h" | "onhold" | "yes" | "y" | "1" | "true" | "active" => Ok(Some("hold")),
         "pending" | "p" => Ok(Some("pending")),
         "" | "released" | "release" | "no" | "n" | "none" | "0" | "false" | "cleared" => Ok(None),
@@ -737,7 +735,7 @@ fn parse_holds(v: &Value) -> Result<Vec<TerminalHold>, String> {
 
 /// The spec's fee type for a fee name as a terminal writes it.
 pub fn fee_type(name: &str) -> &'static str {
-    match super::normalize_header(name).as_str() {
+    match super::fold_token(name).as_str() {
         "demurrage" | "dem" | "storage" | "portstorage" | "demurragefee" => "demurrage",
         "exam" | "customsexam" | "xray" | "inspection" | "examfee" | "cet" => "exam",
         "extendeddwell" | "extendeddwelltime" | "edt" | "dwell" | "dwellfee" => {
