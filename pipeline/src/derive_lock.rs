@@ -17,17 +17,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use sqlx::pool::PoolConnection;
-use sqlx::Any;
+use sqlx::{AnyConnection, ConnectOptions, Connection};
 use uuid::Uuid;
 
 use crate::store::{Backend, Result, Store};
 
 /// Held while an ingest re-derives one account; release it with [`DerivationLock::release`].
-/// Dropped without release (an error or a cancelled task), it still lets go: the PostgreSQL
-/// connection is closed instead of returned to the pool, which ends its session and its lock.
+/// Dropped without release (an error or a cancelled task), it still lets go: its PostgreSQL
+/// connection is its own, not the pool's, and closing it ends its session and its lock.
 pub struct DerivationLock {
-    conn: Option<PoolConnection<Any>>,
+    conn: Option<AnyConnection>,
     key: i64,
     _local: tokio::sync::OwnedMutexGuard<()>,
 }
@@ -65,11 +64,17 @@ impl Store {
         let conn = match self.backend() {
             Backend::Sqlite => None,
             Backend::Postgres => {
-                let mut conn = self.pool().acquire().await?;
+                // A connection of its own, with statement logging off: waiting here for another
+                // worker's derivation is expected, and sqlx would log every wait of over a
+                // second as a slow statement (hundreds per worker in a million-container run).
+                let options = (*self.pool().connect_options())
+                    .clone()
+                    .disable_statement_logging();
+                let mut conn = AnyConnection::connect_with(&options).await?;
                 // pg_advisory_lock returns void, which the Any driver cannot describe.
                 sqlx::query("SELECT 1 FROM (SELECT pg_advisory_lock($1)) AS l")
                     .bind(key)
-                    .execute(&mut *conn)
+                    .execute(&mut conn)
                     .await?;
                 Some(conn)
             }
@@ -83,30 +88,21 @@ impl Store {
 }
 
 impl DerivationLock {
-    /// Releases the lock.
+    /// Releases the lock and closes its connection.
     ///
     /// # Errors
-    /// [`crate::store::StoreError::Sql`] when PostgreSQL cannot be told; the connection is then
-    /// closed, which releases the lock anyway.
+    /// [`crate::store::StoreError::Sql`] when PostgreSQL cannot be told; the connection is
+    /// closed all the same, which releases the lock anyway.
     pub async fn release(mut self) -> Result<()> {
         if let Some(mut conn) = self.conn.take() {
             let unlocked = sqlx::query("SELECT 1 FROM (SELECT pg_advisory_unlock($1)) AS l")
                 .bind(self.key)
-                .execute(&mut *conn)
+                .execute(&mut conn)
                 .await;
-            if unlocked.is_err() {
-                drop(conn.detach());
-            }
+            let closed = conn.close().await;
             unlocked?;
+            closed?;
         }
         Ok(())
-    }
-}
-
-impl Drop for DerivationLock {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            drop(conn.detach());
-        }
     }
 }

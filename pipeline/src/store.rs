@@ -57,6 +57,8 @@ pub enum StoreError {
     InboundAddressTaken(String),
     #[error("{0}")]
     Tags(#[from] crate::listing::TagError),
+    #[error("TEU_SQLITE_CACHE_MIB={0:?}: expected a whole number of MiB from 1 to 65536")]
+    CacheSize(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -196,6 +198,25 @@ const CHUNK: usize = 400;
 /// CPU time (perf, docs/NOTES.md). A few hundred keep the lookup small and the statements few.
 const SQLITE_PARAMS: usize = 250;
 
+/// SQLite page cache per connection, in MiB, when `TEU_SQLITE_CACHE_MIB` is not set: SQLite's
+/// own default (2,000 KiB, rounded). A larger cache speeds the store stage of big ingests (256 MiB:
+/// 16% at 100,000 containers) at the price of memory on each of the pool's connections (peak
+/// RSS 543 MiB to 1.6 GiB); README, "Ingest at scale".
+pub const SQLITE_CACHE_MIB: u32 = 2;
+
+/// The SQLite page cache per connection in MiB: `TEU_SQLITE_CACHE_MIB` (1 to 65536) or
+/// [`SQLITE_CACHE_MIB`]. Errors with [`StoreError::CacheSize`] naming the value when it is not a
+/// number in that range.
+fn sqlite_cache_mib() -> Result<u32> {
+    match std::env::var("TEU_SQLITE_CACHE_MIB") {
+        Err(_) => Ok(SQLITE_CACHE_MIB),
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if (1..=65536).contains(&n) => Ok(n),
+            _ => Err(StoreError::CacheSize(v)),
+        },
+    }
+}
+
 /// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
 /// `content_hash` was unchanged are not listed).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -250,6 +271,12 @@ impl Store {
             return Err(StoreError::UnsupportedUrl(url.to_string()));
         };
         let sqlite = backend == Backend::Sqlite;
+        // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
+        let cache_kib = if sqlite {
+            i64::from(sqlite_cache_mib()?) * 1024
+        } else {
+            0
+        };
         let pool = AnyPoolOptions::new()
             .max_connections(if sqlite { 4 } else { 10 })
             .acquire_timeout(std::time::Duration::from_secs(10))
@@ -260,6 +287,9 @@ impl Store {
                     // last transactions (SQLite manual, "PRAGMA synchronous").
                     if sqlite {
                         sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
                             .execute(&mut *conn)
                             .await?;
                     } else {

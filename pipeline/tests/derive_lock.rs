@@ -1,0 +1,128 @@
+//! The derivation lock on PostgreSQL (`teu_pipeline::derive_lock`), when `TEU_TEST_POSTGRES_URL`
+//! is set: it is a real advisory lock that other sessions see, a wait for it is not logged as a
+//! slow statement, and a lock dropped without release (a failed or cancelled ingest) lets go.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sqlx::{AnyConnection, Connection};
+use teu_pipeline::store::Store;
+
+/// A fresh database on the server of `TEU_TEST_POSTGRES_URL`: the store, an admin connection
+/// string and the database's name.
+async fn postgres() -> Option<(Store, String, String)> {
+    let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
+    let name = format!("teu_lock_{}", uuid::Uuid::new_v4().simple());
+    sqlx::any::install_default_drivers();
+    let mut conn = AnyConnection::connect(&admin)
+        .await
+        .expect("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used");
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
+    Some((store, admin, name))
+}
+
+/// The 64-bit keys of the advisory locks granted in this database (PostgreSQL manual,
+/// "pg_locks": a bigint key is split into classid, the high half, and objid, the low half).
+async fn advisory_keys(conn: &mut AnyConnection) -> Vec<i64> {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks \
+         WHERE locktype = 'advisory' AND granted AND objsubid = 1 \
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .fetch_all(conn)
+    .await
+    .unwrap()
+}
+
+/// Everything written through a `tracing` fmt subscriber.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_lock_is_an_advisory_lock_whose_wait_is_not_a_slow_statement() {
+    let Some((store, admin, name)) = postgres().await else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    let mut other = AnyConnection::connect(&format!("{base}/{name}"))
+        .await
+        .unwrap();
+    let (account, _) = store.create_account("acme", false).await.unwrap();
+
+    let lock = store.lock_derivation(account.id).await.unwrap();
+    let keys = advisory_keys(&mut other).await;
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    let key = keys[0];
+    lock.release().await.unwrap();
+    assert!(advisory_keys(&mut other).await.is_empty());
+
+    // Another session (another worker) holds the account's lock for 1.5 s, longer than sqlx's
+    // slow-statement threshold (1 s); the ingest waiting for it logs nothing.
+    sqlx::query("SELECT 1 FROM (SELECT pg_advisory_lock($1)) AS l")
+        .bind(key)
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let waiting = tokio::spawn({
+        let store = store.clone();
+        async move {
+            let started = std::time::Instant::now();
+            let lock = store.lock_derivation(account.id).await.unwrap();
+            (started.elapsed(), lock)
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    sqlx::query("SELECT 1 FROM (SELECT pg_advisory_unlock($1)) AS l")
+        .bind(key)
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let (waited, lock) = waiting.await.unwrap();
+    assert!(waited >= Duration::from_millis(1400), "{waited:?}");
+    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).to_string();
+    assert!(!log.contains("slow statement"), "{log}");
+
+    // Dropped without release: its session ends and the lock with it.
+    drop(lock);
+    let mut left = advisory_keys(&mut other).await;
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = advisory_keys(&mut other).await;
+    }
+    assert!(left.is_empty(), "still held after drop: {left:?}");
+
+    store.pool().close().await;
+    other.close().await.unwrap();
+    let mut conn = AnyConnection::connect(&admin).await.unwrap();
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+}
