@@ -55,7 +55,7 @@ impl Write for Captured {
 }
 
 #[tokio::test]
-async fn the_lock_is_an_advisory_lock_whose_wait_is_not_a_slow_statement() {
+async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_statement() {
     let Some((store, admin, name)) = postgres().await else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
