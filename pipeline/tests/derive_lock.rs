@@ -2,30 +2,15 @@
 //! is set: it is a real advisory lock that other sessions see, a wait for it is not logged as a
 //! slow statement, and a lock dropped without release (a failed or cancelled ingest) lets go.
 
+mod common;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::{AnyConnection, Connection};
-use teu_pipeline::store::Store;
 
-/// A fresh database on the server of `TEU_TEST_POSTGRES_URL`: the store, an admin connection
-/// string and the database's name.
-async fn postgres() -> Option<(Store, String, String)> {
-    let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
-    let name = format!("teu_lock_{}", uuid::Uuid::new_v4().simple());
-    sqlx::any::install_default_drivers();
-    let mut conn = AnyConnection::connect(&admin)
-        .await
-        .expect("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used");
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
-    Some((store, admin, name))
-}
+use common::TestPostgres;
 
 /// The 64-bit keys of the advisory locks granted in this database (PostgreSQL manual,
 /// "pg_locks": a bigint key is split into classid, the high half, and objid, the low half).
@@ -56,14 +41,12 @@ impl Write for Captured {
 
 #[tokio::test]
 async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_statement() {
-    let Some((store, admin, name)) = postgres().await else {
+    let Some(db) = TestPostgres::create("teu_lock").await else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    let mut other = AnyConnection::connect(&format!("{base}/{name}"))
-        .await
-        .unwrap();
+    let store = db.store.clone();
+    let mut other = AnyConnection::connect(&db.url).await.unwrap();
     let (account, _) = store.create_account("acme", false).await.unwrap();
 
     let lock = store.lock_derivation(account.id).await.unwrap();
@@ -118,11 +101,6 @@ async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_stateme
     }
     assert!(left.is_empty(), "still held after drop: {left:?}");
 
-    store.pool().close().await;
     other.close().await.unwrap();
-    let mut conn = AnyConnection::connect(&admin).await.unwrap();
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    db.drop().await;
 }

@@ -1,11 +1,15 @@
 //! Store and ingest against a real SQLite file (and PostgreSQL when `TEU_TEST_POSTGRES_URL` is
 //! set): accounts and keys, ingest of the real DCSA samples, idempotent re-ingest.
 
+mod common;
+
 use std::path::PathBuf;
 
 use teu_pipeline::ingest;
 use teu_pipeline::model::ContainerStatus;
 use teu_pipeline::store::{hash_key, Store};
+
+use common::TestPostgres;
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,40 +24,15 @@ async fn sqlite() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
-/// A fresh PostgreSQL database when `TEU_TEST_POSTGRES_URL` names a server (as in CI), and its
-/// name (dropped by the test when done).
-async fn postgres() -> Option<(Store, String, String)> {
-    let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
-    let name = format!("teu_store_{}", uuid::Uuid::new_v4().simple());
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-        .await
-        .expect("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used");
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    let store = Store::connect(&format!("{base}/{name}")).await.unwrap();
-    Some((store, admin, name))
-}
-
 #[tokio::test]
 async fn postgres_backend_ingests_the_same() {
-    let Some((store, admin, name)) = postgres().await else {
+    let Some(db) = TestPostgres::create("teu_store").await else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
-    accounts_on(&store).await;
-    ingest_on(&store).await;
-    store.pool().close().await;
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-        .await
-        .unwrap();
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    accounts_on(&db.store).await;
+    ingest_on(&db.store).await;
+    db.drop().await;
 }
 
 #[tokio::test]
