@@ -253,7 +253,13 @@ impl Store {
     }
 
     /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates
-    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL.
+    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL. SQLite
+    /// connections get the page cache of `TEU_SQLITE_CACHE_MIB` ([`SQLITE_CACHE_MIB`] if unset).
+    ///
+    /// # Errors
+    /// [`StoreError::UnsupportedUrl`] for another scheme, [`StoreError::CacheSize`] for a bad
+    /// `TEU_SQLITE_CACHE_MIB`, [`StoreError::Connect`] or [`StoreError::Migrate`] when the
+    /// database cannot be reached or migrated.
     pub async fn connect(url: &str) -> Result<Store> {
         sqlx::any::install_default_drivers();
         let (backend, url) = if url.starts_with("sqlite:") {
