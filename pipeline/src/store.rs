@@ -79,6 +79,8 @@ pub struct Store {
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
     notifier: crate::notify::Notifier,
+    /// Idle connections of released derivation locks (PostgreSQL; `crate::derive_lock`).
+    lock_connections: crate::derive_lock::LockConnections,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -344,6 +346,7 @@ impl Store {
             backend,
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
+            lock_connections: Default::default(),
         };
         store.migrate().await?;
         if store.port_count().await? == 0 {
@@ -381,6 +384,11 @@ impl Store {
     /// The change notifier of this database (see [`crate::notify`]).
     pub fn notifier(&self) -> &crate::notify::Notifier {
         &self.notifier
+    }
+
+    /// The idle connections of released derivation locks, shared by every clone of the store.
+    pub(crate) fn lock_connections(&self) -> &crate::derive_lock::LockConnections {
+        &self.lock_connections
     }
 
     /// The pool to run one SQL statement on. Every statement the store runs outside a

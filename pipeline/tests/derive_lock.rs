@@ -25,6 +25,19 @@ async fn advisory_keys(conn: &mut AnyConnection) -> Vec<i64> {
     .unwrap()
 }
 
+/// The backend process holding the advisory lock `key` in this database, if any.
+async fn holder(conn: &mut AnyConnection, key: i64) -> Option<i32> {
+    sqlx::query_scalar::<_, i32>(
+        "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 \
+         AND (classid::bigint << 32) | objid::bigint = $1 \
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .bind(key)
+    .fetch_optional(conn)
+    .await
+    .unwrap()
+}
+
 /// Everything written through a `tracing` fmt subscriber.
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -53,8 +66,14 @@ async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_stateme
     let keys = advisory_keys(&mut other).await;
     assert_eq!(keys.len(), 1, "{keys:?}");
     let key = keys[0];
+    let first = holder(&mut other, key).await;
     lock.release().await.unwrap();
     assert!(advisory_keys(&mut other).await.is_empty());
+
+    // The next lock reuses the released lock's connection (no new session per ingested file).
+    let lock = store.lock_derivation(account.id).await.unwrap();
+    assert_eq!(holder(&mut other, key).await, first);
+    lock.release().await.unwrap();
 
     // Another session (another worker) holds the account's lock for 1.5 s, longer than sqlx's
     // slow-statement threshold (1 s); the ingest waiting for it logs nothing.
