@@ -34,7 +34,7 @@ pub struct DerivationLock {
 
 /// Idle PostgreSQL connections of released derivation locks, kept for the next lock of this
 /// store (all clones share them): a new connection costs about 5.6 ms on loopback (pgbench
-/// `-C`, docs/NOTES.md), and an ingest takes the lock once per file. Holds at most
+/// `-C`, docs/NOTES.md), and an ingest takes the lock once per data file. Holds at most
 /// [`LockConnections::MAX_IDLE`]; a connection whose unlock failed is closed, not kept.
 #[derive(Clone, Default)]
 pub(crate) struct LockConnections(Arc<Mutex<Vec<AnyConnection>>>);
