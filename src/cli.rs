@@ -30,6 +30,10 @@ pub enum Command {
     },
     /// Read feed files or directories into the store, printing a summary per file.
     Ingest(IngestArgs),
+    /// Recompute every derived container and shipment of an account (or of all accounts) from
+    /// its stored events, reading each stored carrier event again with today's readers: what
+    /// an upgrade runs once to get today's answers from yesterday's data.
+    Rederive(RederiveArgs),
     /// Serve `/v2` and `/graphql` (GraphiQL on GET /graphql).
     Serve(ServeArgs),
     /// Write a synthetic, realistic DCSA T&T 2.2 feed (real ports, carriers, rotations) with the
@@ -66,6 +70,13 @@ pub struct IngestArgs {
     /// Email goes to the account of the inbound address it was sent to, else to `--account`.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RederiveArgs {
+    /// The account to recompute; every account when absent.
+    #[arg(long)]
+    pub account: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -9,7 +9,9 @@ use teu_pipeline::ingest::{self, FileSummary, StageTimings};
 use teu_pipeline::model::Account;
 use teu_pipeline::store::{Store, StoreError};
 
-use crate::cli::{AccountsCommand, Cli, Command, GenerateArgs, IngestArgs, SimulateArgs};
+use crate::cli::{
+    AccountsCommand, Cli, Command, GenerateArgs, IngestArgs, RederiveArgs, SimulateArgs,
+};
 
 /// How many quarantined rows of one file are printed; the rest are in the `quarantine` table.
 const SHOWN_QUARANTINED: usize = 5;
@@ -37,6 +39,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             let store = connect(&cli.database_url).await?;
             ingest_command(&store, args).await
         }
+        Command::Rederive(args) => {
+            let store = connect(&cli.database_url).await?;
+            rederive_command(&store, args).await
+        }
         Command::Serve(args) => {
             let store = connect(&cli.database_url).await?;
             crate::serve::serve(store, args).await?;
@@ -49,6 +55,45 @@ async fn connect(url: &str) -> Result<Store> {
     Store::connect(url)
         .await
         .with_context(|| format!("opening database {}", teu_pipeline::store::redact(url)))
+}
+
+async fn rederive_command(store: &Store, args: RederiveArgs) -> Result<ExitCode> {
+    let accounts = match &args.account {
+        Some(name) => vec![store
+            .account_by_name(name)
+            .await?
+            .ok_or_else(|| StoreError::UnknownAccount(name.clone()))
+            .context("no such account")?],
+        None => store.accounts().await?,
+    };
+    for account in &accounts {
+        let bar = ProgressBar::hidden();
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} batches")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(account.name.clone());
+        let summary = teu_pipeline::rederive::rederive_account(store, account, |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })
+        .await
+        .with_context(|| format!("recomputing account {}", account.name))?;
+        bar.finish_and_clear();
+        println!(
+            "{}: {} raw events read again, {} rewritten, {} unreadable; {} shipments and {} containers derived",
+            account.name,
+            summary.raw_events,
+            summary.rewritten,
+            summary.unreadable,
+            summary.shipments,
+            summary.containers
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {

@@ -864,17 +864,17 @@ impl TransportEvent {
 
     /// ISO 6346 container number.
     async fn container_number(&self) -> Option<&str> {
-        self.0.event.container_number.as_deref()
+        self.0.event.container_number()
     }
 
     /// Transport document (bill of lading) number.
     async fn bill_of_lading(&self) -> Option<&str> {
-        self.0.event.bill_of_lading.as_deref()
+        self.0.event.bill_of_lading()
     }
 
     /// Carrier booking reference.
     async fn booking(&self) -> Option<&str> {
-        self.0.event.booking.as_deref()
+        self.0.event.booking()
     }
 
     /// UN/LOCODE of the event location.

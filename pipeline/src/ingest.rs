@@ -22,7 +22,9 @@ use crate::ids;
 use crate::model::{Account, Container, TransportEvent};
 use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
-use crate::store::{now as store_now, DerivedChanges, NewEvent, Store, StoreError};
+use crate::store::{
+    now as store_now, DerivationScope, DerivedChanges, NewEvent, Store, StoreError,
+};
 use crate::terminal_facts;
 
 /// Ingest failures of one file.
@@ -250,9 +252,9 @@ pub async fn ingest_batch(
     let mut bills = BTreeSet::new();
     let mut bookings = BTreeSet::new();
     for e in &batch.events {
-        containers.extend(e.row.container_number.clone());
-        bills.extend(e.row.bill_of_lading.clone());
-        bookings.extend(e.row.booking.clone());
+        containers.extend(e.row.containers.iter().cloned());
+        bills.extend(e.row.bills_of_lading.iter().cloned());
+        bookings.extend(e.row.bookings.iter().cloned());
     }
     for (_, c, _) in &batch.checks {
         containers.insert(c.container_number.clone());
@@ -297,11 +299,12 @@ pub async fn ingest_batch(
     })
 }
 
-/// The keys a batch touched.
-struct Keys {
-    containers: Vec<String>,
-    bills: Vec<String>,
-    bookings: Vec<String>,
+/// The keys a batch touched: container numbers, bills of lading and bookings.
+#[derive(Debug, Clone, Default)]
+pub struct Keys {
+    pub containers: Vec<String>,
+    pub bills: Vec<String>,
+    pub bookings: Vec<String>,
 }
 
 /// What [`derive_and_write`] derived and wrote.
@@ -311,6 +314,88 @@ struct Derivation {
     unattached: usize,
     changes: DerivedChanges,
     linked: Vec<uuid::Uuid>,
+}
+
+/// Every stored event of `account` linked to `keys` by any chain of shared keys: the events
+/// that name a key, then the events that name any container, bill of lading or booking those
+/// events name, and so on until nothing new is found. A shipment is always derived from its
+/// whole connected history, whichever of its keys the current file named, so the same files
+/// in any order give the same tables (issue: "Derived data that is right", item 2).
+///
+/// Returns the events (by event time, then id) and the [`DerivationScope`] they cover.
+pub async fn linked_history(
+    store: &Store,
+    account: uuid::Uuid,
+    keys: &Keys,
+) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
+    let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
+    let mut pending = [
+        keys.containers.clone(),
+        keys.bills.clone(),
+        keys.bookings.clone(),
+    ];
+    let mut found: std::collections::HashMap<uuid::Uuid, TransportEvent> = Default::default();
+    while pending.iter().any(|p| !p.is_empty()) {
+        for (s, p) in seen.iter_mut().zip(&pending) {
+            s.extend(p.iter().cloned());
+        }
+        let events = store
+            .events_matching(account, &pending[0], &pending[1], &pending[2])
+            .await?;
+        let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
+        for e in events {
+            for (i, values) in [
+                &e.event.containers,
+                &e.event.bills_of_lading,
+                &e.event.bookings,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                next[i].extend(values.iter().filter(|v| !seen[i].contains(*v)).cloned());
+            }
+            found.insert(e.id, e);
+        }
+        pending = next.map(|n| n.into_iter().collect());
+    }
+    let mut events: Vec<TransportEvent> = found.into_values().collect();
+    events.sort_by(|a, b| {
+        (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
+    });
+    let [containers, bills, bookings] = seen;
+    let scope = DerivationScope {
+        event_ids: events.iter().map(|e| e.id).collect(),
+        shipment_keys: bills.into_iter().chain(bookings).collect(),
+        containers: containers.into_iter().collect(),
+    };
+    Ok((events, scope))
+}
+
+/// Derives again, under the account's derivation lock, every shipment linked to `keys` (steps
+/// 2 to 4 of the module documentation, as an ingest of a file naming those keys would).
+/// Returns how many shipments and containers were derived.
+///
+/// # Errors
+/// As [`ingest_batch`].
+pub async fn derive_keys(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+) -> Result<(usize, usize), IngestError> {
+    let mut timings = StageTimings::default();
+    let lock = store.lock_derivation(account.id).await?;
+    let derived = derive_and_write(store, account, keys, &mut timings).await;
+    lock.release().await?;
+    let derived = derived?;
+    crate::notify::publish_ingest(
+        store,
+        account.id,
+        &derived.containers,
+        &derived.changes,
+        derived.linked,
+    )
+    .await;
+    Ok((derived.shipments, derived.containers.len()))
 }
 
 /// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the
@@ -323,9 +408,7 @@ async fn derive_and_write(
 ) -> Result<Derivation, IngestError> {
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
-    let history = store
-        .events_matching(account.id, &keys.containers, &keys.bills, &keys.bookings)
-        .await?;
+    let (history, scope) = linked_history(store, account.id, keys).await?;
     let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
     let account_id = account.id;
     // polars is CPU-bound and may block: keep it off the async workers.
@@ -355,6 +438,21 @@ async fn derive_and_write(
     for c in &mut derived.containers {
         terminal_facts::apply(c, shipments.get(&c.shipment_id), &checks, &deadlines);
     }
+    let mut tracked: Vec<String> = numbers;
+    tracked.extend(bls);
+    tracked.extend(
+        derived
+            .shipments
+            .iter()
+            .flat_map(|s| s.ref_numbers.iter().cloned()),
+    );
+    let requested = store.last_tracking_requests(account.id, &tracked).await?;
+    crate::shipment_facts::apply(
+        &mut derived.shipments,
+        &mut derived.containers,
+        &checks,
+        &requested,
+    );
     let links: Vec<_> = derived
         .links
         .iter()
@@ -363,7 +461,13 @@ async fn derive_and_write(
     timings.derive = started.elapsed();
     let written = Instant::now();
     let changes = store
-        .upsert_derived(account.id, &derived.shipments, &derived.containers, &links)
+        .upsert_derived(
+            account.id,
+            &derived.shipments,
+            &derived.containers,
+            &links,
+            &scope,
+        )
         .await?;
     // Pending tracking requests for numbers that now have data become `created`.
     let linked = store.link_tracking_requests(account.id).await?;

@@ -107,15 +107,45 @@ pub struct EventRow {
     /// issued this version of the event. Later versions win when estimates change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event_created_at: Option<DateTime<Utc>>,
-    /// ISO 6346 container number (`equipmentReference`, or an `EQ` reference).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub container_number: Option<String>,
-    /// Transport document (bill of lading) number: `TRD`/`BOL` document reference.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bill_of_lading: Option<String>,
-    /// Carrier booking reference: `BKG` document reference.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub booking: Option<String>,
+    /// Every container the event names (ISO 6346 numbers, upper case): the 2.2
+    /// `equipmentReference` and every `references[referenceType=EQ]`; 3.0
+    /// `equipmentDetails.equipmentReference`. DCSA: an event applies to each container it names.
+    /// Stored bodies written before this was a set carry one `container_number`; they read
+    /// back as a set of one.
+    #[serde(
+        default,
+        alias = "container_number",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub containers: Vec<String>,
+    /// Every transport document (bill of lading) the event names: `TRD`/`BOL` document
+    /// references, or the `documentID` of a shipment event about a `TRD`.
+    #[serde(
+        default,
+        alias = "bill_of_lading",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub bills_of_lading: Vec<String>,
+    /// Every carrier booking reference the event names: `BKG`/`CBR` document references, or
+    /// the `documentID` of a shipment event about a `BKG`.
+    #[serde(
+        default,
+        alias = "booking",
+        deserialize_with = "one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub bookings: Vec<String>,
+    /// The other DCSA `references` of the event (2.2 `references`, `referenceType` FF
+    /// freight forwarder's, SI shipper's, PO purchase order, CR customer's, AAO consignee's
+    /// reference): they become the `ref_numbers` of the containers and shipments it names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<EventReference>,
+    /// DCSA `transportCall.transportCallID` (2.2) / `transportCallReference` (3.0): one vessel
+    /// at one place on one voyage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport_call_id: Option<String>,
     /// UN/LOCODE of the event location (or of the transport call).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locode: Option<String>,
@@ -159,6 +189,55 @@ pub struct EventRow {
     pub delay_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
+}
+
+impl EventRow {
+    /// The first container the event names, if any (for single-valued displays such as the
+    /// GraphQL `TransportEvent.containerNumber`).
+    pub fn container_number(&self) -> Option<&str> {
+        self.containers.first().map(String::as_str)
+    }
+
+    /// The first bill of lading the event names, if any.
+    pub fn bill_of_lading(&self) -> Option<&str> {
+        self.bills_of_lading.first().map(String::as_str)
+    }
+
+    /// The first booking the event names, if any.
+    pub fn booking(&self) -> Option<&str> {
+        self.bookings.first().map(String::as_str)
+    }
+
+    /// Whether the event names at least one container, bill of lading or booking (an event
+    /// that names none cannot be attached to anything).
+    pub fn names_anything(&self) -> bool {
+        !(self.containers.is_empty() && self.bills_of_lading.is_empty() && self.bookings.is_empty())
+    }
+}
+
+/// One DCSA `references` entry of an event other than `EQ` (DCSA T&T 2.2 `referenceType`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EventReference {
+    /// `FF`, `SI`, `PO`, `CR` or `AAO`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The reference's value, as the carrier wrote it (trimmed).
+    pub value: String,
+}
+
+/// Reads a JSON string as a set of one, an array of strings as it is, `null` as empty.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => Vec::new(),
+        Some(OneOrMany::One(s)) => vec![s],
+        Some(OneOrMany::Many(v)) => v,
+    })
 }
 
 /// Container status (spec: States and transitions). The rules that set it are in
@@ -362,6 +441,10 @@ pub struct Shipment {
     pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
     pub line_tracking_stopped_at: Option<DateTime<Utc>>,
     pub line_tracking_stopped_reason: Option<String>,
+    /// The POD terminal of the shipment's containers (the one most of them name; spec
+    /// relationship `pod_terminal`), when known. Rows stored before it existed read as `None`.
+    #[serde(default)]
+    pub pod_terminal_id: Option<Uuid>,
 }
 
 /// A stored, normalized event (spec relationship `transport_events`), with the id of the raw
@@ -388,6 +471,13 @@ pub struct Port {
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
     pub time_zone: Option<String>,
+    /// State or province of the port (`province` of the bundled port list), when known.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// The state's or province's postal abbreviation (US states and territories, Canadian
+    /// provinces and territories: USPS and Canada Post codes), when known.
+    #[serde(default)]
+    pub state_abbr: Option<String>,
 }
 
 /// An ocean carrier from the reference data.

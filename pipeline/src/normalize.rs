@@ -83,43 +83,40 @@ pub fn derive(
     refs: &Refs<'_>,
     now: DateTime<Utc>,
 ) -> Result<Derived, NormalizeError> {
-    let keys = shipment_keys(events);
+    let attached = attach(events);
     let mut derived = Derived::default();
-    for (i, k) in keys.iter().enumerate() {
-        if k.is_none() {
+    for (i, rows) in attached.rows.iter().enumerate() {
+        if rows.is_empty() {
             derived.unattached.push(i);
         }
     }
-    // Containers of each shipment (sorted for stable output).
-    let mut containers_of: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for (e, k) in events.iter().zip(&keys) {
-        if let (Some(k), Some(c)) = (k.as_deref(), e.container_number.as_deref()) {
-            containers_of.entry(k).or_default().insert(c);
-        }
-    }
-    for (i, (e, k)) in events.iter().zip(&keys).enumerate() {
-        let Some(k) = k.as_deref() else { continue };
-        let shipment_id = ids::shipment_id(account, k);
-        match e.container_number.as_deref() {
-            Some(c) => derived.links.push(EventLink {
-                event_index: i,
-                container_id: ids::container_id(account, k, c),
-                shipment_id,
-            }),
-            None => {
-                for c in containers_of.get(k).into_iter().flatten() {
-                    derived.links.push(EventLink {
-                        event_index: i,
-                        container_id: ids::container_id(account, k, c),
-                        shipment_id,
-                    });
-                }
+    let containers_of = &attached.containers_of;
+    for (i, rows) in attached.rows.iter().enumerate() {
+        for (k, c) in rows {
+            let shipment_id = ids::shipment_id(account, k);
+            let own = c.map(|c| vec![c]);
+            let named = own.unwrap_or_else(|| {
+                containers_of
+                    .get(k)
+                    .map(|cs| cs.iter().copied().collect())
+                    .unwrap_or_default()
+            });
+            for c in named {
+                derived.links.push(EventLink {
+                    event_index: i,
+                    container_id: ids::container_id(account, k, c),
+                    shipment_id,
+                });
             }
         }
     }
+    derived
+        .links
+        .sort_by_key(|l| (l.event_index, l.container_id));
+    derived.links.dedup();
 
-    let frame = event_frame(events, &keys).map_err(stage("build event frame"))?;
-    let pairs = container_pairs(&containers_of).map_err(stage("build container list"))?;
+    let frame = event_frame(events, &attached.rows).map_err(stage("build event frame"))?;
+    let pairs = container_pairs(containers_of).map_err(stage("build container list"))?;
     let routes = routes(frame.clone().lazy());
     let with_ports = frame
         .lazy()
@@ -166,53 +163,137 @@ pub fn derive(
         .collect()
         .map_err(stage("container fields"))?;
 
-    derived.shipments =
-        shipment_rows(account, &shipments, refs, now).map_err(stage("read shipment fields"))?;
-    derived.containers =
-        container_rows(account, &containers, refs, now).map_err(stage("read container fields"))?;
+    let numbers = ref_numbers(events, &attached);
+    derived.shipments = shipment_rows(account, &shipments, refs, &numbers, now)
+        .map_err(stage("read shipment fields"))?;
+    derived.containers = container_rows(account, &containers, refs, &numbers, now)
+        .map_err(stage("read container fields"))?;
     Ok(derived)
 }
 
-/// Step 1: the shipment key of every event (see the module documentation).
-fn shipment_keys(events: &[EventRow]) -> Vec<Option<String>> {
-    let mut bl_of_booking: HashMap<&str, &str> = HashMap::new();
+/// Step 1: what every event applies to (see the module documentation).
+#[derive(Debug, Default)]
+struct Attached<'a> {
+    /// Per event (same index as the input): the (shipment key, container) pairs it applies to;
+    /// a `None` container means every container of that shipment. Empty when the event cannot
+    /// be attached yet.
+    rows: Vec<Vec<(&'a str, Option<&'a str>)>>,
+    /// Containers of each shipment key (sorted, for stable output).
+    containers_of: HashMap<&'a str, BTreeSet<&'a str>>,
+}
+
+/// Step 1 (module documentation). Every choice is made by a total order over the events'
+/// contents, never by their position in `events`, so any order of the same events gives the
+/// same attachment.
+fn attach(events: &[EventRow]) -> Attached<'_> {
+    // Bills of lading of each booking (a booking may be split into several bills).
+    let mut bills_of_booking: HashMap<&str, BTreeSet<&str>> = HashMap::new();
     for e in events {
-        if let (Some(b), Some(bl)) = (e.booking.as_deref(), e.bill_of_lading.as_deref()) {
-            bl_of_booking.entry(b).or_insert(bl);
-        }
-    }
-    let direct: Vec<Option<&str>> = events
-        .iter()
-        .map(|e| {
-            e.bill_of_lading.as_deref().or_else(|| {
-                e.booking
-                    .as_deref()
-                    .map(|b| bl_of_booking.get(b).copied().unwrap_or(b))
-            })
-        })
-        .collect();
-    // A container's shipment: the key of its latest event that names one.
-    let mut shipment_of_container: HashMap<&str, (DateTime<Utc>, &str)> = HashMap::new();
-    for (e, k) in events.iter().zip(&direct) {
-        if let (Some(c), Some(k)) = (e.container_number.as_deref(), k) {
-            let slot = shipment_of_container.entry(c).or_insert((e.event_at, k));
-            if e.event_at >= slot.0 {
-                *slot = (e.event_at, k);
+        for b in &e.bookings {
+            for bl in &e.bills_of_lading {
+                bills_of_booking.entry(b).or_default().insert(bl);
             }
         }
     }
-    events
+    // The shipment keys an event names through its documents.
+    let direct: Vec<BTreeSet<&str>> = events
         .iter()
-        .zip(direct)
-        .map(|(e, k)| {
-            k.or_else(|| {
-                e.container_number
-                    .as_deref()
-                    .and_then(|c| shipment_of_container.get(c).map(|(_, k)| *k))
-            })
-            .map(str::to_string)
+        .map(|e| {
+            let mut keys: BTreeSet<&str> = e.bills_of_lading.iter().map(String::as_str).collect();
+            for b in &e.bookings {
+                match bills_of_booking.get(b.as_str()) {
+                    Some(bls) => keys.extend(bls.iter().copied()),
+                    None => {
+                        keys.insert(b);
+                    }
+                }
+            }
+            keys
         })
-        .collect()
+        .collect();
+    // When each container was named together with each shipment key: a container-only event
+    // belongs to the journey of the latest such naming at or before it (else the earliest).
+    let mut namings: HashMap<&str, Vec<(DateTime<Utc>, &str)>> = HashMap::new();
+    for (e, keys) in events.iter().zip(&direct) {
+        for c in &e.containers {
+            for k in keys {
+                namings.entry(c).or_default().push((e.event_at, k));
+            }
+        }
+    }
+    for v in namings.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    let shipment_of = |c: &str, at: DateTime<Utc>| -> Option<&str> {
+        let v = namings.get(c)?;
+        let before = v.partition_point(|(t, _)| *t <= at);
+        let (_, k) = if before > 0 { v[before - 1] } else { v[0] };
+        Some(k)
+    };
+    let mut attached = Attached::default();
+    for (e, keys) in events.iter().zip(&direct) {
+        let mut rows = Vec::new();
+        if e.containers.is_empty() {
+            rows.extend(keys.iter().map(|k| (*k, None)));
+        } else {
+            for c in &e.containers {
+                if keys.is_empty() {
+                    if let Some(k) = shipment_of(c, e.event_at) {
+                        rows.push((k, Some(c.as_str())));
+                    }
+                } else {
+                    rows.extend(keys.iter().map(|k| (*k, Some(c.as_str()))));
+                }
+            }
+        }
+        for (k, c) in &rows {
+            if let Some(c) = c {
+                attached.containers_of.entry(k).or_default().insert(c);
+            }
+        }
+        attached.rows.push(rows);
+    }
+    attached
+}
+
+/// Reference numbers of shipments and containers (spec `ref_numbers`).
+#[derive(Debug, Default)]
+struct RefNumbers<'a> {
+    /// Per shipment key: the bookings that are not the key itself and the DCSA `references`
+    /// (FF, SI, PO, CR, AAO) of every event attached to the shipment.
+    shipments: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// Per (shipment key, container): the DCSA `references` of the events that apply to the
+    /// container (its own events and the shipment's events that name no container).
+    containers: HashMap<(&'a str, &'a str), BTreeSet<&'a str>>,
+}
+
+/// Collects [`RefNumbers`] from the attached events.
+fn ref_numbers<'a>(events: &'a [EventRow], attached: &Attached<'a>) -> RefNumbers<'a> {
+    let mut out = RefNumbers::default();
+    for (e, rows) in events.iter().zip(&attached.rows) {
+        let values = e.references.iter().map(|r| r.value.as_str());
+        for (k, c) in rows {
+            let set = out.shipments.entry(k).or_default();
+            set.extend(values.clone());
+            set.extend(e.bookings.iter().map(String::as_str).filter(|b| b != k));
+            let containers: Vec<&str> = match c {
+                Some(c) => vec![c],
+                None => attached
+                    .containers_of
+                    .get(k)
+                    .map(|cs| cs.iter().copied().collect())
+                    .unwrap_or_default(),
+            };
+            for c in containers {
+                out.containers
+                    .entry((k, c))
+                    .or_default()
+                    .extend(values.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Milliseconds since the Unix epoch (UTC), the time unit of the event frame.
@@ -224,10 +305,14 @@ fn from_millis(ms: Option<i64>) -> Option<DateTime<Utc>> {
     ms.and_then(DateTime::from_timestamp_millis)
 }
 
-/// The event frame: one row per attached event; booleans that classify the event are computed
+/// The event frame: one row per (event, shipment key, container) the event applies to (a null
+/// container: every container of the shipment); booleans that classify the event are computed
 /// here once so that the polars stages stay simple.
-fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<DataFrame> {
-    let n = events.len();
+fn event_frame(
+    events: &[EventRow],
+    attached: &[Vec<(&str, Option<&str>)>],
+) -> PolarsResult<DataFrame> {
+    let n: usize = attached.iter().map(Vec::len).sum();
     let mut key = Vec::with_capacity(n);
     let mut container = Vec::with_capacity(n);
     let mut etype = Vec::with_capacity(n);
@@ -247,11 +332,29 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
     let mut moves = Vec::with_capacity(n);
     let mut departure_call = Vec::with_capacity(n);
     let mut arrival_call = Vec::with_capacity(n);
-    let mut booking = Vec::with_capacity(n);
     let mut facility = Vec::with_capacity(n);
     let mut facility_type = Vec::with_capacity(n);
-    for (e, k) in events.iter().zip(keys) {
-        let Some(k) = k else { continue };
+    let mut time_rank = Vec::with_capacity(n);
+    let mut issue_rank = Vec::with_capacity(n);
+    // Ranks of the events by (event time, issue time, id) and (issue time, event time, id):
+    // total orders over the events' contents, so the input order does not matter.
+    let issued = |e: &EventRow| e.event_created_at.unwrap_or(e.event_at);
+    let rank_by = |cmp: &dyn Fn(&EventRow, &EventRow) -> std::cmp::Ordering| {
+        let mut order: Vec<usize> = (0..events.len()).collect();
+        order.sort_unstable_by(|&a, &b| cmp(&events[a], &events[b]));
+        let mut rank = vec![0_i64; events.len()];
+        for (r, i) in order.into_iter().enumerate() {
+            rank[i] = r as i64;
+        }
+        rank
+    };
+    let by_time = rank_by(&|a, b| {
+        (a.event_at, issued(a), &a.event_id).cmp(&(b.event_at, issued(b), &b.event_id))
+    });
+    let by_issue = rank_by(&|a, b| {
+        (issued(a), a.event_at, &a.event_id).cmp(&(issued(b), b.event_at, &b.event_id))
+    });
+    for (i, (e, rows)) in events.iter().zip(attached).enumerate() {
         let vessel_mode = matches!(
             e.mode_of_transport.as_deref(),
             None | Some("VESSEL") | Some("BARGE")
@@ -263,52 +366,32 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
                 EventType::Equipment => matches!(e.code.as_str(), "LOAD" | "DISC"),
                 EventType::Shipment => false,
             };
-        key.push(k.as_str());
-        container.push(e.container_number.as_deref());
-        etype.push(e.event_type.as_str());
-        code.push(e.code.as_str());
-        act.push(e.classifier == Classifier::Act);
-        at.push(millis(e.event_at));
-        created.push(millis(e.event_created_at.unwrap_or(e.event_at)));
-        locode.push(e.locode.as_deref());
-        mode.push(e.mode_of_transport.as_deref());
-        imo.push(e.vessel_imo.as_deref());
-        vessel.push(e.vessel_name.as_deref());
-        voyage.push(e.import_voyage.as_deref().or(e.export_voyage.as_deref()));
-        carrier.push(e.carrier_scac.as_deref());
-        iso.push(e.iso_equipment_code.as_deref());
-        empty.push(e.empty);
-        seal.push(e.seal_number.as_deref());
-        moves.push(status::is_movement(e.event_type, &e.code));
-        departure_call.push(vessel_call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
-        arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
-        booking.push(e.booking.as_deref());
-        facility.push(e.facility_code.as_deref());
-        facility_type.push(e.facility_type.as_deref());
-    }
-    // Ranks of the attached events by (event time, issue time, id) and (issue time, event time, id).
-    let attached: Vec<&EventRow> = events
-        .iter()
-        .zip(keys)
-        .filter(|(_, k)| k.is_some())
-        .map(|(e, _)| e)
-        .collect();
-    let issued = |e: &EventRow| e.event_created_at.unwrap_or(e.event_at);
-    let rank_by = |cmp: &dyn Fn(&EventRow, &EventRow) -> std::cmp::Ordering| {
-        let mut order: Vec<usize> = (0..attached.len()).collect();
-        order.sort_unstable_by(|&a, &b| cmp(attached[a], attached[b]));
-        let mut rank = vec![0_i64; attached.len()];
-        for (r, i) in order.into_iter().enumerate() {
-            rank[i] = r as i64;
+        for (k, c) in rows {
+            key.push(*k);
+            container.push(*c);
+            time_rank.push(by_time[i]);
+            issue_rank.push(by_issue[i]);
+            etype.push(e.event_type.as_str());
+            code.push(e.code.as_str());
+            act.push(e.classifier == Classifier::Act);
+            at.push(millis(e.event_at));
+            created.push(millis(issued(e)));
+            locode.push(e.locode.as_deref());
+            mode.push(e.mode_of_transport.as_deref());
+            imo.push(e.vessel_imo.as_deref());
+            vessel.push(e.vessel_name.as_deref());
+            voyage.push(e.import_voyage.as_deref().or(e.export_voyage.as_deref()));
+            carrier.push(e.carrier_scac.as_deref());
+            iso.push(e.iso_equipment_code.as_deref());
+            empty.push(e.empty);
+            seal.push(e.seal_number.as_deref());
+            moves.push(status::is_movement(e.event_type, &e.code));
+            departure_call.push(vessel_call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
+            arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
+            facility.push(e.facility_code.as_deref());
+            facility_type.push(e.facility_type.as_deref());
         }
-        rank
-    };
-    let time_rank = rank_by(&|a, b| {
-        (a.event_at, issued(a), &a.event_id).cmp(&(b.event_at, issued(b), &b.event_id))
-    });
-    let issue_rank = rank_by(&|a, b| {
-        (issued(a), a.event_at, &a.event_id).cmp(&(issued(b), b.event_at, &b.event_id))
-    });
+    }
     df!(
         "time_rank" => time_rank,
         "issue_rank" => issue_rank,
@@ -330,7 +413,6 @@ fn event_frame(events: &[EventRow], keys: &[Option<String>]) -> PolarsResult<Dat
         "moves" => moves,
         "departure_call" => departure_call,
         "arrival_call" => arrival_call,
-        "booking" => booking,
         "facility" => facility,
         "facility_type" => facility_type,
         "container" => container,
@@ -477,7 +559,6 @@ fn shipment_aggregates(frame: LazyFrame) -> LazyFrame {
             last_where("imo", pod_vessel.clone()).alias("pod_vessel_imo"),
             last_where("voyage", pod_vessel).alias("pod_voyage_number"),
             last_where("carrier", col("carrier").is_not_null()).alias("carrier"),
-            last_where("booking", col("booking").is_not_null()).alias("booking"),
             col("created").max().alias("updated"),
         ]);
     let eta = transport("ARRI").and(estimate()).and(col("at_pod"));
@@ -667,6 +748,7 @@ fn shipment_rows(
     account: Uuid,
     df: &DataFrame,
     refs: &Refs<'_>,
+    numbers: &RefNumbers<'_>,
     now: DateTime<Utc>,
 ) -> PolarsResult<Vec<Shipment>> {
     let c = Cols(df);
@@ -682,7 +764,7 @@ fn shipment_rows(
         c.str("pod_vessel_imo")?,
         c.str("pod_voyage_number")?,
     );
-    let (carrier, booking) = (c.str("carrier")?, c.str("booking")?);
+    let carrier = c.str("carrier")?;
     let destination = c.str("destination")?;
     let (dest_eta, dest_ata) = (c.time("destination_eta_at")?, c.time("destination_ata_at")?);
     let mut out = Vec::with_capacity(df.height());
@@ -696,9 +778,10 @@ fn shipment_rows(
             .map(|l| l.scac.clone())
             .or_else(|| owned(carrier[i]))
             .unwrap_or_default();
-        let ref_numbers = booking[i]
-            .filter(|b| *b != k)
-            .map(|b| vec![b.to_string()])
+        let ref_numbers = numbers
+            .shipments
+            .get(k)
+            .map(|set| set.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default();
         out.push(Shipment {
             id: ids::shipment_id(account, k),
@@ -742,6 +825,7 @@ fn shipment_rows(
             line_tracking_last_succeeded_at: None,
             line_tracking_stopped_at: None,
             line_tracking_stopped_reason: None,
+            pod_terminal_id: None,
         });
     }
     out.sort_by(|a, b| a.bill_of_lading_number.cmp(&b.bill_of_lading_number));
@@ -800,6 +884,7 @@ fn container_rows(
     account: Uuid,
     df: &DataFrame,
     refs: &Refs<'_>,
+    numbers: &RefNumbers<'_>,
     now: DateTime<Utc>,
 ) -> PolarsResult<Vec<Container>> {
     let c = Cols(df);
@@ -866,7 +951,11 @@ fn container_rows(
             account_id: account,
             shipment_id: ids::shipment_id(account, k),
             number: n.to_string(),
-            ref_numbers: Vec::new(),
+            ref_numbers: numbers
+                .containers
+                .get(&(k, n))
+                .map(|set| set.iter().map(|r| r.to_string()).collect())
+                .unwrap_or_default(),
             seal_number: owned(seal[i]),
             created_at: now,
             refreshed_at: now,
@@ -968,7 +1057,9 @@ mod tests {
         assert!(d.unattached.is_empty());
         let s = &d.shipments[0];
         assert_eq!(s.bill_of_lading_number, "reserved-HHL123");
-        assert_eq!(s.ref_numbers, vec!["ABC123123123".to_string()]);
+        // The booking and the sample's FF (freight forwarder's) reference, whose value the
+        // DCSA sample leaves as "string".
+        assert_eq!(s.ref_numbers, ["ABC123123123", "string"]);
         assert_eq!(s.shipping_line_scac, "MAEU");
         assert_eq!(s.pod_vessel_name.as_deref(), Some("King of the Seas"));
         assert_eq!(s.pod_voyage_number.as_deref(), Some("2103N"));
@@ -1089,9 +1180,15 @@ mod destination_tests {
             code: code.into(),
             event_at: at,
             event_created_at: Some(at),
-            container_number: (t == EventType::Equipment).then(|| "MSKU1234565".to_string()),
-            bill_of_lading: Some("MAEU123456789".into()),
-            booking: None,
+            containers: if t == EventType::Equipment {
+                vec!["MSKU1234565".to_string()]
+            } else {
+                Vec::new()
+            },
+            bills_of_lading: vec!["MAEU123456789".into()],
+            bookings: Vec::new(),
+            references: Vec::new(),
+            transport_call_id: None,
             locode: Some(locode.into()),
             location_name: None,
             facility_code: None,

@@ -393,10 +393,62 @@ impl LonLat {
     }
 }
 
+/// Postal abbreviations of US states, districts and territories (USPS) and of Canadian
+/// provinces and territories (Canada Post), by the names the bundled port list uses.
+const STATE_ABBREVIATIONS: [(&str, &str, &str); 69] = [
+    ("US", "Alabama", "AL"), ("US", "Alaska", "AK"), ("US", "Arizona", "AZ"),
+    ("US", "Arkansas", "AR"), ("US", "California", "CA"), ("US", "Colorado", "CO"),
+    ("US", "Connecticut", "CT"), ("US", "Delaware", "DE"), ("US", "District of Columbia", "DC"),
+    ("US", "Florida", "FL"), ("US", "Georgia", "GA"), ("US", "Hawaii", "HI"),
+    ("US", "Idaho", "ID"), ("US", "Illinois", "IL"), ("US", "Indiana", "IN"),
+    ("US", "Iowa", "IA"), ("US", "Kansas", "KS"), ("US", "Kentucky", "KY"),
+    ("US", "Louisiana", "LA"), ("US", "Maine", "ME"), ("US", "Maryland", "MD"),
+    ("US", "Massachusetts", "MA"), ("US", "Michigan", "MI"), ("US", "Minnesota", "MN"),
+    ("US", "Mississippi", "MS"), ("US", "Missouri", "MO"), ("US", "Montana", "MT"),
+    ("US", "Nebraska", "NE"), ("US", "Nevada", "NV"), ("US", "New Hampshire", "NH"),
+    ("US", "New Jersey", "NJ"), ("US", "New Mexico", "NM"), ("US", "New York", "NY"),
+    ("US", "North Carolina", "NC"), ("US", "North Dakota", "ND"), ("US", "Ohio", "OH"),
+    ("US", "Oklahoma", "OK"), ("US", "Oregon", "OR"), ("US", "Pennsylvania", "PA"),
+    ("US", "Rhode Island", "RI"), ("US", "South Carolina", "SC"), ("US", "South Dakota", "SD"),
+    ("US", "Tennessee", "TN"), ("US", "Texas", "TX"), ("US", "Utah", "UT"),
+    ("US", "Vermont", "VT"), ("US", "Virginia", "VA"), ("US", "Washington", "WA"),
+    ("US", "West Virginia", "WV"), ("US", "Wisconsin", "WI"), ("US", "Wyoming", "WY"),
+    ("US", "Puerto Rico", "PR"), ("US", "Guam", "GU"), ("US", "American Samoa", "AS"),
+    ("US", "Northern Mariana Islands", "MP"), ("US", "U.S. Virgin Islands", "VI"),
+    ("CA", "Alberta", "AB"), ("CA", "British Columbia", "BC"), ("CA", "Manitoba", "MB"),
+    ("CA", "New Brunswick", "NB"), ("CA", "Newfoundland and Labrador", "NL"),
+    ("CA", "Nova Scotia", "NS"), ("CA", "Ontario", "ON"), ("CA", "Prince Edward Island", "PE"),
+    ("CA", "Quebec", "QC"), ("CA", "Saskatchewan", "SK"), ("CA", "Northwest Territories", "NT"),
+    ("CA", "Nunavut", "NU"), ("CA", "Yukon", "YT"),
+];
+
+/// The postal abbreviation of `state` in `country` (ISO 3166-1 alpha-2), for the US and Canada
+/// ([`STATE_ABBREVIATIONS`]); names compare without case, accents (`Québec`) or a leading
+/// "State of"; `None` elsewhere.
+fn state_abbreviation(country: &str, state: &str) -> Option<&'static str> {
+    let fold = |s: &str| -> String {
+        s.trim()
+            .trim_start_matches("State of ")
+            .chars()
+            .map(|c| match c {
+                'é' | 'è' | 'É' => 'e',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect()
+    };
+    let wanted = fold(state);
+    STATE_ABBREVIATIONS
+        .iter()
+        .find(|(c, name, _)| *c == country && fold(name) == wanted)
+        .map(|(_, _, abbr)| *abbr)
+}
+
 struct SeaPortEntry {
     locode: String,
     name: String,
     country: Option<String>,
+    /// `province`: the state or province.
+    province: Option<String>,
     point: Option<LonLat>,
     /// The `timezone` value when it parses as an IANA name.
     zone: Option<String>,
@@ -534,6 +586,7 @@ fn parse_sea_ports(file: &str, text: &str) -> Result<Vec<SeaPortEntry>, Referenc
         let name = opt_str(obj, "name", file, &at)?
             .ok_or_else(|| invalid(file, &at, "name", "missing or empty"))?;
         let country = opt_str(obj, "country", file, &at)?;
+        let province = opt_str(obj, "province", file, &at)?;
         let point = opt_lon_lat(obj.get("coordinates"), file, &at, "coordinates")?;
         let zone = match opt_str(obj, "timezone", file, &at)? {
             Some(zone) if is_valid_zone(&zone) => Some(zone),
@@ -544,6 +597,7 @@ fn parse_sea_ports(file: &str, text: &str) -> Result<Vec<SeaPortEntry>, Referenc
             None => None,
         };
         entries.push(SeaPortEntry {
+            province,
             locode: locode.to_owned(),
             name,
             country,
@@ -883,6 +937,11 @@ fn build_ports(
             .and_then(|s| s.country.clone())
             .or_else(|| draft.routes.iter().find_map(|r| r.country.clone()));
 
+        let state = draft.sea.as_ref().and_then(|s| s.province.clone());
+        let state_abbr = state
+            .as_deref()
+            .and_then(|st| state_abbreviation(&locode[..2], st))
+            .map(str::to_owned);
         ports.push(Port {
             locode: locode.clone(),
             name,
@@ -891,6 +950,8 @@ fn build_ports(
             latitude: point.map(|p| p.lat),
             longitude: point.map(|p| p.lon),
             time_zone,
+            state,
+            state_abbr,
         });
         sources.push(source);
     }
@@ -1449,6 +1510,8 @@ mod tests {
             latitude: None,
             longitude: None,
             time_zone: None,
+            state: None,
+            state_abbr: None,
         };
         let index = PortIndex::new(vec![p("NLRTM", "first"), p("BEANR", "x"), p("NLRTM", "2")]);
         assert_eq!(index.len(), 2);

@@ -351,10 +351,10 @@ impl ArrivalNotice {
             .iter()
             .filter(|r| is_vessel_call(r) && r.code == "ARRI")
             .max_by_key(|r| (r.transport_call_sequence, r.event_at))?;
-        let bill_of_lading = rows.iter().find_map(|r| r.bill_of_lading.clone())?;
+        let bill_of_lading = rows.iter().find_map(|r| r.bill_of_lading().map(str::to_string))?;
         let mut containers: Vec<String> = rows
             .iter()
-            .filter_map(|r| r.container_number.clone())
+            .flat_map(|r| r.containers.iter().cloned())
             .collect();
         containers.sort();
         containers.dedup();
@@ -560,7 +560,7 @@ mod tests {
                     batch
                         .events
                         .iter()
-                        .filter_map(|e| e.row.container_number.clone()),
+                        .flat_map(|e| e.row.containers.iter().cloned()),
                 );
             }
         }

@@ -7,7 +7,7 @@
 //! JSON in `body`; the other columns are what queries filter, join and sort on. Every query takes
 //! the account id: one account never reads another's rows.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -227,6 +227,18 @@ pub struct DerivedChanges {
     pub shipments: Vec<Uuid>,
     /// Container ids.
     pub containers: Vec<Uuid>,
+}
+
+/// What one re-derivation read (see [`Store::upsert_derived`]): the stored events of the
+/// connected history and every key they name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivationScope {
+    /// Ids of the stored events read.
+    pub event_ids: Vec<Uuid>,
+    /// Every bill of lading and booking the events name (the possible shipment keys).
+    pub shipment_keys: Vec<String>,
+    /// Every container number the events name.
+    pub containers: Vec<String>,
 }
 
 /// The `id` column of `RETURNING id` rows.
@@ -477,6 +489,16 @@ impl Store {
         Ok(key)
     }
 
+    /// Every account, by name.
+    pub async fn accounts(&self) -> Result<Vec<Account>> {
+        let rows = sqlx::query(
+            "SELECT id, name, company_name, routing_data, created_at FROM accounts ORDER BY name",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(account_row).collect()
+    }
+
     /// The account named `name`, if any.
     pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>> {
         let row = sqlx::query(
@@ -549,7 +571,8 @@ impl Store {
     pub async fn upsert_events(&self, account: Uuid, events: &[NewEvent<'_>]) -> Result<()> {
         let now = ts(Utc::now());
         let account = account.to_string();
-        // A feed may repeat an event: the later-issued version wins, the first among equals
+        // A feed may repeat an event: the later-issued version wins; among versions issued at
+        // the same time the greater payload, so that any order of files keeps the same one
         // (the rule of the `WHERE` below).
         let issued = |e: &NewEvent<'_>| {
             e.event
@@ -559,7 +582,7 @@ impl Store {
         };
         let events: Vec<&NewEvent<'_>> =
             one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
-                issued(new) > issued(kept)
+                (issued(new), new.raw) > (issued(kept), kept.raw)
             })
             .into_iter()
             .map(|(_, e)| e)
@@ -571,7 +594,8 @@ impl Store {
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \
                  issued_at = excluded.issued_at, received_at = excluded.received_at \
-                 WHERE excluded.issued_at > raw_events.issued_at",
+                 WHERE excluded.issued_at > raw_events.issued_at \
+                 OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
                 values_placeholders(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
@@ -593,7 +617,9 @@ impl Store {
                 "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
                  issued_at, body) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
                  bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
-                 issued_at = excluded.issued_at, body = excluded.body WHERE excluded.issued_at > transport_events.issued_at",
+                 issued_at = excluded.issued_at, body = excluded.body WHERE excluded.issued_at > transport_events.issued_at \
+                 OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
+                 RETURNING id",
                 values_placeholders(chunk.len(), 9)
             );
             let mut q = sqlx::query(&sql);
@@ -603,17 +629,162 @@ impl Store {
                     .bind(e.event.id.to_string())
                     .bind(&account)
                     .bind(e.event.raw_event_id.to_string())
-                    .bind(&ev.container_number)
-                    .bind(&ev.bill_of_lading)
-                    .bind(&ev.booking)
+                    .bind(ev.container_number())
+                    .bind(ev.bill_of_lading())
+                    .bind(ev.booking())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(serde_json::to_string(ev).unwrap_or_default());
             }
-            q.execute(self.counted(&mut tx)).await?;
+            let written: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
+                .into_iter()
+                .collect();
+            let written: Vec<&TransportEvent> = chunk
+                .iter()
+                .map(|e| e.event)
+                .filter(|e| written.contains(&e.id))
+                .collect();
+            self.replace_event_keys(&mut tx, &account, &written).await?;
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Replaces the `event_keys` rows of `events` (versions just written) with every
+    /// container, bill of lading and booking each names.
+    async fn replace_event_keys(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        account: &str,
+        events: &[&TransportEvent],
+    ) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+            let sql = format!(
+                "DELETE FROM event_keys WHERE account_id = $1 AND event_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for e in chunk {
+                q = q.bind(e.id.to_string());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        let mut keys: BTreeSet<(&'static str, &str, Uuid)> = BTreeSet::new();
+        for e in events {
+            for (kind, values) in [
+                ("container", &e.event.containers),
+                ("bill_of_lading", &e.event.bills_of_lading),
+                ("booking", &e.event.bookings),
+            ] {
+                keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
+            }
+        }
+        let keys: Vec<_> = keys.into_iter().collect();
+        for chunk in keys.chunks(self.rows_per_statement(4)) {
+            let sql = format!(
+                "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES {} \
+                 ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
+                values_placeholders(chunk.len(), 4)
+            );
+            let mut q = sqlx::query(&sql);
+            for (kind, value, id) in chunk {
+                q = q
+                    .bind(account)
+                    .bind(*kind)
+                    .bind(*value)
+                    .bind(id.to_string());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+
+    /// Up to `limit` stored raw events of `account` with an id after `after` (all when `None`),
+    /// by id: `(raw event id, carrier payload)`. For paging through everything stored.
+    pub async fn raw_events_after(
+        &self,
+        account: Uuid,
+        after: Option<Uuid>,
+        limit: i64,
+    ) -> Result<Vec<(Uuid, String)>> {
+        let rows = sqlx::query(
+            "SELECT id, payload FROM raw_events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+        )
+        .bind(account.to_string())
+        .bind(after.map(|a| a.to_string()).unwrap_or_default())
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let id = parse_uuid(&r.try_get::<String, _>("id")?, "raw event")?;
+                Ok((id, r.try_get::<String, _>("payload")?))
+            })
+            .collect()
+    }
+
+    /// Rewrites the stored normalized form of `events` (same ids, same versions: a re-reading
+    /// of their raw events by today's readers) and their `event_keys`, where it changed.
+    /// Events not stored are skipped. Returns how many were rewritten.
+    pub async fn rewrite_events(&self, account: Uuid, events: &[TransportEvent]) -> Result<usize> {
+        let account_s = account.to_string();
+        let mut stored: HashMap<Uuid, String> = HashMap::new();
+        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+            let sql = format!(
+                "SELECT id, body FROM transport_events WHERE account_id = $1 AND id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(&account_s);
+            for e in chunk {
+                q = q.bind(e.id.to_string());
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "transport event")?;
+                stored.insert(id, row.try_get("body")?);
+            }
+        }
+        let mut changed: Vec<(&TransportEvent, String)> = Vec::new();
+        for e in events {
+            let body = serde_json::to_string(&e.event).unwrap_or_default();
+            if stored.get(&e.id).is_some_and(|old| *old != body) {
+                changed.push((e, body));
+            }
+        }
+        let mut tx = self.pool.begin().await?;
+        for (e, body) in &changed {
+            sqlx::query(
+                "UPDATE transport_events SET body = $3, container_number = $4, bill_of_lading = $5, booking = $6 \
+                 WHERE account_id = $1 AND id = $2",
+            )
+            .bind(&account_s)
+            .bind(e.id.to_string())
+            .bind(body)
+            .bind(e.event.container_number())
+            .bind(e.event.bill_of_lading())
+            .bind(e.event.booking())
+            .execute(self.counted(&mut tx))
+            .await?;
+        }
+        let written: Vec<&TransportEvent> = changed.iter().map(|(e, _)| *e).collect();
+        self.replace_event_keys(&mut tx, &account_s, &written).await?;
+        tx.commit().await?;
+        Ok(changed.len())
+    }
+
+    /// Every bill of lading and booking the stored events of `account` name, sorted.
+    pub async fn shipment_keys(&self, account: Uuid) -> Result<Vec<String>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT value FROM event_keys WHERE account_id = $1 AND kind <> 'container' ORDER BY value",
+        )
+        .bind(account.to_string())
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| Ok(r.try_get::<String, _>("value")?))
+            .collect()
     }
 
     /// Records quarantined rows; the same row of the same file is recorded once.
@@ -921,17 +1092,19 @@ impl Store {
         bookings: &[String],
     ) -> Result<Vec<TransportEvent>> {
         let mut found: HashMap<Uuid, TransportEvent> = HashMap::new();
-        for (column, values) in [
-            ("container_number", containers),
+        for (kind, values) in [
+            ("container", containers),
             ("bill_of_lading", bills_of_lading),
             ("booking", bookings),
         ] {
-            for chunk in values.chunks(self.rows_per_statement(1)) {
+            for chunk in values.chunks(self.rows_per_statement(1).saturating_sub(2).max(1)) {
+                // CROSS JOIN: walk the key index first, then the events by primary key.
                 let sql = format!(
-                    "SELECT id, raw_event_id, body FROM transport_events WHERE account_id = $1 AND {column} IN ({})",
-                    in_list(2, chunk.len())
+                    "SELECT DISTINCT e.id, e.raw_event_id, e.body FROM event_keys k CROSS JOIN transport_events e \
+                     WHERE k.account_id = $1 AND k.kind = $2 AND k.value IN ({}) AND e.id = k.event_id",
+                    in_list(3, chunk.len())
                 );
-                let mut q = sqlx::query(&sql).bind(account.to_string());
+                let mut q = sqlx::query(&sql).bind(account.to_string()).bind(kind);
                 for v in chunk {
                     q = q.bind(v);
                 }
@@ -951,12 +1124,19 @@ impl Store {
     /// Upserts derived shipments and containers and their event links. A row whose content is
     /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`. Returns the
     /// ids of the rows inserted or changed (what change notifications report).
+    ///
+    /// `scope` is what the derivation read: derived rows and event links inside it that the
+    /// derivation no longer produces (a shipment first keyed by its booking, then by its bill of
+    /// lading; an event that moved to another container) are deleted in the same transaction,
+    /// so the tables depend only on the stored events, not on the order files arrived in.
+    /// Pass [`DerivationScope::default`] to only add.
     pub async fn upsert_derived(
         &self,
         account: Uuid,
         shipments: &[Shipment],
         containers: &[Container],
         links: &[(Uuid, Uuid)],
+        scope: &DerivationScope,
     ) -> Result<DerivedChanges> {
         let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
@@ -1034,6 +1214,8 @@ impl Store {
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
+        self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
+            .await?;
         for chunk in links.chunks(self.rows_per_statement(3)) {
             let sql = format!(
                 "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
@@ -1048,6 +1230,137 @@ impl Store {
         }
         tx.commit().await?;
         Ok(changes)
+    }
+
+    /// Deletes the derived rows and links of `scope` that this derivation did not produce (see
+    /// [`Store::upsert_derived`]). Tracking requests that pointed at a deleted shipment go back
+    /// to `pending`, so that the next link finds the shipment that replaced it.
+    async fn remove_stale(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        account: &str,
+        shipments: &[Shipment],
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        scope: &DerivationScope,
+    ) -> Result<()> {
+        let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let derived_containers: HashSet<Uuid> = containers.iter().map(|c| c.id).collect();
+        let new_links: HashSet<(Uuid, Uuid)> = links.iter().copied().collect();
+        let width = self.rows_per_statement(1).saturating_sub(2).max(1);
+
+        let mut stale_shipments = Vec::new();
+        for chunk in scope.shipment_keys.chunks(width) {
+            let sql = format!(
+                "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for k in chunk {
+                q = q.bind(k);
+            }
+            for id in returned_ids(q.fetch_all(self.counted(tx)).await?)? {
+                if !derived_shipments.contains(&id) {
+                    stale_shipments.push(id);
+                }
+            }
+        }
+        let in_scope: HashSet<Uuid> = derived_shipments
+            .iter()
+            .chain(&stale_shipments)
+            .copied()
+            .collect();
+        let mut stale_containers = BTreeSet::new();
+        for chunk in scope.containers.chunks(width) {
+            let sql = format!(
+                "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for n in chunk {
+                q = q.bind(n);
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                let shipment = parse_uuid(&row.try_get::<String, _>("shipment_id")?, "shipment")?;
+                if in_scope.contains(&shipment) && !derived_containers.contains(&id) {
+                    stale_containers.insert(id);
+                }
+            }
+        }
+        for chunk in stale_shipments.chunks(width) {
+            let sql = format!(
+                "SELECT id FROM containers WHERE account_id = $1 AND shipment_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            stale_containers.extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
+        }
+        // Links of the scope's events that this derivation did not produce.
+        let mut stale_links = Vec::new();
+        for chunk in scope.event_ids.chunks(width) {
+            let sql = format!(
+                "SELECT container_id, event_id FROM container_events WHERE account_id = $1 AND event_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let c = parse_uuid(&row.try_get::<String, _>("container_id")?, "container")?;
+                let e = parse_uuid(&row.try_get::<String, _>("event_id")?, "event")?;
+                if !new_links.contains(&(c, e)) && !stale_containers.contains(&c) {
+                    stale_links.push((c, e));
+                }
+            }
+        }
+        for (c, e) in &stale_links {
+            sqlx::query(
+                "DELETE FROM container_events WHERE account_id = $1 AND container_id = $2 AND event_id = $3",
+            )
+            .bind(account)
+            .bind(c.to_string())
+            .bind(e.to_string())
+            .execute(self.counted(tx))
+            .await?;
+        }
+        let stale_containers: Vec<Uuid> = stale_containers.into_iter().collect();
+        for (table, column, ids) in [
+            ("container_events", "container_id", &stale_containers),
+            ("containers", "id", &stale_containers),
+            ("shipment_tags", "shipment_id", &stale_shipments),
+            ("shipments", "id", &stale_shipments),
+        ] {
+            for chunk in ids.chunks(width) {
+                let sql = format!(
+                    "DELETE FROM {table} WHERE account_id = $1 AND {column} IN ({})",
+                    in_list(2, chunk.len())
+                );
+                let mut q = sqlx::query(&sql).bind(account);
+                for id in chunk {
+                    q = q.bind(id.to_string());
+                }
+                q.execute(self.counted(tx)).await?;
+            }
+        }
+        for chunk in stale_shipments.chunks(width) {
+            let sql = format!(
+                "UPDATE tracking_requests SET status = '{}', shipment_id = NULL \
+                 WHERE account_id = $1 AND shipment_id IN ({})",
+                crate::tracking_requests::PENDING,
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
     }
 
     // ---- reads ----------------------------------------------------------------------------

@@ -309,6 +309,40 @@ impl Store {
             .collect()
     }
 
+    /// The latest `updated_at` (UTC) of the account's tracking requests for each of `numbers`
+    /// that has one (numbers compared as stored: upper case, no spaces).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable time.
+    pub async fn last_tracking_requests(
+        &self,
+        account: Uuid,
+        numbers: &[String],
+    ) -> Result<std::collections::HashMap<String, DateTime<Utc>>> {
+        let mut out = std::collections::HashMap::new();
+        let mut numbers: Vec<&String> = numbers.iter().collect();
+        numbers.sort();
+        numbers.dedup();
+        for chunk in numbers.chunks(200) {
+            let sql = format!(
+                "SELECT request_number, MAX(updated_at) AS at FROM tracking_requests \
+                 WHERE account_id = $1 AND request_number IN ({}) GROUP BY request_number",
+                crate::store::in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for n in chunk {
+                q = q.bind(*n);
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                let number: String = row.try_get("request_number")?;
+                let at: String = row.try_get("at")?;
+                out.insert(number, crate::store::parse_ts(&at, "tracking request")?);
+            }
+        }
+        Ok(out)
+    }
+
     /// One page of the account's tracking requests, newest first (then id), and the total.
     ///
     /// # Errors

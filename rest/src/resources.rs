@@ -402,8 +402,9 @@ pub struct ShipmentAttributes<'a> {
 /// Shipment relationships (spec: shipment relationships table).
 #[derive(Debug, Clone, Serialize)]
 pub struct ShipmentRelationships {
-    /// Always `{"data": null}`: the model has no destination port/metro-area id (only a
-    /// LOCODE, which may name a metro area rather than a port).
+    /// `{"type": "port", "id": port_id(destination_locode)}` when the destination's UN/LOCODE is
+    /// a port of the bundled port list; null otherwise (no destination, or an inland place teu
+    /// has no metro-area record for).
     pub destination: ToOne,
     /// `{"type": "port", "id": port_id(port_of_lading_locode)}`, null without a LOCODE.
     pub port_of_lading: ToOne,
@@ -411,7 +412,8 @@ pub struct ShipmentRelationships {
     pub port_of_discharge: ToOne,
     /// The shipment's containers (from `Store::containers_of_shipments`).
     pub containers: ToMany,
-    /// Always `{"data": null}`: the model keeps terminals per container.
+    /// `{"type": "terminal", "id": …}`: the POD terminal most of the shipment's containers name
+    /// (`teu_pipeline::shipment_facts`); null when none names one.
     pub pod_terminal: ToOne,
     /// Always `{"data": null}`.
     pub destination_terminal: ToOne,
@@ -465,7 +467,13 @@ pub fn shipment<'a>(
             line_tracking_stopped_reason: s.line_tracking_stopped_reason.as_deref(),
         },
         relationships: ShipmentRelationships {
-            destination: ToOne::null(),
+            destination: ToOne::of(
+                "port",
+                s.destination_locode
+                    .as_deref()
+                    .filter(|l| teu_pipeline::reference::bundled().0.get(l).is_some())
+                    .map(port_id),
+            ),
             port_of_lading: port(&s.port_of_lading_locode),
             port_of_discharge: port(&s.port_of_discharge_locode),
             containers: ToMany {
@@ -474,7 +482,7 @@ pub fn shipment<'a>(
                     .map(|id| Identifier::new("container", *id))
                     .collect(),
             },
-            pod_terminal: ToOne::null(),
+            pod_terminal: ToOne::of("terminal", s.pod_terminal_id),
             destination_terminal: ToOne::null(),
             line_tracking_stopped_by_user: ToOne::null(),
         },
@@ -641,9 +649,11 @@ mod tests {
                 code: "LOAD".into(),
                 event_at: t(0, 0),
                 event_created_at: None,
-                container_number: None,
-                bill_of_lading: None,
-                booking: None,
+                containers: Vec::new(),
+                bills_of_lading: Vec::new(),
+                bookings: Vec::new(),
+                references: Vec::new(),
+                transport_call_id: None,
                 locode: None,
                 location_name: None,
                 facility_code: None,
@@ -781,6 +791,7 @@ mod tests {
             line_tracking_last_succeeded_at: None,
             line_tracking_stopped_at: None,
             line_tracking_stopped_reason: None,
+            pod_terminal_id: None,
         };
         let v: Value = serde_json::to_value(shipment(
             &s,

@@ -9,8 +9,10 @@
 //! | code | `transportEventTypeCode` / `equipmentEventTypeCode` / `shipmentEventTypeCode` | same names under `eventClassification` |
 //! | event_at | `eventDateTime` | `eventDateTime` |
 //! | event_created_at | `eventCreatedDateTime` (required) | `eventUpdatedDateTime` |
-//! | container_number | `equipmentReference`, else `references[type=EQ]` | `equipmentDetails.equipmentReference` |
-//! | bill_of_lading / booking | `documentReferences[TRD/BKG]`, `documentID`+`documentTypeCode` | `shipmentDetails.documentReference` and `additionalDocumentReferences` |
+//! | containers (every one) | `equipmentReference` and every `references[type=EQ]` | `equipmentDetails.equipmentReference` |
+//! | bills_of_lading / bookings (every one) | `documentReferences[TRD/BKG]`, `documentID`+`documentTypeCode` | `shipmentDetails.documentReference` and `additionalDocumentReferences` |
+//! | references | `references[type=FF/SI/PO/CR/AAO]` | (none) |
+//! | transport_call_id | `transportCall.transportCallID` | `transportDetails.transportCall.transportCallReference` |
 //! | locode | `eventLocation.UNLocationCode`, else `transportCall.UNLocationCode`, else `transportCall.location.UNLocationCode` | `eventLocation.UNLocationCode` |
 //! | vessel, voyages, mode | `transportCall.vessel`, `exportVoyageNumber`, `importVoyageNumber`, `modeOfTransport` | `transportDetails.transportCall.vesselTransport`, `...VoyageNumberOrReference.carrierVoyageNumber` |
 //!
@@ -35,7 +37,7 @@ use serde_json::Value;
 
 use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
 use crate::iso6346;
-use crate::model::{Classifier, EventRow, EventType};
+use crate::model::{Classifier, EventReference, EventRow, EventType};
 
 const TRANSPORT_CODES: [&str; 2] = ["ARRI", "DEPA"];
 const EQUIPMENT_CODES: [&str; 11] = [
@@ -338,7 +340,7 @@ fn imo(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
 
 /// Last check after parsing: the event must name something to attach it to.
 fn finish(row: EventRow) -> Parsed {
-    if row.container_number.is_none() && row.bill_of_lading.is_none() && row.booking.is_none() {
+    if !row.names_anything() {
         return Err(Problem::new(
             "",
             "event names no container (equipmentReference or EQ reference), bill of lading (TRD) or booking (BKG)",
@@ -347,15 +349,58 @@ fn finish(row: EventRow) -> Parsed {
     Ok(row)
 }
 
-/// Applies one document reference (type code, value) to the row.
+/// Applies one document reference (type code, value) to the row: a transport document
+/// (`TRD`, `BOL`) joins its bills of lading, a booking (`BKG`, `CBR`) its bookings; each value
+/// once, in the order the feed gives them.
 fn apply_document(row: &mut EventRow, type_code: &str, value: &str) {
-    match type_code {
-        "TRD" | "BOL" if row.bill_of_lading.is_none() => {
-            row.bill_of_lading = Some(value.to_string())
-        }
-        "BKG" | "CBR" if row.booking.is_none() => row.booking = Some(value.to_string()),
-        _ => {}
+    let value = value.trim();
+    if value.is_empty() {
+        return;
     }
+    let set = match type_code {
+        "TRD" | "BOL" => &mut row.bills_of_lading,
+        "BKG" | "CBR" => &mut row.bookings,
+        _ => return,
+    };
+    push_once(set, value.to_string());
+}
+
+/// Adds `value` to `set` unless it is already there (sets are small: a linear scan).
+fn push_once(set: &mut Vec<String>, value: String) {
+    if !set.contains(&value) {
+        set.push(value);
+    }
+}
+
+/// The DCSA 2.2 `references` of an event: every `EQ` reference joins the row's containers
+/// (checked like `equipmentReference`), the other types (FF, SI, PO, CR, AAO) its references.
+fn apply_references(e: &Value, row: &mut EventRow) -> Result<(), Problem> {
+    let Some(refs) = e.get("references").and_then(Value::as_array) else {
+        return Ok(());
+    };
+    for (i, r) in refs.iter().enumerate() {
+        let pointer = format!("/references/{i}/referenceValue");
+        match str_at(r, "/referenceType") {
+            Some("EQ") => {
+                if let Some(c) = container(e, &pointer)? {
+                    push_once(&mut row.containers, c);
+                }
+            }
+            Some(kind) => {
+                if let Some(value) = str_at(r, "/referenceValue").map(str::trim) {
+                    let reference = EventReference {
+                        kind: kind.to_string(),
+                        value: value.to_string(),
+                    };
+                    if !value.is_empty() && !row.references.contains(&reference) {
+                        row.references.push(reference);
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
@@ -420,9 +465,11 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
         code,
         event_at,
         event_created_at: Some(created_at),
-        container_number: container(e, "/equipmentReference")?,
-        bill_of_lading: None,
-        booking: None,
+        containers: container(e, "/equipmentReference")?.into_iter().collect(),
+        bills_of_lading: Vec::new(),
+        bookings: Vec::new(),
+        references: Vec::new(),
+        transport_call_id: string_at(e, "/transportCall/transportCallID"),
         locode: locode(
             e,
             &[
@@ -481,23 +528,17 @@ fn parse_v22(e: &Value, now: DateTime<Utc>) -> Parsed {
             ));
         }
         // The document an event is about names the shipment first.
-        match doc_type.as_str() {
-            "TRD" | "BOL" => row.bill_of_lading = Some(doc_id.to_string()),
-            "BKG" | "CBR" => row.booking = Some(doc_id.to_string()),
-            _ => {}
+        let set = match doc_type.as_str() {
+            "TRD" | "BOL" => Some(&mut row.bills_of_lading),
+            "BKG" | "CBR" => Some(&mut row.bookings),
+            _ => None,
+        };
+        if let Some(set) = set {
+            set.retain(|d| d != doc_id);
+            set.insert(0, doc_id.to_string());
         }
     }
-    if row.container_number.is_none() {
-        if let Some(refs) = e.get("references").and_then(Value::as_array) {
-            for (i, r) in refs.iter().enumerate() {
-                if str_at(r, "/referenceType") == Some("EQ") {
-                    row.container_number =
-                        container(e, &format!("/references/{i}/referenceValue"))?;
-                    break;
-                }
-            }
-        }
-    }
+    apply_references(e, &mut row)?;
     finish(row)
 }
 
@@ -578,9 +619,13 @@ fn parse_v30(e: &Value, now: DateTime<Utc>) -> Parsed {
         code,
         event_at: date_time(e, "/eventDateTime")?,
         event_created_at: optional_date_time(e, "/eventUpdatedDateTime")?,
-        container_number: container(e, "/equipmentDetails/equipmentReference")?,
-        bill_of_lading: None,
-        booking: None,
+        containers: container(e, "/equipmentDetails/equipmentReference")?
+            .into_iter()
+            .collect(),
+        bills_of_lading: Vec::new(),
+        bookings: Vec::new(),
+        references: Vec::new(),
+        transport_call_id: string_at(e, &format!("{tc}/transportCallReference")),
         locode: locode(e, &["/eventLocation/UNLocationCode"])?,
         location_name: string_at(e, "/eventLocation/locationName"),
         facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
@@ -659,14 +704,69 @@ mod tests {
         assert_eq!(first.event_at.to_rfc3339(), "2021-01-09T13:12:56+00:00");
         assert_eq!(first.locode.as_deref(), Some("FRPAR"));
         assert_eq!(first.vessel_imo.as_deref(), Some("9321483"));
-        assert_eq!(first.bill_of_lading.as_deref(), Some("reserved-HHL123"));
-        assert_eq!(first.booking.as_deref(), Some("ABC123123123"));
-        assert_eq!(first.container_number.as_deref(), Some("APZU4812090"));
+        assert_eq!(first.bills_of_lading, vec!["reserved-HHL123".to_string()]);
+        assert_eq!(first.bookings, vec!["ABC123123123".to_string()]);
+        assert_eq!(first.containers, vec!["APZU4812090".to_string()]);
         assert_eq!(first.facility_type.as_deref(), Some("POTE"));
         assert!(b
             .events
             .iter()
-            .all(|e| e.row.container_number.as_deref() == Some("APZU4812090")));
+            .all(|e| e.row.containers == ["APZU4812090"]));
+    }
+
+    #[test]
+    fn an_event_names_every_container_and_document_it_references() {
+        // The 2.2 sample's first event (a vessel arrival) with two more EQ references, a
+        // repeated one, a second TRD and a booking given twice: DCSA 2.2 `references` and
+        // `documentReferences` are arrays, and the event applies to each entry.
+        let path = format!(
+            "{}/../data/dcsa/tnt-220-response.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut events: Value = serde_json::from_str(&text).unwrap();
+        let e = &mut events[0];
+        let refs = e["references"].as_array_mut().unwrap();
+        refs.push(serde_json::json!({"referenceType": "EQ", "referenceValue": "MSKU2935385"}));
+        refs.push(serde_json::json!({"referenceType": "EQ", "referenceValue": "msku 351781 5"}));
+        refs.push(serde_json::json!({"referenceType": "EQ", "referenceValue": "MSKU2935385"}));
+        refs.push(serde_json::json!({"referenceType": "PO", "referenceValue": " PO-77 "}));
+        let docs = e["documentReferences"].as_array_mut().unwrap();
+        docs.push(serde_json::json!({"documentReferenceType": "TRD", "documentReferenceValue": "MAEU463986809"}));
+        docs.push(serde_json::json!({"documentReferenceType": "BKG", "documentReferenceValue": "ABC123123123"}));
+        let batch = read_value_at(Value::Array(vec![e.clone()]), "multi.json", Utc::now()).unwrap();
+        assert!(batch.quarantined.is_empty(), "{:?}", batch.quarantined);
+        let row = &batch.events[0].row;
+        assert_eq!(row.containers, ["APZU4812090", "MSKU2935385", "MSKU3517815"]);
+        assert_eq!(row.bills_of_lading, ["reserved-HHL123", "MAEU463986809"]);
+        assert_eq!(row.bookings, ["ABC123123123"]);
+        assert_eq!(row.transport_call_id.as_deref(), Some("123e4567-e89b-12d3-a456-426614174000"));
+        let kinds: Vec<(&str, &str)> = row
+            .references
+            .iter()
+            .map(|r| (r.kind.as_str(), r.value.as_str()))
+            .collect();
+        assert_eq!(kinds, [("FF", "string"), ("PO", "PO-77")]);
+
+        // A bad check digit in the second EQ reference quarantines the event with its pointer.
+        let refs = e["references"].as_array_mut().unwrap();
+        refs.push(serde_json::json!({"referenceType": "EQ", "referenceValue": "MSKU2935386"}));
+        let batch = read_value_at(Value::Array(vec![e.clone()]), "multi.json", Utc::now()).unwrap();
+        assert_eq!(batch.quarantined.len(), 1);
+        assert_eq!(batch.quarantined[0].pointer, "/0/references/6/referenceValue");
+    }
+
+    #[test]
+    fn stored_bodies_with_one_container_read_back_as_sets() {
+        let old = r#"{"event_id":"e1","event_type":"TRANSPORT","classifier":"ACT","code":"ARRI",
+            "event_at":"2021-01-09T13:12:56Z","container_number":"APZU4812090",
+            "bill_of_lading":"B1","booking":"K1"}"#;
+        let row: EventRow = serde_json::from_str(old).unwrap();
+        assert_eq!(row.containers, ["APZU4812090"]);
+        assert_eq!(row.bills_of_lading, ["B1"]);
+        assert_eq!(row.bookings, ["K1"]);
+        let again: EventRow = serde_json::from_str(&serde_json::to_string(&row).unwrap()).unwrap();
+        assert_eq!(again, row);
     }
 
     #[test]
@@ -764,8 +864,8 @@ mod tests {
         let depa = &b.events[1].row;
         assert_eq!(depa.code, "DEPA");
         assert_eq!(depa.vessel_imo.as_deref(), Some("7654321"));
-        assert_eq!(depa.bill_of_lading.as_deref(), Some("HHL71800000"));
-        assert_eq!(depa.booking.as_deref(), Some("ABC709951"));
+        assert_eq!(depa.bill_of_lading(), Some("HHL71800000"));
+        assert_eq!(depa.booking(), Some("ABC709951"));
         assert_eq!(depa.export_voyage.as_deref(), Some("V002E"));
         assert_eq!(depa.facility_type.as_deref(), Some("POTE"));
         // The next page's equipment event happens at an off-dock yard (DCSA `OFFD`).
