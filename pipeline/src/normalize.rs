@@ -1057,9 +1057,9 @@ mod tests {
         assert!(d.unattached.is_empty());
         let s = &d.shipments[0];
         assert_eq!(s.bill_of_lading_number, "reserved-HHL123");
-        // The booking and the sample's FF (freight forwarder's) reference, whose value the
-        // DCSA sample leaves as "string".
-        assert_eq!(s.ref_numbers, ["ABC123123123", "string"]);
+        // The booking and the values of the sample's FF (freight forwarder's) references: the
+        // DCSA sample gives "string" on most events and "APZU4812090" on its last LOAD.
+        assert_eq!(s.ref_numbers, ["ABC123123123", "APZU4812090", "string"]);
         assert_eq!(s.shipping_line_scac, "MAEU");
         assert_eq!(s.pod_vessel_name.as_deref(), Some("King of the Seas"));
         assert_eq!(s.pod_voyage_number.as_deref(), Some("2103N"));
