@@ -1,10 +1,17 @@
 //! Normalization: validated events in, container and shipment tables out (polars).
 //!
-//! 1. **Shipment keys** (per event): the bill of lading (`TRD`), else the bill of lading known
-//!    for the event's booking, else the booking; events that name only a container take the
-//!    shipment of that container's other events. Events with no shipment to attach to are
-//!    counted in [`Derived::unattached`]; they stay stored and attach when a later feed names
-//!    their shipment.
+//! 1. **What an event applies to** (DCSA T&T 2.2: an event concerns every container and
+//!    document it references). Its shipments: every bill of lading it names (`TRD`), and for
+//!    each booking it names the bills of lading any stored event pairs with that booking (a
+//!    booking split into several bills reaches each), else the booking itself. An event that
+//!    names containers applies to each of them in each of those shipments; an event that names
+//!    only documents applies to every container of its shipments, including containers named
+//!    only by later files; an event that names only containers joins, per container, the
+//!    shipment of the latest event at or before it that names that container with a document
+//!    (else the earliest after it). Events with no shipment to attach to are counted in
+//!    [`Derived::unattached`]; they stay stored and attach when a later feed names their
+//!    shipment. Every choice is made by total orders over the events' contents, so the order
+//!    of the input does not matter.
 //! 2. **Routes** (polars, per shipment): port of lading = the first vessel load/departure
 //!    port, port of discharge = the last vessel discharge/arrival port (by event time); ports in
 //!    between are transshipment ports.
@@ -16,7 +23,10 @@
 //!    arrivals apply to every container of the shipment): `pod_arrived_at`,
 //!    `pod_discharged_at`, `pod_full_out_at` (actual laden `GTOT` at the POD),
 //!    `empty_terminated_at` (actual empty `GTIN`/`DROP` after discharge at the POD), seal,
-//!    ISO size-type, and the latest actual movement for [`crate::status`].
+//!    ISO size-type, `ref_numbers` (the DCSA `references` FF, SI, PO, CR, AAO of the events that
+//!    apply to the box; a shipment's: its bookings other than its key and the references of all
+//!    its events), and the latest actual movement for [`crate::status`] (vessel calls count
+//!    only while the box is aboard, see there).
 //!
 //! "Latest" means by `eventDateTime`, ties broken by `eventCreatedDateTime`; estimates are
 //! ordered by when they were issued (`eventCreatedDateTime`).
@@ -596,8 +606,37 @@ fn container_aggregates(frame: LazyFrame, pairs: DataFrame) -> PolarsResult<Lazy
             JoinArgs::new(JoinType::Inner),
         );
     let all_events = concat([own, shared], UnionArgs::default())?;
-    let act_move = col("act").and(col("moves"));
     let disc_at_pod = equipment("DISC").and(col("act")).and(col("at_pod"));
+    // A vessel's arrival or departure moves the box only while it is aboard (Terminal49
+    // `on_ship`: from the vessel load or departure): an arrival before the box's first vessel
+    // load or departure (a box gated in at the POL when its vessel arrives), and any vessel
+    // event after the box was discharged at the POD (the vessel leaving the POD), are not
+    // the box's movements.
+    let per_box = [col("key"), col("container")];
+    let all_events = all_events.with_columns([
+        col("at")
+            .filter(disc_at_pod.clone())
+            .min()
+            .over(per_box.clone())?
+            .alias("box_pod_discharge"),
+        col("at")
+            .filter(col("act").and(col("departure_call")))
+            .min()
+            .over(per_box)?
+            .alias("box_first_departure"),
+    ]);
+    let vessel_move = is("etype", "TRANSPORT").and(rail().not());
+    let not_aboard = col("at")
+        .gt(col("box_pod_discharge"))
+        .fill_null(lit(false))
+        .or(is("code", "ARRI").and(
+            col("box_first_departure")
+                .is_null()
+                .or(col("at").lt(col("box_first_departure"))),
+        ));
+    let act_move = col("act")
+        .and(col("moves"))
+        .and(vessel_move.and(not_aboard).not());
     let discharged_before = col("at").gt_eq(col("at").filter(disc_at_pod.clone()).min());
     let empty_return = col("act")
         .and(equipment("GTIN").or(equipment("DROP")))
@@ -1206,6 +1245,107 @@ mod destination_tests {
             delay_reason: None,
             remark: None,
         }
+    }
+
+    fn derive_all(events: &[EventRow]) -> Derived {
+        let (ports, carriers) = reference::bundled();
+        let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        derive(Uuid::from_u128(9), events, &Refs { ports, carriers }, now).unwrap()
+    }
+
+    fn status_of(d: &Derived, number: &str) -> ContainerStatus {
+        d.containers
+            .iter()
+            .find(|c| c.number == number)
+            .unwrap_or_else(|| panic!("{number} derived"))
+            .current_status
+    }
+
+    /// Terminal49: a box is `on_ship` from its vessel load or departure. A box only gated in
+    /// at the POL stays `new` when its vessel arrives there; a box discharged at the POD does
+    /// not go back on the ship when the vessel leaves the POD.
+    #[test]
+    fn vessel_calls_move_only_a_box_that_is_aboard() {
+        use EventType::*;
+        let mut gate_in = event("GTIN", Equipment, "NLRTM", 1, Some("TRUCK"));
+        gate_in.mode_of_transport = None;
+        let arrival_at_pol = event("ARRI", Transport, "NLRTM", 2, Some("VESSEL"));
+        let d = derive_all(&[gate_in.clone(), arrival_at_pol.clone()]);
+        assert_eq!(status_of(&d, "MSKU1234565"), ContainerStatus::New);
+        let load = event("LOAD", Equipment, "NLRTM", 3, Some("VESSEL"));
+        let d = derive_all(&[gate_in.clone(), arrival_at_pol.clone(), load.clone()]);
+        assert_eq!(status_of(&d, "MSKU1234565"), ContainerStatus::OnShip);
+        // A departure alone (no LOAD event in the feed) puts the box on the ship.
+        let departure = event("DEPA", Transport, "NLRTM", 3, Some("VESSEL"));
+        let d = derive_all(&[gate_in, arrival_at_pol, departure.clone()]);
+        assert_eq!(status_of(&d, "MSKU1234565"), ContainerStatus::OnShip);
+
+        let journey = vec![
+            load,
+            departure,
+            event("ARRI", Transport, "USNYC", 10, Some("VESSEL")),
+            event("DISC", Equipment, "USNYC", 11, Some("VESSEL")),
+            event("DEPA", Transport, "USNYC", 12, Some("VESSEL")),
+        ];
+        let d = derive_all(&journey);
+        assert_eq!(status_of(&d, "MSKU1234565"), ContainerStatus::Grounded);
+    }
+
+    /// DCSA: an event applies to every container it names (each `EQ` reference), and an
+    /// event that names only the bill of lading to every container of that bill.
+    #[test]
+    fn an_event_reaches_every_container_it_names() {
+        use EventType::*;
+        let boxes = ["MSKU1234565", "MSKU2935385", "MSKU3517815"];
+        let mut events = Vec::new();
+        for b in boxes {
+            let mut load = event("LOAD", Equipment, "NLRTM", 1, Some("VESSEL"));
+            load.event_id = format!("load-{b}");
+            load.containers = vec![b.to_string()];
+            events.push(load);
+        }
+        let mut arrival = event("ARRI", Transport, "USNYC", 10, Some("VESSEL"));
+        arrival.containers = boxes[..2].iter().map(|b| b.to_string()).collect();
+        events.push(arrival.clone());
+        let mut departure = event("DEPA", Transport, "NLRTM", 1, Some("VESSEL"));
+        departure.bills_of_lading = vec!["MAEU123456789".into()];
+        events.push(departure);
+        let d = derive_all(&events);
+        assert_eq!(d.containers.len(), 3);
+        for c in &d.containers {
+            let named = arrival.containers.contains(&c.number);
+            assert_eq!(
+                c.pod_arrived_at.is_some(),
+                named,
+                "{}: the arrival names {:?}",
+                c.number,
+                arrival.containers
+            );
+        }
+        // The departure names only the bill: it is linked to all three containers.
+        let depa = events.len() - 1;
+        assert_eq!(d.links.iter().filter(|l| l.event_index == depa).count(), 3);
+        // The arrival, to the two it names.
+        assert_eq!(d.links.iter().filter(|l| l.event_index == 3).count(), 2);
+    }
+
+    /// A booking-only event attaches to the bill of lading that a later event pairs it with,
+    /// whatever the order of the events.
+    #[test]
+    fn a_booking_only_event_joins_its_bill_of_lading_in_any_order() {
+        use EventType::*;
+        let mut gate_out = event("GTOT", Equipment, "NLRTM", 1, Some("TRUCK"));
+        gate_out.bills_of_lading = Vec::new();
+        gate_out.bookings = vec!["BKG1".into()];
+        let mut load = event("LOAD", Equipment, "NLRTM", 2, Some("VESSEL"));
+        load.bookings = vec!["BKG1".into()];
+        let a = derive_all(&[gate_out.clone(), load.clone()]);
+        let b = derive_all(&[load, gate_out]);
+        assert_eq!(a.shipments.len(), 1);
+        assert_eq!(a.shipments[0].bill_of_lading_number, "MAEU123456789");
+        assert_eq!(a.shipments[0].ref_numbers, ["BKG1"]);
+        assert_eq!(a.shipments, b.shipments);
+        assert_eq!(a.containers, b.containers);
     }
 
     #[test]

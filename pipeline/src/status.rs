@@ -14,7 +14,7 @@
 //! | equipment `GTOT` empty, `GTIN` laden | before the vessel load, box already stuffed | `loaded` |
 //! | equipment `GTOT` empty, `GTIN` laden | before the vessel load | `new` |
 //! | equipment `LOAD` (vessel, or mode not given) | any port | `on_ship` |
-//! | transport `DEPA`, `ARRI` (vessel) | any port | `on_ship` |
+//! | transport `DEPA`, `ARRI` (vessel) | while the box is aboard: an `ARRI` only after the box's first vessel `LOAD`/`DEPA`, neither after the box's discharge at the POD (Terminal49: `on_ship` from the vessel load or departure). Other vessel calls are not the box's movements | `on_ship` |
 //! | equipment `DISC` | a transshipment port (not the POD) | `on_ship` (in transit) |
 //! | equipment `DISC` | the POD, journey continues inland | `awaiting_inland_transfer` |
 //! | equipment `DISC` | the POD | `grounded` (at the POD terminal; availability unknown without a terminal feed) |
