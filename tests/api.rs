@@ -276,7 +276,11 @@ async fn container_documents_field_by_field(db: &TestDb) {
     assert_eq!(sa["pod_vessel_imo"], "9321483");
     assert_eq!(sa["pod_voyage_number"], "2103N");
     assert_eq!(sa["shipping_line_scac"], "MAEU");
-    assert_eq!(sa["ref_numbers"], serde_json::json!(["ABC123123123"]));
+    // The booking, and the sample's FF (freight forwarder's) reference values.
+    assert_eq!(
+        sa["ref_numbers"],
+        serde_json::json!(["ABC123123123", "APZU4812090", "string"])
+    );
     let containers = s["data"]["relationships"]["containers"]["data"]
         .as_array()
         .unwrap();

@@ -795,6 +795,12 @@ impl Shipment {
         Port::of(self.0.destination_locode.as_deref())
     }
 
+    /// The terminal at the port of discharge that most of the shipment's containers name, when
+    /// known (`/v2` relationship `pod_terminal`).
+    async fn pod_terminal(&self) -> Option<Terminal> {
+        Terminal::of(self.0.pod_terminal_id)
+    }
+
     /// The vessel that brings the shipment to the port of discharge, when known.
     async fn pod_vessel(&self) -> Option<Vessel> {
         Vessel::of(
@@ -977,6 +983,16 @@ impl Port {
 
     async fn country(&self) -> Option<&str> {
         self.0.country.as_deref()
+    }
+
+    /// State or province, when known.
+    async fn state(&self) -> Option<&str> {
+        self.0.state.as_deref()
+    }
+
+    /// Postal abbreviation of the state or province (US and Canada), when known.
+    async fn state_abbr(&self) -> Option<&str> {
+        self.0.state_abbr.as_deref()
     }
 
     /// WGS84 latitude.

@@ -7,7 +7,7 @@
 //! | shipment `pod_terminal` | the POD terminal most of its containers name (ties: the smallest terminal id); null when none names one |
 //! | container `pickup_facility` | where the box is picked up full: the POD terminal for a port-to-port move; for an inland move (the shipment has a `destination_locode`), the terminal of the latest check at the destination, else null |
 //! | shipment `line_tracking_stopped_at` / `_reason` | when every container has `empty_terminated_at`: the latest of them and `all_containers_terminated` (Terminal49's reason for a shipment whose boxes all came back empty). A user's stop (`cancelled_by_user`) is kept apart and wins when the row is read |
-//! | container `shipment_last_tracking_request_at` | the latest `updated_at` of the account's tracking requests for the shipment's bill of lading, one of its bookings or one of its containers |
+//! | container `shipment_last_tracking_request_at` | the latest `created_at` of the account's tracking requests for the shipment's bill of lading, one of its bookings or one of its containers |
 //! | container `pod_last_tracking_request_at` | the latest terminal check of the box at its POD (`terminal_checked_at`): the last time teu was told the terminal's state |
 //! | shipment `shipping_line_*` | when the events name no line (no NMFTA vessel operator, no known bill-of-lading prefix, as in the DCSA 3.0 sample), the line that carrier inference ([`crate::infer`], no account history) auto-selects for the bill of lading, else for one of the containers (in number order) |
 
@@ -26,7 +26,7 @@ pub const ALL_CONTAINERS_TERMINATED: &str = "all_containers_terminated";
 ///
 /// `checks` are the terminal checks of the containers (as given to
 /// [`crate::terminal_facts::apply`]); `requested` maps a tracked number (bill of lading,
-/// booking or container number) to the latest `updated_at` of its tracking requests (UTC).
+/// booking or container number) to the latest `created_at` of its tracking requests (UTC).
 pub fn apply(
     shipments: &mut [Shipment],
     containers: &mut [Container],
@@ -38,8 +38,15 @@ pub fn apply(
         of_shipment.entry(c.shipment_id).or_default().push(i);
     }
     for s in shipments.iter_mut() {
-        let members = of_shipment.get(&s.id).map(Vec::as_slice).unwrap_or_default();
-        s.pod_terminal_id = most_named(members.iter().filter_map(|&i| containers[i].pod_terminal_id));
+        let members = of_shipment
+            .get(&s.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        s.pod_terminal_id = most_named(
+            members
+                .iter()
+                .filter_map(|&i| containers[i].pod_terminal_id),
+        );
         let terminated: Vec<DateTime<Utc>> = members
             .iter()
             .filter_map(|&i| containers[i].empty_terminated_at)
@@ -54,7 +61,11 @@ pub fn apply(
         let mut numbers: Vec<&str> = vec![s.bill_of_lading_number.as_str()];
         numbers.extend(s.ref_numbers.iter().map(String::as_str));
         numbers.extend(members.iter().map(|&i| containers[i].number.as_str()));
-        let last_request = numbers.iter().filter_map(|n| requested.get(*n)).max().copied();
+        let last_request = numbers
+            .iter()
+            .filter_map(|n| requested.get(*n))
+            .max()
+            .copied();
         if s.shipping_line_scac.is_empty() {
             let numbers = std::iter::once(s.bill_of_lading_number.as_str())
                 .chain(members.iter().map(|&i| containers[i].number.as_str()));

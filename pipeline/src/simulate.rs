@@ -351,7 +351,9 @@ impl ArrivalNotice {
             .iter()
             .filter(|r| is_vessel_call(r) && r.code == "ARRI")
             .max_by_key(|r| (r.transport_call_sequence, r.event_at))?;
-        let bill_of_lading = rows.iter().find_map(|r| r.bill_of_lading().map(str::to_string))?;
+        let bill_of_lading = rows
+            .iter()
+            .find_map(|r| r.bill_of_lading().map(str::to_string))?;
         let mut containers: Vec<String> = rows
             .iter()
             .flat_map(|r| r.containers.iter().cloned())

@@ -769,7 +769,8 @@ impl Store {
             .await?;
         }
         let written: Vec<&TransportEvent> = changed.iter().map(|(e, _)| *e).collect();
-        self.replace_event_keys(&mut tx, &account_s, &written).await?;
+        self.replace_event_keys(&mut tx, &account_s, &written)
+            .await?;
         tx.commit().await?;
         Ok(changed.len())
     }

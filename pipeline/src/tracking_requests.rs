@@ -309,7 +309,7 @@ impl Store {
             .collect()
     }
 
-    /// The latest `updated_at` (UTC) of the account's tracking requests for each of `numbers`
+    /// The latest `created_at` (UTC) of the account's tracking requests for each of `numbers`
     /// that has one (numbers compared as stored: upper case, no spaces).
     ///
     /// # Errors
@@ -326,7 +326,7 @@ impl Store {
         numbers.dedup();
         for chunk in numbers.chunks(200) {
             let sql = format!(
-                "SELECT request_number, MAX(updated_at) AS at FROM tracking_requests \
+                "SELECT request_number, MAX(created_at) AS at FROM tracking_requests \
                  WHERE account_id = $1 AND request_number IN ({}) GROUP BY request_number",
                 crate::store::in_list(2, chunk.len())
             );

@@ -818,7 +818,11 @@ mod tests {
             json!({"data":{"id":port_id("CNSHA").to_string(),"type":"port"}})
         );
         assert_eq!(r["port_of_discharge"], json!({"data":null}));
-        assert_eq!(r["destination"], json!({"data":null}));
+        // A destination that is a known port is the destination relationship.
+        assert_eq!(
+            r["destination"],
+            json!({"data":{"id":port_id(s.destination_locode.as_deref().unwrap()).to_string(),"type":"port"}})
+        );
         assert_eq!(
             r["containers"],
             json!({"data":[{"id":Uuid::from_u128(1).to_string(),"type":"container"}]})

@@ -708,10 +708,7 @@ mod tests {
         assert_eq!(first.bookings, vec!["ABC123123123".to_string()]);
         assert_eq!(first.containers, vec!["APZU4812090".to_string()]);
         assert_eq!(first.facility_type.as_deref(), Some("POTE"));
-        assert!(b
-            .events
-            .iter()
-            .all(|e| e.row.containers == ["APZU4812090"]));
+        assert!(b.events.iter().all(|e| e.row.containers == ["APZU4812090"]));
     }
 
     #[test]
@@ -737,10 +734,16 @@ mod tests {
         let batch = read_value_at(Value::Array(vec![e.clone()]), "multi.json", Utc::now()).unwrap();
         assert!(batch.quarantined.is_empty(), "{:?}", batch.quarantined);
         let row = &batch.events[0].row;
-        assert_eq!(row.containers, ["APZU4812090", "MSKU2935385", "MSKU3517815"]);
+        assert_eq!(
+            row.containers,
+            ["APZU4812090", "MSKU2935385", "MSKU3517815"]
+        );
         assert_eq!(row.bills_of_lading, ["reserved-HHL123", "MAEU463986809"]);
         assert_eq!(row.bookings, ["ABC123123123"]);
-        assert_eq!(row.transport_call_id.as_deref(), Some("123e4567-e89b-12d3-a456-426614174000"));
+        assert_eq!(
+            row.transport_call_id.as_deref(),
+            Some("123e4567-e89b-12d3-a456-426614174000")
+        );
         let kinds: Vec<(&str, &str)> = row
             .references
             .iter()
@@ -753,7 +756,10 @@ mod tests {
         refs.push(serde_json::json!({"referenceType": "EQ", "referenceValue": "MSKU2935386"}));
         let batch = read_value_at(Value::Array(vec![e.clone()]), "multi.json", Utc::now()).unwrap();
         assert_eq!(batch.quarantined.len(), 1);
-        assert_eq!(batch.quarantined[0].pointer, "/0/references/6/referenceValue");
+        assert_eq!(
+            batch.quarantined[0].pointer,
+            "/0/references/6/referenceValue"
+        );
     }
 
     #[test]

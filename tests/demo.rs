@@ -1,0 +1,139 @@
+//! The whole picture of `teu serve --demo` over `/v2`: every container and shipment of the
+//! demo account checked against rules that follow from the spec's and Terminal49's
+//! definitions, not against values printed earlier (issue "Derived data that is right",
+//! "Done when").
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{Server, TestDb};
+use serde_json::Value;
+
+/// Every container of the account with its shipment (`include=shipment`), page by page.
+async fn containers_with_shipments(server: &Server, key: &str) -> Vec<(Value, Value)> {
+    let mut out = Vec::new();
+    let mut shipments: HashMap<String, Value> = HashMap::new();
+    for page in 1.. {
+        let (status, doc) = server
+            .get(
+                &format!("/v2/containers?include=shipment&page[size]=100&page[number]={page}"),
+                Some(key),
+            )
+            .await;
+        assert_eq!(status, 200, "{doc}");
+        for s in doc["included"].as_array().into_iter().flatten() {
+            shipments.insert(s["id"].as_str().unwrap_or_default().to_string(), s.clone());
+        }
+        let data = doc["data"].as_array().cloned().unwrap_or_default();
+        if data.is_empty() {
+            break;
+        }
+        for c in data {
+            let sid = c["relationships"]["shipment"]["data"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let s = shipments.get(&sid).cloned().unwrap_or(Value::Null);
+            out.push((c, s));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_tells_the_truth_about_every_container() {
+    let db = TestDb::sqlite();
+    let server = Server::start(&db, &["--demo"]);
+    let key = server.demo_key();
+    let all = containers_with_shipments(&server, &key).await;
+    assert!(all.len() > 150, "{} demo containers", all.len());
+
+    let mut problems: Vec<String> = Vec::new();
+    let mut by_shipment: HashMap<String, Vec<&Value>> = HashMap::new();
+    for (c, s) in &all {
+        let a = &c["attributes"];
+        let number = a["number"].as_str().unwrap_or_default();
+        assert!(s.is_object(), "{number}: its shipment is included");
+        by_shipment
+            .entry(s["id"].as_str().unwrap_or_default().to_string())
+            .or_default()
+            .push(c);
+        let sa = &s["attributes"];
+        // A vessel arrival at the POD reaches every container of the shipment it carried.
+        if !sa["pod_ata_at"].is_null() && a["pod_arrived_at"].is_null() {
+            problems.push(format!(
+                "{number}: shipment {} arrived at its POD {} but pod_arrived_at is null",
+                sa["bill_of_lading_number"], sa["pod_ata_at"]
+            ));
+        }
+        // A destination UN/LOCODE that is a known port is the destination relationship.
+        if !sa["destination_locode"].is_null()
+            && !sa["destination_name"].is_null()
+            && s["relationships"]["destination"]["data"].is_null()
+        {
+            problems.push(format!(
+                "{}: destination {} without a destination relationship",
+                sa["bill_of_lading_number"], sa["destination_locode"]
+            ));
+        }
+        // A box returned empty has been discharged and has its return time.
+        if a["current_status"] == "empty_returned" && a["empty_terminated_at"].is_null() {
+            problems.push(format!(
+                "{number}: empty_returned without empty_terminated_at"
+            ));
+        }
+    }
+    let mut terminated = 0;
+    for (c, s) in &all {
+        let sid = s["id"].as_str().unwrap_or_default();
+        let members = &by_shipment[sid];
+        let sa = &s["attributes"];
+        let bl = sa["bill_of_lading_number"].as_str().unwrap_or_default();
+        // The shipment's POD terminal is the one its containers name.
+        let named: Vec<&Value> = members
+            .iter()
+            .map(|m| &m["relationships"]["pod_terminal"]["data"])
+            .filter(|t| !t.is_null())
+            .collect();
+        let pod_terminal = &s["relationships"]["pod_terminal"]["data"];
+        if !named.is_empty() && !named.contains(&pod_terminal) {
+            problems.push(format!(
+                "{bl}: pod_terminal {pod_terminal} is none of its containers' {named:?}"
+            ));
+        }
+        // Every box back empty: the line stops tracking (Terminal49's reason).
+        let all_back = members
+            .iter()
+            .all(|m| !m["attributes"]["empty_terminated_at"].is_null());
+        let reason = &sa["line_tracking_stopped_reason"];
+        if all_back != (reason == "all_containers_terminated") {
+            problems.push(format!(
+                "{bl}: every container returned empty is {all_back}, stopped reason {reason}"
+            ));
+        }
+        terminated += usize::from(all_back);
+        // The shipping line is always known in the demo (its carriers are all listed).
+        if sa["shipping_line_scac"] == "" {
+            problems.push(format!("{bl}: no shipping line"));
+        }
+        let _ = c;
+    }
+    assert!(
+        terminated > 0,
+        "the demo has shipments whose boxes all came back"
+    );
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "{} problems, first 20:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

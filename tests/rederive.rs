@@ -1,0 +1,122 @@
+//! `teu rederive`: a database written by the previous release (events with one container,
+//! bill of lading and booking each; derived rows from that reading) gets today's answers from
+//! its stored carrier payloads, without re-ingesting anything (issue "Derived data that is
+//! right", item 7).
+
+#[macro_use]
+mod common;
+
+use common::TestDb;
+use serde_json::Value;
+use sqlx::Row;
+
+/// Rewrites the account's stored events the way the previous release stored them (the first
+/// container, bill of lading and booking only, no references or transport call id), keeps the
+/// first key of each kind in `event_keys` (what the migration backfills from such rows), and
+/// throws the derived rows away, as if they had been derived from that reading.
+async fn downgrade(db: &TestDb) {
+    sqlx::any::install_default_drivers();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .expect("connect");
+    let rows = sqlx::query("SELECT id, body FROM transport_events")
+        .fetch_all(&mut conn)
+        .await
+        .expect("events");
+    let mut multi = 0;
+    for r in rows {
+        let id: String = r.get("id");
+        let mut body: Value = serde_json::from_str(&r.get::<String, _>("body")).expect("body");
+        let map = body.as_object_mut().expect("object");
+        for (set, one) in [
+            ("containers", "container_number"),
+            ("bills_of_lading", "bill_of_lading"),
+            ("bookings", "booking"),
+        ] {
+            if let Some(Value::Array(values)) = map.remove(set) {
+                multi += usize::from(values.len() > 1);
+                if let Some(first) = values.into_iter().next() {
+                    map.insert(one.into(), first);
+                }
+            }
+        }
+        map.remove("references");
+        map.remove("transport_call_id");
+        sqlx::query("UPDATE transport_events SET body = $1 WHERE id = $2")
+            .bind(body.to_string())
+            .bind(&id)
+            .execute(&mut conn)
+            .await
+            .expect("downgrade body");
+    }
+    assert!(multi > 0, "the feed has events naming several keys");
+    sqlx::query("DELETE FROM event_keys")
+        .execute(&mut conn)
+        .await
+        .expect("keys");
+    for kind in ["container", "bill_of_lading", "booking"] {
+        let column = match kind {
+            "container" => "container_number",
+            other => other,
+        };
+        sqlx::query(&format!(
+            "INSERT INTO event_keys (account_id, kind, value, event_id) \
+             SELECT account_id, '{kind}', {column}, id FROM transport_events WHERE {column} IS NOT NULL"
+        ))
+        .execute(&mut conn)
+        .await
+        .expect("backfill keys");
+    }
+    for table in ["container_events", "containers", "shipments"] {
+        sqlx::query(&format!("DELETE FROM {table}"))
+            .execute(&mut conn)
+            .await
+            .expect("drop derived rows");
+    }
+}
+
+async fn rederive_restores_todays_answers(db: &TestDb) {
+    db.create_account("acme");
+    let feed = common::generated_feed(12, 7);
+    db.ingest(
+        "acme",
+        &[
+            feed.path().to_path_buf(),
+            common::data("dcsa/tnt-220-response.json"),
+        ],
+    );
+    let today = common::snapshot(db, "acme").await;
+    downgrade(db).await;
+    let broken = common::snapshot(db, "acme").await;
+    assert_ne!(broken, today, "the downgrade changed the stored data");
+
+    let out = db.teu(&["rederive", "--account", "acme"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("acme: "), "{stdout}");
+    assert!(!stdout.contains(" 0 rewritten"), "{stdout}");
+    let again = common::snapshot(db, "acme").await;
+    for (table, rows) in &today {
+        assert_eq!(&again[table], rows, "{table} after rederive");
+    }
+
+    // Nothing left to do the second time; every account when none is named.
+    let out = db.teu(&["rederive"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains(" 0 rewritten, 0 unreadable"), "{stdout}");
+    assert_eq!(common::snapshot(db, "acme").await, today);
+
+    let out = db.teu(&["rederive", "--account", "nobody"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nobody"),
+        "the error names the account"
+    );
+}
+
+on_both_backends!(rederive_restores_todays_answers);
