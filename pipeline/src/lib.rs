@@ -15,6 +15,7 @@ pub mod ids;
 pub mod infer;
 pub mod ingest;
 pub mod iso6346;
+pub mod journey;
 pub mod listing;
 pub mod model;
 pub mod normalize;
