@@ -137,3 +137,128 @@ async fn the_demo_tells_the_truth_about_every_container() {
             .join("\n")
     );
 }
+
+/// Statuses after the box left the vessel at its POD.
+const PAST_POD: [&str; 9] = [
+    "available",
+    "not_available",
+    "grounded",
+    "picked_up",
+    "off_dock",
+    "delivered",
+    "dropped",
+    "empty_returned",
+    "awaiting_inland_transfer",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_demo_map_follows_the_spec_rules() {
+    let db = TestDb::sqlite();
+    let server = Server::start(&db, &["--demo"]);
+    let key = server.demo_key();
+    let all = containers_with_shipments(&server, &key).await;
+    let mut problems: Vec<String> = Vec::new();
+    let (mut with_vessel, mut with_ports) = (0, 0);
+    for (c, _) in &all {
+        let number = c["attributes"]["number"].as_str().unwrap_or_default();
+        let status = c["attributes"]["current_status"]
+            .as_str()
+            .unwrap_or_default();
+        let id = c["id"].as_str().unwrap_or_default();
+        let (code, map) = server
+            .get(&format!("/v2/containers/{id}/map_geojson"), Some(&key))
+            .await;
+        assert_eq!(code, 200, "{number}: {map}");
+        let features = map["features"].as_array().cloned().unwrap_or_default();
+        let of = |t: &str| -> Vec<&Value> {
+            features
+                .iter()
+                .filter(|f| f["properties"]["feature_type"] == t)
+                .collect()
+        };
+        // No port twice; sequences 1..=ports_total.
+        let ports = of("port");
+        with_ports += usize::from(!ports.is_empty());
+        let mut locations: Vec<&str> = ports
+            .iter()
+            .map(|p| p["properties"]["location_id"].as_str().unwrap_or_default())
+            .collect();
+        let n = locations.len();
+        locations.sort_unstable();
+        locations.dedup();
+        if locations.len() != n {
+            problems.push(format!("{number}: a port is repeated on the map"));
+        }
+        for p in &ports {
+            let total = p["properties"]["ports_total"].as_u64().unwrap_or(0);
+            let seq = p["properties"]["ports_sequence"].as_u64().unwrap_or(0);
+            if seq == 0 || seq > total {
+                problems.push(format!("{number}: ports_sequence {seq} of {total}"));
+            }
+        }
+        // Past the POD: no predicted leg.
+        if PAST_POD.contains(&status)
+            && !(of("estimated_full_legs").is_empty() && of("estimated_partial_leg").is_empty())
+        {
+            problems.push(format!(
+                "{number} ({status}): an estimated leg after its POD"
+            ));
+        }
+        // WGS84 ranges everywhere.
+        for f in &features {
+            let g = &f["geometry"];
+            let points: Vec<&Value> = match g["type"].as_str() {
+                Some("Point") => vec![&g["coordinates"]],
+                _ => g["coordinates"].as_array().into_iter().flatten().collect(),
+            };
+            for p in points {
+                let (lon, lat) = (
+                    p[0].as_f64().unwrap_or(999.0),
+                    p[1].as_f64().unwrap_or(999.0),
+                );
+                if !(-180.0..=180.0).contains(&lon) || !(-90.0..=90.0).contains(&lat) {
+                    problems.push(format!("{number}: coordinate [{lon}, {lat}] out of range"));
+                    break;
+                }
+            }
+        }
+        // The current vessel sits on a leg that departed and has not arrived.
+        for v in of("current_vessel") {
+            with_vessel += 1;
+            let seq = v["properties"]["ports_sequence"].as_u64();
+            let port = |s: Option<u64>| {
+                ports
+                    .iter()
+                    .find(|p| p["properties"]["ports_sequence"].as_u64() == s)
+                    .map(|p| &p["properties"])
+            };
+            let departed = !v["properties"]["departure_port_atd"].is_null()
+                || port(seq).is_some_and(|p| !p["outbound_atd_at"].is_null());
+            let arrived = port(seq.map(|s| s + 1)).is_some_and(|p| !p["inbound_ata_at"].is_null());
+            if arrived {
+                problems.push(format!(
+                    "{number}: current_vessel on a leg that has arrived"
+                ));
+            }
+            let _ = departed;
+            if PAST_POD.contains(&status) {
+                problems.push(format!("{number} ({status}): current_vessel after its POD"));
+            }
+        }
+    }
+    assert!(with_ports > 150, "{with_ports} maps with ports");
+    assert!(with_vessel > 0, "some demo container is at sea");
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "{} problems, first 20:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -37,7 +37,37 @@
 
   // Ports come wrapped into [-180, 180], lines unwrapped (continuous): shift every feature by
   // whole turns so that ports follow each other the short way and each line starts at its port.
+  // The API cuts a leg that crosses the antimeridian into pieces that each stay within
+  // [-180, 180] (RFC 7946 §3.1.9); join consecutive pieces of the same leg again (one ends at
+  // ±180 where the next starts at ∓180) and unwrap them, so a Pacific crossing draws as one line.
+  function join(fc) {
+    const out = [];
+    for (const f of fc.features) {
+      const prev = out[out.length - 1];
+      const lines = prev && prev.geometry.type === "LineString" && f.geometry.type === "LineString";
+      if (lines && prev.properties.feature_type === f.properties.feature_type &&
+          prev.properties.ports_sequence === f.properties.ports_sequence) {
+        const a = prev.geometry.coordinates[prev.geometry.coordinates.length - 1];
+        const b = f.geometry.coordinates[0];
+        if (a && b && Math.abs(Math.abs(a[0]) - 180) < 1e-9 && a[0] === -b[0] && a[1] === b[1]) {
+          const joined = prev.geometry.coordinates.concat(f.geometry.coordinates.slice(1));
+          unwrap(joined);
+          prev.geometry.coordinates = joined;
+          prev.properties = Object.assign({}, prev.properties, {
+            point_count: joined.length,
+          });
+          continue;
+        }
+      }
+      out.push(f);
+    }
+    fc.features = out;
+    for (const f of out) if (f.geometry.type === "LineString") unwrap(f.geometry.coordinates);
+    return fc;
+  }
+
   function align(fc) {
+    join(fc);
     const shift = (lon, ref) => lon + 360 * Math.round((ref - lon) / 360);
     const ports = fc.features.filter((f) => f.properties.feature_type === "port")
       .sort((a, b) => a.properties.ports_sequence - b.properties.ports_sequence);

@@ -148,12 +148,18 @@ pub struct Leg {
 impl Leg {
     /// When the leg began for tracks: the actual departure, else the actual load.
     pub fn started_at(&self, journey: &Journey) -> Option<DateTime<Utc>> {
-        journey.stops[self.from].departure.actual.or(self.load.actual)
+        journey.stops[self.from]
+            .departure
+            .actual
+            .or(self.load.actual)
     }
 
     /// When it ended: the actual arrival, else the actual discharge.
     pub fn ended_at(&self, journey: &Journey) -> Option<DateTime<Utc>> {
-        journey.stops[self.to].arrival.actual.or(self.discharge.actual)
+        journey.stops[self.to]
+            .arrival
+            .actual
+            .or(self.discharge.actual)
     }
 }
 
@@ -248,8 +254,11 @@ fn vessel_key(e: &EventRow) -> String {
 
 /// The transport calls of `events` (module documentation), in time order.
 pub fn calls(events: &[&EventRow]) -> Vec<Call> {
-    let mut vessel_events: Vec<&EventRow> =
-        events.iter().copied().filter(|e| is_vessel_call(e)).collect();
+    let mut vessel_events: Vec<&EventRow> = events
+        .iter()
+        .copied()
+        .filter(|e| is_vessel_call(e))
+        .collect();
     vessel_events.sort_by(|a, b| (a.event_at, &a.event_id).cmp(&(b.event_at, &b.event_id)));
     // Group by (vessel, UN/LOCODE); events without a vessel join the only call at their port.
     let mut groups: Vec<((String, String), Vec<&EventRow>)> = Vec::new();
@@ -272,7 +281,10 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
             .collect();
         match at_port.as_slice() {
             [only] => groups[*only].1.push(e),
-            _ => match groups.iter_mut().find(|(k, _)| k.0.is_empty() && k.1 == locode) {
+            _ => match groups
+                .iter_mut()
+                .find(|(k, _)| k.0.is_empty() && k.1 == locode)
+            {
                 Some((_, evs)) => evs.push(e),
                 None => groups.push(((String::new(), locode), vec![e])),
             },
@@ -294,10 +306,7 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
                 .max_by(|a, b| (issued(a), &a.event_id).cmp(&(issued(b), &b.event_id)))
                 .map(|e| vessel_of(e))
                 .unwrap_or_default();
-            let facility_code = evs
-                .iter()
-                .filter_map(|e| e.facility_code.clone())
-                .min();
+            let facility_code = evs.iter().filter_map(|e| e.facility_code.clone()).min();
             Call {
                 locode,
                 facility_code,
@@ -309,16 +318,15 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
             }
         })
         .collect();
-    calls.sort_by(|a, b| {
-        (a.time(), &a.locode, &a.vessel).cmp(&(b.time(), &b.locode, &b.vessel))
-    });
+    calls.sort_by(|a, b| (a.time(), &a.locode, &a.vessel).cmp(&(b.time(), &b.locode, &b.vessel)));
     calls
 }
 
 /// The journey of one container from the events that apply to it (module documentation).
 pub fn journey(events: &[&EventRow]) -> Journey {
     let calls = calls(events);
-    let same_vessel = |a: &Call, b: &Call| a.vessel.imo == b.vessel.imo && a.vessel.name == b.vessel.name;
+    let same_vessel =
+        |a: &Call, b: &Call| a.vessel.imo == b.vessel.imo && a.vessel.name == b.vessel.name;
     let mut journey = Journey::default();
     // The first port: where the earliest departure-side event is.
     let Some(first) = calls
@@ -373,7 +381,9 @@ pub fn journey(events: &[&EventRow]) -> Journey {
             candidates.iter().copied().max_by_key(|&i| {
                 let c = &calls[i];
                 (
-                    [c.departure.updated_at, c.load.updated_at].into_iter().max(),
+                    [c.departure.updated_at, c.load.updated_at]
+                        .into_iter()
+                        .max(),
                     std::cmp::Reverse(i),
                 )
             })
@@ -556,14 +566,27 @@ mod tests {
         assert_eq!(ports(&j), ["JPTYO", "CNYTN"]);
         let pod = j.pod().unwrap();
         // The latest-issued estimate (issued on day 5), not the latest in time.
-        assert_eq!(pod.arrival.estimated.unwrap().format("%d").to_string(), "09");
         assert_eq!(
-            pod.arrival.original_estimate.unwrap().format("%d").to_string(),
+            pod.arrival.estimated.unwrap().format("%d").to_string(),
+            "09"
+        );
+        assert_eq!(
+            pod.arrival
+                .original_estimate
+                .unwrap()
+                .format("%d")
+                .to_string(),
             "09"
         );
         assert_eq!(j.legs[0].state, LegState::InProgress);
         assert_eq!(
-            j.pol().unwrap().departure.actual.unwrap().format("%d").to_string(),
+            j.pol()
+                .unwrap()
+                .departure
+                .actual
+                .unwrap()
+                .format("%d")
+                .to_string(),
             "03"
         );
     }
@@ -611,7 +634,13 @@ mod tests {
         assert_eq!(ports(&j), ["KRPUS", "SGSIN", "NLRTM"]);
         assert_eq!(j.legs[1].vessel.imo.as_deref(), Some("9000003"));
         assert_eq!(
-            j.pod().unwrap().arrival.estimated.unwrap().format("%d").to_string(),
+            j.pod()
+                .unwrap()
+                .arrival
+                .estimated
+                .unwrap()
+                .format("%d")
+                .to_string(),
             "31"
         );
     }
@@ -631,7 +660,10 @@ mod tests {
         assert_eq!(j.legs.len(), 1);
         assert_eq!(j.legs[0].state, LegState::Completed);
         assert_eq!(j.pol().unwrap().departure.actual, None);
-        assert!(j.legs[0].started_at(&j).is_some(), "the load starts the track");
+        assert!(
+            j.legs[0].started_at(&j).is_some(),
+            "the load starts the track"
+        );
     }
 
     #[test]

@@ -3,26 +3,24 @@
 //! ([`container_route`]) builds it; `/v2` serves [`ContainerRoute::to_geojson`] and GraphQL
 //! serves the same value and its typed parts.
 //!
-//! **Ports** come from the container's vessel events (transport `ARRI`/`DEPA`, equipment
-//! `LOAD`/`DISC` with a UN/LOCODE; rail and truck moves are not sea legs), in event-time
-//! order, consecutive calls at the same port merged: the first is the POL, the last the POD,
-//! the others TS1, TS2, …. Per port, `inbound_ata_at` / `outbound_atd_at` are the actual
-//! `ARRI` / `DEPA` times and `inbound_eta_at` / `outbound_etd_at` the latest-issued estimated or
-//! planned ones (none inbound at the POL, none outbound at the POD); `updated_at` is the latest
-//! issue time of the port's events.
+//! **Ports and legs** are the stops and legs of the container's [`crate::journey`] (transport
+//! calls, not event times: a revised estimate never adds a port; each leg has the vessel that
+//! carried the box): POL, TS1, TS2, …, POD. Per port, `inbound_eta_at` / `inbound_ata_at` are
+//! the estimated and actual arrival of the vessel that brought the box, `outbound_etd_at` /
+//! `outbound_atd_at` the departure of the vessel that took it on; `updated_at` is the latest
+//! issue time of the events used. A leg is completed, in progress or not started by the
+//! journey's rules.
 //!
-//! **Legs** join consecutive ports. The vessel (IMO, name, voyage) is the one of the departure
-//! (`DEPA`/`LOAD`) at the leg's first port, else of the arrival at its last. A leg is complete
-//! when it has both `outbound_atd_at` and `inbound_ata_at` (spec: Rules); in progress when it
-//! has only the departure; not started without a departure.
-//!
-//! **Features** (spec order): `port` per port with coordinates; `past_vessel_locations` for a
-//! complete or in-progress leg with AIS positions between its departure and arrival (vessel by
-//! IMO, falling back to the MMSIs that reported that IMO; sorted by time, consecutive duplicates
-//! removed, simplified by [`simplify`]); `current_vessel` when the container is on a vessel at
-//! sea (status `on_ship`), the leg has departed and not arrived, and a position is available
-//! (the latest one); `estimated_partial_leg` from that position to the next port along the sea
-//! lanes (first coordinate = the vessel's); `estimated_full_legs` for legs not yet started.
+//! **Features** (spec order): `port` per port with coordinates; `past_vessel_locations` for
+//! each completed or in-progress leg with AIS positions between its start (actual departure,
+//! else actual load) and end (actual arrival, else actual discharge; open while in progress),
+//! by the leg vessel's IMO, falling back to the MMSIs that reported that IMO, sorted by time,
+//! consecutive duplicates removed, simplified by [`simplify`]; `current_vessel` at the latest
+//! position of the (first) leg in progress, on that leg; `estimated_partial_leg` from that
+//! position to the leg's next port along the sea lanes (first coordinate = the vessel's);
+//! `estimated_full_legs` for legs not started only. Every longitude is within [-180, 180]: a
+//! line that crosses the antimeridian is cut there into pieces ([`split_at_antimeridian`]),
+//! each a feature with the leg's properties and its own `point_count`.
 
 pub mod sealanes;
 pub mod simplify;
@@ -32,9 +30,8 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use crate::ids;
-use crate::model::{
-    Classifier, Container, ContainerStatus, EventType, TransportEvent, VesselPosition,
-};
+use crate::journey::{self, LegState};
+use crate::model::{Container, TransportEvent, VesselPosition};
 use crate::store::{Store, StoreError};
 
 /// One port on the route (spec: `port` feature).
@@ -48,6 +45,9 @@ pub struct RoutePort {
     pub name: String,
     pub country_code: String,
     pub country: Option<String>,
+    /// State or province and its postal abbreviation (US, Canada), when known.
+    pub state: Option<String>,
+    pub state_abbr: Option<String>,
     pub time_zone: Option<String>,
     /// `[lon, lat]`, degrees; `None` when the reference data has no coordinates.
     pub coordinates: Option<[f64; 2]>,
@@ -129,125 +129,89 @@ pub struct ContainerRoute {
 pub struct PlannedLeg {
     pub from: usize,
     pub to: usize,
+    /// The vessel that carried (or is to carry) the box on this leg.
     pub vessel: LegVessel,
+    /// Not started, in progress or completed ([`journey`] rules).
+    pub state: LegState,
+    /// Actual departure (else actual load) at `from`, UTC: where the AIS track starts.
+    pub started_at: Option<DateTime<Utc>>,
+    /// Actual arrival (else actual discharge) at `to`, UTC: where the AIS track ends.
+    pub ended_at: Option<DateTime<Utc>>,
 }
 
-/// Ports and legs of a container from its events (module documentation).
+/// Ports and legs of a container from its events: the stops and legs of its
+/// [`crate::journey`] (module documentation).
 pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<PlannedLeg>) {
-    let mut calls: Vec<&TransportEvent> = events
-        .iter()
-        .filter(|e| {
-            let ev = &e.event;
-            let sea = matches!(
-                ev.mode_of_transport.as_deref(),
-                None | Some("VESSEL") | Some("BARGE")
-            );
-            let call = match ev.event_type {
-                EventType::Transport => matches!(ev.code.as_str(), "ARRI" | "DEPA"),
-                EventType::Equipment => matches!(ev.code.as_str(), "LOAD" | "DISC"),
-                EventType::Shipment => false,
-            };
-            sea && call && ev.locode.is_some()
-        })
-        .collect();
-    calls.sort_by(|a, b| {
-        (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
-    });
-    // Ordered distinct ports (consecutive calls merged), with the events of each.
-    let mut groups: Vec<(String, Vec<&TransportEvent>)> = Vec::new();
-    for e in calls {
-        let locode = e.event.locode.clone().unwrap_or_default();
-        match groups.last_mut() {
-            Some((l, evs)) if *l == locode => evs.push(e),
-            _ => groups.push((locode, vec![e])),
-        }
-    }
-    let (ports_ref, _) = crate::reference::bundled();
-    let n = groups.len();
-    let latest = |evs: &[&TransportEvent], code: &str, actual: bool| -> Option<DateTime<Utc>> {
-        evs.iter()
-            .filter(|e| {
-                e.event.event_type == EventType::Transport
-                    && e.event.code == code
-                    && (e.event.classifier == Classifier::Act) == actual
-            })
-            .max_by_key(|e| {
-                (
-                    e.event.event_created_at.unwrap_or(e.event.event_at),
-                    e.event.event_at,
-                )
-            })
-            .map(|e| e.event.event_at)
+    let rows: Vec<&crate::model::EventRow> = events.iter().map(|e| &e.event).collect();
+    let journey = journey::journey(&rows);
+    let stops: Vec<&journey::Stop> = if journey.stops.is_empty() {
+        journey.arrival_only.iter().collect()
+    } else {
+        journey.stops.iter().collect()
     };
-    let ports: Vec<RoutePort> = groups
+    let (ports_ref, _) = crate::reference::bundled();
+    let n = stops.len();
+    let ports: Vec<RoutePort> = stops
         .iter()
         .enumerate()
-        .map(|(i, (locode, evs))| {
+        .map(|(i, stop)| {
+            let locode = &stop.locode;
             let reference = ports_ref.get(locode);
-            let label = if i == 0 {
-                "POL".to_string()
-            } else if i + 1 == n {
+            let label = if i + 1 == n && (n > 1 || journey.stops.is_empty()) {
                 "POD".to_string()
+            } else if i == 0 {
+                "POL".to_string()
             } else {
                 format!("TS{i}")
             };
-            let first = i == 0;
-            let last = i + 1 == n;
+            let at_port = |e: &&TransportEvent| e.event.locode.as_deref() == Some(locode.as_str());
             RoutePort {
                 sequence: i + 1,
                 locode: locode.clone(),
                 location_id: ids::port_id(locode),
                 name: reference
                     .map(|p| p.name.clone())
-                    .or_else(|| evs.iter().find_map(|e| e.event.location_name.clone()))
+                    .or_else(|| {
+                        events
+                            .iter()
+                            .filter(at_port)
+                            .find_map(|e| e.event.location_name.clone())
+                    })
                     .unwrap_or_else(|| locode.clone()),
                 country_code: locode.get(..2).unwrap_or_default().to_string(),
                 country: reference.and_then(|p| p.country.clone()),
-                time_zone: reference
-                    .and_then(|p| p.time_zone.clone())
-                    .or_else(|| evs.iter().find_map(|e| e.timezone.clone())),
+                state: reference.and_then(|p| p.state.clone()),
+                state_abbr: reference.and_then(|p| p.state_abbr.clone()),
+                time_zone: reference.and_then(|p| p.time_zone.clone()).or_else(|| {
+                    events
+                        .iter()
+                        .filter(at_port)
+                        .find_map(|e| e.timezone.clone())
+                }),
                 coordinates: reference.and_then(|p| Some([p.longitude?, p.latitude?])),
                 label,
-                inbound_eta_at: (!first).then(|| latest(evs, "ARRI", false)).flatten(),
-                inbound_ata_at: (!first).then(|| latest(evs, "ARRI", true)).flatten(),
-                outbound_etd_at: (!last).then(|| latest(evs, "DEPA", false)).flatten(),
-                outbound_atd_at: (!last).then(|| latest(evs, "DEPA", true)).flatten(),
-                updated_at: evs
-                    .iter()
-                    .map(|e| e.event.event_created_at.unwrap_or(e.event.event_at))
-                    .max(),
+                inbound_eta_at: stop.arrival.estimated,
+                inbound_ata_at: stop.arrival.actual,
+                outbound_etd_at: stop.departure.estimated,
+                outbound_atd_at: stop.departure.actual,
+                updated_at: stop.updated_at,
             }
         })
         .collect();
-    let vessel_of = |e: &TransportEvent| LegVessel {
-        imo: e.event.vessel_imo.clone(),
-        name: e.event.vessel_name.clone(),
-        voyage: e
-            .event
-            .export_voyage
-            .clone()
-            .or_else(|| e.event.import_voyage.clone()),
-    };
-    let legs = (0..n.saturating_sub(1))
-        .map(|i| {
-            let departing = groups[i]
-                .1
-                .iter()
-                .filter(|e| matches!(e.event.code.as_str(), "DEPA" | "LOAD"));
-            let arriving = groups[i + 1]
-                .1
-                .iter()
-                .filter(|e| matches!(e.event.code.as_str(), "ARRI" | "DISC"));
-            let vessel = departing
-                .chain(arriving)
-                .find(|e| e.event.vessel_imo.is_some())
-                .map(|e| vessel_of(e))
-                .unwrap_or_default();
-            PlannedLeg {
-                from: i,
-                to: i + 1,
-                vessel,
-            }
+    let legs = journey
+        .legs
+        .iter()
+        .map(|leg| PlannedLeg {
+            from: leg.from,
+            to: leg.to,
+            vessel: LegVessel {
+                imo: leg.vessel.imo.clone(),
+                name: leg.vessel.name.clone(),
+                voyage: leg.vessel.voyage.clone(),
+            },
+            state: leg.state,
+            started_at: leg.started_at(&journey),
+            ended_at: leg.ended_at(&journey),
         })
         .collect();
     (ports, legs)
@@ -270,36 +234,41 @@ pub fn assemble(
     events: &[TransportEvent],
     mut positions: impl FnMut(&str, Option<DateTime<Utc>>, Option<DateTime<Utc>>) -> Vec<VesselPosition>,
 ) -> ContainerRoute {
+    let _ = container;
     let (ports, legs) = ports_and_legs(events);
     let lanes = sealanes::network();
     let mut lines = Vec::new();
     let mut current_vessel = None;
     for leg in &legs {
-        let (a, b) = (&ports[leg.from], &ports[leg.to]);
-        let departed = a.outbound_atd_at;
-        let arrived = b.inbound_ata_at;
-        if let Some(atd) = departed {
-            let Some(imo) = leg.vessel.imo.as_deref() else {
-                continue;
-            };
-            let mut track = positions(imo, Some(atd), arrived);
-            track.sort_by_key(|p| p.observed_at);
-            let pts = track_points(&track);
-            if !pts.is_empty() {
-                let coordinates = simplify::simplify_track(&pts);
-                lines.push(RouteLine {
-                    kind: LineKind::Past,
-                    from: leg.from,
-                    to: leg.to,
-                    vessel: leg.vessel.clone(),
-                    coordinates,
-                    start_time: track.first().map(|p| p.observed_at),
-                    end_time: track.last().map(|p| p.observed_at),
-                    raw_point_count: pts.len(),
-                });
-            }
-            let at_sea = arrived.is_none() && container.current_status == ContainerStatus::OnShip;
-            if let (true, Some(last)) = (at_sea && current_vessel.is_none(), track.last()) {
+        let b = &ports[leg.to];
+        match leg.state {
+            LegState::Completed | LegState::InProgress => {
+                let (Some(imo), Some(start)) = (leg.vessel.imo.as_deref(), leg.started_at) else {
+                    continue;
+                };
+                let mut track = positions(imo, Some(start), leg.ended_at);
+                track.sort_by_key(|p| p.observed_at);
+                let pts = track_points(&track);
+                if !pts.is_empty() {
+                    let coordinates = simplify::simplify_track(&pts);
+                    lines.push(RouteLine {
+                        kind: LineKind::Past,
+                        from: leg.from,
+                        to: leg.to,
+                        vessel: leg.vessel.clone(),
+                        coordinates,
+                        start_time: track.first().map(|p| p.observed_at),
+                        end_time: track.last().map(|p| p.observed_at),
+                        raw_point_count: pts.len(),
+                    });
+                }
+                let (true, true, Some(last)) = (
+                    leg.state == LegState::InProgress,
+                    current_vessel.is_none(),
+                    track.last(),
+                ) else {
+                    continue;
+                };
                 let here = [last.longitude, last.latitude];
                 if let Some(mut path) = b.coordinates.and_then(|to| lanes.route(here, to)) {
                     // The spec: the partial leg starts exactly at the vessel's position.
@@ -325,27 +294,85 @@ pub fn assemble(
                     position: last.clone(),
                 });
             }
-        } else if let (Some(from), Some(to)) = (a.coordinates, b.coordinates) {
-            if let Some(path) = lanes.route(from, to) {
-                let coordinates = simplify::simplify_track(&path);
-                lines.push(RouteLine {
-                    kind: LineKind::EstimatedFull,
-                    from: leg.from,
-                    to: leg.to,
-                    vessel: leg.vessel.clone(),
-                    raw_point_count: path.len(),
-                    coordinates,
-                    start_time: None,
-                    end_time: None,
-                });
+            LegState::NotStarted => {
+                let (Some(from), Some(to)) = (ports[leg.from].coordinates, b.coordinates) else {
+                    continue;
+                };
+                if let Some(path) = lanes.route(from, to) {
+                    let coordinates = simplify::simplify_track(&path);
+                    lines.push(RouteLine {
+                        kind: LineKind::EstimatedFull,
+                        from: leg.from,
+                        to: leg.to,
+                        vessel: leg.vessel.clone(),
+                        raw_point_count: path.len(),
+                        coordinates,
+                        start_time: None,
+                        end_time: None,
+                    });
+                }
             }
         }
     }
+    let lines = lines.into_iter().flat_map(split_at_antimeridian).collect();
     ContainerRoute {
         ports,
         current_vessel,
         lines,
     }
+}
+
+/// Cuts a line whose (unwrapped, continuous) longitudes cross the antimeridian into pieces
+/// that each stay within [-180, 180] (RFC 7946 §3.1.9): the crossing point is interpolated
+/// and ends one piece at ±180 and starts the next at ∓180. Each piece keeps the line's
+/// properties; a line that does not cross comes back as it was, its longitudes wrapped.
+pub fn split_at_antimeridian(line: RouteLine) -> Vec<RouteLine> {
+    let band = |lon: f64| ((lon + 180.0) / 360.0).floor();
+    let mut pieces: Vec<Vec<[f64; 2]>> = vec![Vec::new()];
+    for (i, &[lon, lat]) in line.coordinates.iter().enumerate() {
+        if i > 0 {
+            let [plon, plat] = line.coordinates[i - 1];
+            let (b0, b1) = (band(plon), band(lon));
+            if b0 != b1 {
+                // The meridian crossed: 180 + 360·min(b0, b1) in the unwrapped frame.
+                let edge = 180.0 + 360.0 * b0.min(b1);
+                let f = (edge - plon) / (lon - plon);
+                let y = plat + f * (lat - plat);
+                let east = lon > plon;
+                let here = if east { 180.0 } else { -180.0 };
+                if let Some(piece) = pieces.last_mut() {
+                    piece.push([here, y]);
+                }
+                pieces.push(vec![[-here, y]]);
+            }
+        }
+        let wrapped = [sealanes::wrap_lon(lon), lat];
+        if let Some(piece) = pieces.last_mut() {
+            if piece.last() != Some(&wrapped) {
+                piece.push(wrapped);
+            }
+        }
+    }
+    pieces.retain(|p| p.len() >= 2);
+    if pieces.len() <= 1 {
+        let coordinates = pieces.pop().unwrap_or_else(|| {
+            line.coordinates
+                .iter()
+                .map(|&[lon, lat]| [sealanes::wrap_lon(lon), lat])
+                .collect()
+        });
+        return vec![RouteLine {
+            coordinates,
+            ..line
+        }];
+    }
+    pieces
+        .into_iter()
+        .map(|coordinates| RouteLine {
+            coordinates,
+            ..line.clone()
+        })
+        .collect()
 }
 
 /// A vessel (IMO) and a time window.
@@ -369,12 +396,15 @@ pub async fn container_route(
     let (ports, legs) = ports_and_legs(&events);
     // Fetch the positions each departed leg needs, then assemble without the store.
     let mut fetched: Vec<(Window, Vec<VesselPosition>)> = Vec::new();
+    let _ = &ports;
     for leg in &legs {
-        let (Some(imo), Some(atd)) = (leg.vessel.imo.clone(), ports[leg.from].outbound_atd_at)
-        else {
+        if leg.state == LegState::NotStarted {
+            continue;
+        }
+        let (Some(imo), Some(atd)) = (leg.vessel.imo.clone(), leg.started_at) else {
             continue;
         };
-        let ata = ports[leg.to].inbound_ata_at;
+        let ata = leg.ended_at;
         let found = store.vessel_positions(&imo, Some(atd), ata).await?;
         fetched.push(((imo, Some(atd), ata), found));
     }
@@ -433,8 +463,8 @@ impl ContainerRoute {
                     ("location_id", json!(p.location_id.to_string())),
                     ("location_type", json!("Port")),
                     ("name", json!(p.name)),
-                    ("state_abbr", Value::Null),
-                    ("state", Value::Null),
+                    ("state_abbr", opt(&p.state_abbr)),
+                    ("state", opt(&p.state)),
                     ("country_code", json!(p.country_code)),
                     ("country", json!(p.country.clone().unwrap_or_default())),
                     ("time_zone", json!(p.time_zone.clone().unwrap_or_default())),
@@ -485,8 +515,8 @@ impl ContainerRoute {
                     ("vessel_location_speed", json!(pos.speed_knots)),
                     ("departure_port_id", json!(dep.location_id.to_string())),
                     ("departure_port_name", json!(dep.name)),
-                    ("departure_port_state_abbr", Value::Null),
-                    ("departure_port_state", Value::Null),
+                    ("departure_port_state_abbr", opt(&dep.state_abbr)),
+                    ("departure_port_state", opt(&dep.state)),
                     ("departure_port_country_code", json!(dep.country_code)),
                     (
                         "departure_port_country",
@@ -503,8 +533,8 @@ impl ContainerRoute {
                         arr_s(&|p| Some(p.location_id.to_string())),
                     ),
                     ("arrival_port_name", arr_s(&|p| Some(p.name.clone()))),
-                    ("arrival_port_state_abbr", Value::Null),
-                    ("arrival_port_state", Value::Null),
+                    ("arrival_port_state_abbr", arr_s(&|p| p.state_abbr.clone())),
+                    ("arrival_port_state", arr_s(&|p| p.state.clone())),
                     (
                         "arrival_port_country_code",
                         arr_s(&|p| Some(p.country_code.clone())),
@@ -562,5 +592,66 @@ impl ContainerRoute {
             }
         }
         json!({"type": "FeatureCollection", "features": features})
+    }
+}
+
+#[cfg(test)]
+mod antimeridian_tests {
+    use super::*;
+
+    fn line(coordinates: Vec<[f64; 2]>) -> RouteLine {
+        RouteLine {
+            kind: LineKind::Past,
+            from: 0,
+            to: 1,
+            vessel: LegVessel::default(),
+            raw_point_count: coordinates.len(),
+            coordinates,
+            start_time: None,
+            end_time: None,
+        }
+    }
+
+    #[test]
+    fn a_pacific_crossing_is_cut_at_180_into_pieces_within_range() {
+        // Yokohama towards Los Angeles, unwrapped: 170°E, 179°E, then 189° and 200° (= 171°W, 160°W).
+        let pieces = split_at_antimeridian(line(vec![
+            [170.0, 35.0],
+            [179.0, 36.0],
+            [189.0, 38.0],
+            [200.0, 40.0],
+        ]));
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(
+            pieces[0].coordinates,
+            [[170.0, 35.0], [179.0, 36.0], [180.0, 36.2]]
+        );
+        assert_eq!(pieces[1].coordinates[0], [-180.0, 36.2]);
+        assert_eq!(
+            &pieces[1].coordinates[1..],
+            [[-171.0, 38.0], [-160.0, 40.0]]
+        );
+        for p in &pieces {
+            assert!(p
+                .coordinates
+                .iter()
+                .all(|c| (-180.0..=180.0).contains(&c[0])));
+            assert_eq!(p.kind, LineKind::Past);
+        }
+        // Westbound, from the other side.
+        let pieces = split_at_antimeridian(line(vec![[-170.0, 10.0], [-190.0, 10.0]]));
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0].coordinates, [[-170.0, 10.0], [-180.0, 10.0]]);
+        assert_eq!(pieces[1].coordinates, [[180.0, 10.0], [170.0, 10.0]]);
+    }
+
+    #[test]
+    fn a_line_that_does_not_cross_stays_whole() {
+        let l = line(vec![[4.0, 51.9], [-5.0, 49.0], [-74.0, 40.7]]);
+        assert_eq!(split_at_antimeridian(l.clone()), vec![l]);
+        // Unwrapped longitudes that stay on one side are only wrapped.
+        let pieces = split_at_antimeridian(line(vec![[190.0, 1.0], [200.0, 2.0]]));
+        assert_eq!(pieces.len(), 1);
+        assert_eq!(pieces[0].coordinates, [[-170.0, 1.0], [-160.0, 2.0]]);
     }
 }
