@@ -81,11 +81,24 @@ pub struct Call {
     pub locode: String,
     /// Facility (terminal) code of the call, SMDG or BIC, when an event gives one.
     pub facility_code: Option<String>,
+    /// The vessel, with its (export, else import) voyage.
     pub vessel: Vessel,
+    /// The import voyage (else export), the voyage the vessel arrived on.
+    pub arrival_voyage: Option<String>,
     pub arrival: Milestone,
     pub departure: Milestone,
     pub load: Milestone,
     pub discharge: Milestone,
+}
+
+impl Call {
+    /// The vessel as it arrived here (its import voyage).
+    fn arriving_vessel(&self) -> Vessel {
+        Vessel {
+            voyage: self.arrival_voyage.clone().or(self.vessel.voyage.clone()),
+            ..self.vessel.clone()
+        }
+    }
 }
 
 impl Call {
@@ -122,6 +135,8 @@ pub struct Stop {
     pub departure: Milestone,
     /// Latest issue time of the events of the calls used here.
     pub updated_at: Option<DateTime<Utc>>,
+    /// The vessel that brought the box here (`None` at the POL).
+    pub arrived_on: Option<Vessel>,
 }
 
 /// Where a leg stands.
@@ -169,8 +184,9 @@ pub struct Journey {
     /// POL, TS1, …, POD, each once, in voyage order. Empty when the events give no leg.
     pub stops: Vec<Stop>,
     pub legs: Vec<Leg>,
-    /// When the events give no departure at all (only arrivals or discharges, as the DCSA 3.0
-    /// sample), the port of the latest of them: the POD as far as the feed tells.
+    /// When the events give no leg (only arrivals or discharges, as the DCSA 3.0 sample, or a
+    /// load and an arrival at one port, as the DCSA 2.2 sample), the port of the latest
+    /// arrival or discharge: the POD as far as the feed tells.
     pub arrival_only: Option<Stop>,
 }
 
@@ -300,17 +316,19 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
                     .collect()
             };
             // The vessel as the latest-issued event naming one says.
-            let vessel = evs
+            let named = evs
                 .iter()
                 .filter(|e| e.vessel_imo.is_some() || e.vessel_name.is_some())
-                .max_by(|a, b| (issued(a), &a.event_id).cmp(&(issued(b), &b.event_id)))
-                .map(|e| vessel_of(e))
-                .unwrap_or_default();
+                .max_by(|a, b| (issued(a), &a.event_id).cmp(&(issued(b), &b.event_id)));
+            let vessel = named.map(|e| vessel_of(e)).unwrap_or_default();
+            let arrival_voyage =
+                named.and_then(|e| e.import_voyage.clone().or_else(|| e.export_voyage.clone()));
             let facility_code = evs.iter().filter_map(|e| e.facility_code.clone()).min();
             Call {
                 locode,
                 facility_code,
                 vessel,
+                arrival_voyage,
                 arrival: milestone(&of(EventType::Transport, "ARRI")),
                 departure: milestone(&of(EventType::Transport, "DEPA")),
                 load: milestone(&of(EventType::Equipment, "LOAD")),
@@ -320,6 +338,26 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
         .collect();
     calls.sort_by(|a, b| (a.time(), &a.locode, &a.vessel).cmp(&(b.time(), &b.locode, &b.vessel)));
     calls
+}
+
+/// The port of the latest call with an arrival or discharge, as a stop (for events that give
+/// no leg).
+fn arrival_only(calls: &[Call]) -> Option<Stop> {
+    calls
+        .iter()
+        .filter(|c| !(c.arrival.is_empty() && c.discharge.is_empty()))
+        .max_by_key(|c| (c.arrival.best().or(c.discharge.best()), c.locode.clone()))
+        .map(|c| Stop {
+            locode: c.locode.clone(),
+            facility_code: c.facility_code.clone(),
+            arrival: c.arrival,
+            departure: Milestone::default(),
+            updated_at: [c.arrival.updated_at, c.discharge.updated_at]
+                .into_iter()
+                .flatten()
+                .max(),
+            arrived_on: Some(c.arriving_vessel()),
+        })
 }
 
 /// The journey of one container from the events that apply to it (module documentation).
@@ -334,19 +372,7 @@ pub fn journey(events: &[&EventRow]) -> Journey {
         .filter(|c| c.has_departure_side())
         .min_by(|a, b| (a.leave_time(), &a.locode).cmp(&(b.leave_time(), &b.locode)))
     else {
-        journey.arrival_only = calls
-            .iter()
-            .max_by_key(|c| (c.time(), c.locode.clone()))
-            .map(|c| Stop {
-                locode: c.locode.clone(),
-                facility_code: c.facility_code.clone(),
-                arrival: c.arrival,
-                departure: Milestone::default(),
-                updated_at: [c.arrival.updated_at, c.discharge.updated_at]
-                    .into_iter()
-                    .flatten()
-                    .max(),
-            });
+        journey.arrival_only = arrival_only(&calls);
         return journey;
     };
     let mut port = first.locode.clone();
@@ -358,6 +384,7 @@ pub fn journey(events: &[&EventRow]) -> Journey {
         arrival: Milestone::default(),
         departure: Milestone::default(),
         updated_at: None,
+        arrived_on: None,
     });
     for _ in 0..calls.len() {
         // The vessels the box may leave `port` on.
@@ -440,6 +467,7 @@ pub fn journey(events: &[&EventRow]) -> Journey {
                 .into_iter()
                 .flatten()
                 .max(),
+            arrived_on: Some(e.arriving_vessel()),
         });
         journey.legs.push(Leg {
             from,
@@ -458,6 +486,7 @@ pub fn journey(events: &[&EventRow]) -> Journey {
     }
     if journey.legs.is_empty() {
         journey.stops.clear();
+        journey.arrival_only = arrival_only(&calls);
         return journey;
     }
     // Leg states, from the last leg back: a leg is completed once a later leg has started.

@@ -31,13 +31,14 @@
 //! "Latest" means by `eventDateTime`, ties broken by `eventCreatedDateTime`; estimates are
 //! ordered by when they were issued (`eventCreatedDateTime`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use uuid::Uuid;
 
 use crate::ids;
+use crate::journey::{self, Journey};
 use crate::model::{Classifier, Container, EventRow, EventType, Shipment};
 use crate::reference::{CarrierIndex, PortIndex};
 use crate::status::{self, LastMovement};
@@ -127,7 +128,8 @@ pub fn derive(
 
     let frame = event_frame(events, &attached.rows).map_err(stage("build event frame"))?;
     let pairs = container_pairs(containers_of).map_err(stage("build container list"))?;
-    let routes = routes(frame.clone().lazy());
+    let journeys = journeys(events, &attached);
+    let routes = journeys.route_frame().map_err(stage("routes"))?.lazy();
     let with_ports = frame
         .lazy()
         .join(
@@ -178,7 +180,128 @@ pub fn derive(
         .map_err(stage("read shipment fields"))?;
     derived.containers = container_rows(account, &containers, refs, &numbers, now)
         .map_err(stage("read container fields"))?;
+    journeys.apply(account, &mut derived.shipments, &mut derived.containers);
     Ok(derived)
+}
+
+/// Step 2: the [`journey`] of every container, and the one of each shipment.
+struct Journeys<'a> {
+    /// Per (shipment key, container).
+    containers: HashMap<(&'a str, &'a str), Journey>,
+    /// Per shipment key: the journey most of its containers share (same stops and POD
+    /// vessel; ties: the first container by number); for a shipment without containers, the
+    /// journey of its events.
+    shipments: BTreeMap<&'a str, Journey>,
+}
+
+/// The journeys of the attached events.
+fn journeys<'a>(events: &'a [EventRow], attached: &Attached<'a>) -> Journeys<'a> {
+    let mut own: HashMap<(&str, &str), Vec<&EventRow>> = HashMap::new();
+    let mut shared: BTreeMap<&str, Vec<&EventRow>> = BTreeMap::new();
+    for (e, rows) in events.iter().zip(&attached.rows) {
+        for (k, c) in rows {
+            match c {
+                Some(c) => own.entry((k, c)).or_default().push(e),
+                None => shared.entry(k).or_default().push(e),
+            }
+            shared.entry(k).or_default();
+        }
+    }
+    let mut out = Journeys {
+        containers: HashMap::new(),
+        shipments: BTreeMap::new(),
+    };
+    for (k, shared_events) in &shared {
+        let boxes = attached.containers_of.get(k);
+        let mut counts: Vec<(Journey, usize)> = Vec::new();
+        for c in boxes.into_iter().flatten() {
+            let mut evs = own.get(&(*k, *c)).cloned().unwrap_or_default();
+            evs.extend(shared_events.iter().copied());
+            let j = journey::journey(&evs);
+            fn signature(j: &Journey) -> (Vec<&str>, Option<&journey::Vessel>) {
+                let stops = j.stops.iter().map(|s| s.locode.as_str()).collect();
+                (stops, j.pod_leg().map(|l| &l.vessel))
+            }
+            match counts
+                .iter_mut()
+                .find(|(seen, _)| signature(seen) == signature(&j))
+            {
+                Some((_, n)) => *n += 1,
+                None => counts.push((j.clone(), 1)),
+            }
+            out.containers.insert((*k, *c), j);
+        }
+        // `counts` is in container-number order: the first of the most shared wins ties.
+        let best = counts
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, (_, n))| (*n, std::cmp::Reverse(*i)))
+            .map(|(_, (j, _))| j.clone());
+        let j = best.unwrap_or_else(|| journey::journey(shared_events));
+        out.shipments.insert(k, j);
+    }
+    out
+}
+
+impl Journeys<'_> {
+    /// Per shipment key, the POL and POD (`key`, `pol`, `pod`) for the polars stages.
+    fn route_frame(&self) -> PolarsResult<DataFrame> {
+        let keys: Vec<&str> = self.shipments.keys().copied().collect();
+        let pol: Vec<Option<&str>> = self
+            .shipments
+            .values()
+            .map(|j| j.pol().map(|s| s.locode.as_str()))
+            .collect();
+        let pod: Vec<Option<&str>> = self
+            .shipments
+            .values()
+            .map(|j| j.pod().map(|s| s.locode.as_str()))
+            .collect();
+        df!("key" => keys, "pol" => pol, "pod" => pod)
+    }
+
+    /// The journey-derived fields: a shipment's `pol_etd_at`/`pol_atd_at` (departure of the
+    /// vessel that took the box on at the POL), `pod_eta_at`/`pod_original_eta_at`/
+    /// `pod_ata_at` (arrival of the vessel that brought it to the POD: latest-issued and
+    /// first-issued estimate, actual) and the POD vessel (the last leg's); a container's
+    /// `pod_arrived_at` (the actual arrival at the POD of the vessel that carried that box).
+    fn apply(&self, account: Uuid, shipments: &mut [Shipment], containers: &mut [Container]) {
+        for s in shipments.iter_mut() {
+            let Some(j) = self.shipments.get(s.bill_of_lading_number.as_str()) else {
+                continue;
+            };
+            let pol = j.pol();
+            s.pol_etd_at = pol.and_then(|p| p.departure.estimated);
+            s.pol_atd_at = pol.and_then(|p| p.departure.actual);
+            if let Some(pod) = j.pod() {
+                s.pod_eta_at = pod.arrival.estimated;
+                s.pod_original_eta_at = pod.arrival.original_estimate;
+                s.pod_ata_at = pod.arrival.actual;
+            }
+            if let Some(vessel) = j.pod().and_then(|p| p.arrived_on.as_ref()) {
+                s.pod_vessel_name = vessel.name.clone();
+                s.pod_vessel_imo = vessel.imo.clone();
+                s.pod_voyage_number = vessel.voyage.clone();
+            }
+        }
+        let key_of: HashMap<Uuid, &str> = self
+            .shipments
+            .keys()
+            .map(|k| (ids::shipment_id(account, k), *k))
+            .collect();
+        for c in containers.iter_mut() {
+            let Some(k) = key_of.get(&c.shipment_id) else {
+                continue;
+            };
+            let Some(j) = self.containers.get(&(*k, c.number.as_str())) else {
+                continue;
+            };
+            let pod = j.pod();
+            if pod.map(|p| Some(p.locode.as_str())) == Some(c.pod_locode.as_deref()) {
+                c.pod_arrived_at = pod.and_then(|p| p.arrival.actual);
+            }
+        }
+    }
 }
 
 /// Step 1: what every event applies to (see the module documentation).
@@ -487,14 +610,6 @@ fn rail() -> Expr {
 
 fn laden() -> Expr {
     col("empty").fill_null(lit(false)).not()
-}
-
-/// Step 2: POL and POD per shipment key.
-fn routes(frame: LazyFrame) -> LazyFrame {
-    sorted(frame, BY_EVENT_TIME).group_by([col("key")]).agg([
-        first_where("locode", col("departure_call")).alias("pol"),
-        last_where("locode", col("arrival_call")).alias("pod"),
-    ])
 }
 
 /// Step 2b: the inland destination per shipment key: the place of the last laden equipment or
