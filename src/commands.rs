@@ -264,9 +264,19 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         seed: args.seed,
         events_per_file: args.events_per_file,
     };
-    let files = teu_pipeline::generate::generate(&opts);
+    let (files, truth) = teu_pipeline::generate::generate_with_truth(&opts);
     let mut paths = teu_pipeline::generate::write_to_dir(&files, &args.out_dir)
         .with_context(|| format!("writing to {}", args.out_dir.display()))?;
+    // What the written events say about each container (`teu_pipeline::truth`), one JSON
+    // object per line; `teu ingest` skips this file.
+    let truth_path = args.out_dir.join(teu_pipeline::ingest::TRUTH_FILE);
+    let mut text = String::new();
+    for record in &truth {
+        text.push_str(&record.to_string());
+        text.push('\n');
+    }
+    std::fs::write(&truth_path, text)
+        .with_context(|| format!("writing {}", truth_path.display()))?;
     for (name, content) in teu_pipeline::generate_terminal::extra_feeds(&files, args.seed).files {
         let path = args.out_dir.join(name);
         std::fs::write(&path, content).with_context(|| format!("writing {}", path.display()))?;

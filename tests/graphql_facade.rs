@@ -334,6 +334,13 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     .await;
     let shipment = d["shipments"]["nodes"][0].clone();
     let id = shipment["id"].as_str().unwrap().to_string();
+    // What the feeds say of the line's tracking (all_containers_terminated when every box is
+    // back): resuming a user's stop shows it again.
+    let derived = v2(&server, &key, &id).await;
+    let derived_stop = (
+        derived["line_tracking_stopped_at"].clone(),
+        derived["line_tracking_stopped_reason"].clone(),
+    );
     // Tags: trimmed, deduplicated, sorted; the same in /v2; filterable.
     let add = format!(
         "mutation($id: ID!, $t: [String!]!) {{ addShipmentTags(shipmentId: $id, tags: $t) {{ {SHIPMENT_STATE} }} }}"
@@ -409,14 +416,18 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     let resume =
         format!("mutation($id: ID!) {{ resumeTracking(shipmentId: $id) {{ {SHIPMENT_STATE} }} }}");
     let d = data(&server, &key, &resume, json!({"id": id})).await;
-    assert_eq!(d["resumeTracking"]["lineTrackingStoppedAt"], Value::Null);
+    assert_eq!(d["resumeTracking"]["lineTrackingStoppedAt"], derived_stop.0);
     assert_eq!(
         d["resumeTracking"]["lineTrackingStoppedReason"],
-        Value::Null
+        derived_stop
+            .1
+            .as_str()
+            .map(|r| json!(r.to_uppercase()))
+            .unwrap_or(Value::Null)
     );
     let a = v2(&server, &key, &id).await;
-    assert_eq!(a["line_tracking_stopped_at"], Value::Null);
-    assert_eq!(a["line_tracking_stopped_reason"], Value::Null);
+    assert_eq!(a["line_tracking_stopped_at"], derived_stop.0);
+    assert_eq!(a["line_tracking_stopped_reason"], derived_stop.1);
 
     // Errors: unknown, malformed or another account's id is NOT_FOUND; a blank tag
     // BAD_USER_INPUT naming the field; and nothing changed.

@@ -43,6 +43,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::iso6346::check_digit as iso6346_check_digit;
+use crate::truth::{ShipmentJourney, TruthLeg, Written};
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,8 +85,21 @@ pub fn generator_now() -> DateTime<Utc> {
 /// Booking, bill-of-lading and container serials are unique while there are fewer than
 /// 10 million shipments and 1 million containers.
 pub fn generate(opts: &GenOptions) -> Vec<GeneratedFile> {
+    generate_inner(opts, false).0
+}
+
+/// [`generate`], and the ground truth of what the written events say about each container
+/// ([`crate::truth`]: one JSON object per container, in generation order).
+pub fn generate_with_truth(opts: &GenOptions) -> (Vec<GeneratedFile>, Vec<Value>) {
+    generate_inner(opts, true)
+}
+
+fn generate_inner(opts: &GenOptions, truth: bool) -> (Vec<GeneratedFile>, Vec<Value>) {
     let ctx = Ctx::new();
     let mut g = Gen::new(&ctx, opts.seed);
+    if truth {
+        g.truth = Some(Vec::new());
+    }
     let mut files: Vec<GeneratedFile> = Vec::new();
     let mut cur: Vec<Value> = Vec::new();
     for i in 0..opts.shipments {
@@ -109,7 +123,7 @@ pub fn generate(opts: &GenOptions) -> Vec<GeneratedFile> {
             events: cur,
         });
     }
-    files
+    (files, g.truth.unwrap_or_default())
 }
 
 /// Generates shipments one at a time, in the order [`generate`] uses with the same `seed`,
@@ -2049,6 +2063,8 @@ struct Gen<'a> {
     bkg_off: u64,
     box_off: u64,
     containers: u64,
+    /// Per container, what the written events say ([`truth`]); filled only when asked.
+    truth: Option<Vec<Value>>,
 }
 
 /// One leg: a voyage from call `from` to call `to`.
@@ -2135,6 +2151,7 @@ impl<'a> Gen<'a> {
             bkg_off,
             box_off,
             containers: 0,
+            truth: None,
         }
     }
 
@@ -2436,6 +2453,8 @@ impl<'a> Gen<'a> {
                 .collect::<Vec<_>>();
             tcs.push(calls);
         }
+        let mut milestones: std::collections::HashMap<(usize, usize, bool), Written> =
+            std::collections::HashMap::new();
         for (li, leg) in legs.iter().enumerate() {
             for c in leg.from..=leg.to {
                 let tc = &tcs[li][c - leg.from];
@@ -2444,11 +2463,13 @@ impl<'a> Gen<'a> {
                 // estimate published since the booking.
                 if c > leg.from {
                     let major = c == leg.to;
-                    self.transport_milestone(&mut ship, &leg.v, c, true, major, tc);
+                    let w = self.transport_milestone(&mut ship, &leg.v, c, true, major, tc);
+                    milestones.insert((li, c, true), w);
                 }
                 if c < leg.to {
                     let major = c == leg.from;
-                    self.transport_milestone(&mut ship, &leg.v, c, false, major, tc);
+                    let w = self.transport_milestone(&mut ship, &leg.v, c, false, major, tc);
+                    milestones.insert((li, c, false), w);
                 }
             }
         }
@@ -2464,29 +2485,37 @@ impl<'a> Gen<'a> {
             (hub, location(t.0, hub, t.1, "SMDG"))
         });
         let pod_arri = last.v.versions(last.to, true);
+        let mut box_acts: Vec<Vec<(i64, &'static str)>> = Vec::with_capacity(boxes.len());
         for b in &boxes {
+            let mut acts: Vec<(i64, &'static str)> = Vec::new();
             let tz_pol = PORTS[pol].tz;
             let tz_pod = PORTS[pod].tz;
             let mut eq = EqCtx { b, ship: &mut ship };
             // Empty pick-up at the origin depot and full gate-in at the POL terminal.
-            self.equipment(
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.gtot_empty, "GTOT", true, tz_pol, &b.depot_out, None),
-            );
-            self.equipment(
+            ) {
+                acts.push((b.gtot_empty, "gtot_empty"));
+            }
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.gtin, "GTIN", false, tz_pol, &pol_loc, None),
-            );
+            ) {
+                acts.push((b.gtin, "gtin"));
+            }
             // Load at the POL.
             let tc = &tcs[0][0];
             self.equipment(
                 &mut eq,
                 EqEv::plan(conf, p_dep_pol - 8 * H, "LOAD", tz_pol, &pol_loc, tc),
             );
-            self.equipment(
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.load_pol, "LOAD", false, tz_pol, &pol_loc, Some(tc)),
-            );
+            ) {
+                acts.push((b.load_pol, "load_pol"));
+            }
             if let Some((hub, hub_loc)) = &hub_loc {
                 let tz = PORTS[*hub].tz;
                 let tc1 = tcs[0].last().expect("calls");
@@ -2501,14 +2530,18 @@ impl<'a> Gen<'a> {
                     &mut eq,
                     EqEv::plan(conf, l1.v.p_dep[l1.from] - 8 * H, "LOAD", tz, hub_loc, tc2),
                 );
-                self.equipment(
+                if self.equipment(
                     &mut eq,
                     EqEv::act(b.hub_disc, "DISC", false, tz, hub_loc, Some(tc1)),
-                );
-                self.equipment(
+                ) {
+                    acts.push((b.hub_disc, "hub_disc"));
+                }
+                if self.equipment(
                     &mut eq,
                     EqEv::act(b.hub_load, "LOAD", false, tz, hub_loc, Some(tc2)),
-                );
+                ) {
+                    acts.push((b.hub_load, "hub_load"));
+                }
             }
             // Discharge at the POD: plan, the latest ETA-driven estimates, actual.
             let tc = tcs.last().and_then(|t| t.last()).expect("calls");
@@ -2533,10 +2566,12 @@ impl<'a> Gen<'a> {
                 ev.cls = "EST";
                 self.equipment(&mut eq, ev);
             }
-            self.equipment(
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.disc_pod, "DISC", false, tz_pod, &pod_loc, Some(tc)),
-            );
+            ) {
+                acts.push((b.disc_pod, "disc_pod"));
+            }
             // Pick-up appointment, full gate-out at the POD, empty return in the POD city.
             if self.rng.random_bool(0.6) {
                 let created = round_to(b.disc_pod + hours(&mut self.rng, 2.0, 20.0), 60);
@@ -2547,16 +2582,55 @@ impl<'a> Gen<'a> {
                 ev.created = Some(created.min(appt - H));
                 self.equipment(&mut eq, ev);
             }
-            self.equipment(
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.pickup, "GTOT", false, tz_pod, &pod_loc, None),
-            );
-            self.equipment(
+            ) {
+                acts.push((b.pickup, "pickup"));
+            }
+            if self.equipment(
                 &mut eq,
                 EqEv::act(b.empty_return, "GTIN", true, tz_pod, &b.depot_in, None),
-            );
+            ) {
+                acts.push((b.empty_return, "empty_return"));
+            }
+            box_acts.push(acts);
         }
 
+        if self.truth.is_some() {
+            let hub = (legs.len() == 2).then(|| ctx.routes[legs[0].v.route].ports[legs[0].to]);
+            let route: Vec<&str> = std::iter::once(pol)
+                .chain(hub)
+                .chain(std::iter::once(pod))
+                .map(|p| PORTS[p].code)
+                .collect();
+            let text = |v: &Value, k: &str| v[k].as_str().unwrap_or_default().to_string();
+            let journey = ShipmentJourney {
+                scac: CARRIERS[carrier].scac,
+                bl: &bl,
+                route,
+                legs: legs
+                    .iter()
+                    .enumerate()
+                    .map(|(li, l)| TruthLeg {
+                        departure: milestones.get(&(li, l.from, false)).copied(),
+                        arrival: milestones.get(&(li, l.to, true)).copied(),
+                        imo: text(&l.v.vessel, "vesselIMONumber"),
+                    })
+                    .collect(),
+                pod_vessel_name: text(&last.v.vessel, "vesselName"),
+                pod_vessel_imo: text(&last.v.vessel, "vesselIMONumber"),
+                pod_voyage: last.v.voyage_no.clone(),
+            };
+            let records: Vec<Value> = boxes
+                .iter()
+                .zip(&box_acts)
+                .map(|(b, acts)| crate::truth::container_truth(&journey, &b.number, acts))
+                .collect();
+            if let Some(t) = self.truth.as_mut() {
+                t.extend(records);
+            }
+        }
         let mut out = ship.out;
         out.sort_unstable_by_key(|e| (e.0, e.1));
         out.into_iter().map(|e| e.2).collect()
@@ -2595,7 +2669,7 @@ impl<'a> Gen<'a> {
         arri: bool,
         major: bool,
         tc: &Value,
-    ) {
+    ) -> Written {
         let conf = ship.conf;
         let tz = PORTS[self.ctx.routes[v.route].ports[c]].tz;
         let (planned, actual) = if arri {
@@ -2619,15 +2693,22 @@ impl<'a> Gen<'a> {
                 ship.push(created, m);
             };
         emit(self, conf, planned, "PLN", None);
+        let mut written = Written {
+            actual: None,
+            estimated: planned,
+        };
         if major {
             if let Some(x) = vers.iter().rev().find(|x| x.created <= conf) {
                 emit(self, conf + 60, x.value, "EST", x.reason);
+                written.estimated = x.value;
             }
             for x in vers.iter().filter(|x| x.created > conf && x.created <= NOW) {
                 emit(self, x.created, x.value, "EST", x.reason);
+                written.estimated = x.value;
             }
         } else if let Some(x) = vers.iter().rev().find(|x| x.created <= NOW) {
             emit(self, x.created.max(conf + 60), x.value, "EST", x.reason);
+            written.estimated = x.value;
         }
         let created = actual + hours(&mut self.rng, 0.05, 1.5);
         if created <= NOW {
@@ -2639,17 +2720,20 @@ impl<'a> Gen<'a> {
                 "ACT",
                 late.then_some(v.reason),
             );
+            written.actual = Some(actual);
         }
+        written
     }
 
-    fn equipment(&mut self, eq: &mut EqCtx<'_>, ev: EqEv<'_>) {
+    /// Emits one equipment event unless it lies after "now"; returns whether it did.
+    fn equipment(&mut self, eq: &mut EqCtx<'_>, ev: EqEv<'_>) -> bool {
         let created = match ev.created {
             Some(c) => c,
             None if ev.cls == "ACT" => round_to(ev.at + hours(&mut self.rng, 0.05, 2.0), 60),
             None => ev.at,
         };
         if created > NOW || (ev.cls == "ACT" && ev.at > NOW) {
-            return;
+            return false;
         }
         let b = eq.b;
         let mut m = base_event(
@@ -2678,6 +2762,7 @@ impl<'a> Gen<'a> {
             m.insert("seals".into(), b.seals.clone());
         }
         eq.ship.push(created, m);
+        true
     }
 }
 

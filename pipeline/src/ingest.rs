@@ -104,9 +104,13 @@ impl StageTimings {
     }
 }
 
+/// The name of the ground-truth file `teu generate` writes beside a feed ([`crate::truth`]);
+/// directory walks skip it: it describes the feed, it is not one.
+pub const TRUTH_FILE: &str = "truth.jsonl";
+
 /// Expands the paths given on the command line: files as they are, directories recursively
-/// (only `*.json`, `*.jsonl`, `*.ndjson`, `*.csv`, `*.zst`, `*.eml` and `*.mbox` files, sorted
-/// by path).
+/// (only `*.json`, `*.jsonl`, `*.ndjson`, `*.csv`, `*.zst`, `*.eml` and `*.mbox` files other
+/// than [`TRUTH_FILE`], sorted by path).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, IngestError> {
     let mut out = Vec::new();
     for p in paths {
@@ -133,6 +137,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     for p in entries {
         if p.is_dir() {
             walk(&p, out)?;
+        } else if p.file_name().is_some_and(|n| n == TRUTH_FILE) {
+            continue;
         } else if p.extension().is_some_and(|e| {
             ["json", "jsonl", "ndjson", "csv", "zst", "eml", "mbox"]
                 .iter()

@@ -30,3 +30,4 @@ pub mod store;
 pub mod terminal_facts;
 pub mod terminals;
 pub mod tracking_requests;
+pub mod truth;
