@@ -181,24 +181,29 @@ impl Leg {
 /// A box's journey by sea (module documentation).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Journey {
-    /// POL, TS1, …, POD, each once, in voyage order. Empty when the events give no leg.
+    /// POL, TS1, …, POD, each once, in voyage order; the POL alone when the box is to leave
+    /// it but no later call is known; empty when the events give no departure.
     pub stops: Vec<Stop>,
     pub legs: Vec<Leg>,
-    /// When the events give no leg (only arrivals or discharges, as the DCSA 3.0 sample, or a
-    /// load and an arrival at one port, as the DCSA 2.2 sample), the port of the latest
-    /// arrival or discharge: the POD as far as the feed tells.
+    /// When the events give no departure at all (only arrivals or discharges, as the DCSA 3.0
+    /// sample), the port of the latest arrival or discharge: the POD as far as the feed tells.
     pub arrival_only: Option<Stop>,
 }
 
 impl Journey {
-    /// The port of lading (first stop), when a leg is known.
+    /// The port of lading: the first stop (the port of the box's earliest departure-side
+    /// event), when the events give one.
     pub fn pol(&self) -> Option<&Stop> {
         self.stops.first()
     }
 
-    /// The port of discharge: the last stop, else the arrival-only port.
+    /// The port of discharge: the last stop when a leg is known, else the arrival-only port.
     pub fn pod(&self) -> Option<&Stop> {
-        self.stops.last().or(self.arrival_only.as_ref())
+        if self.legs.is_empty() {
+            self.arrival_only.as_ref()
+        } else {
+            self.stops.last()
+        }
     }
 
     /// The last leg (the one that reaches the POD).
@@ -341,7 +346,7 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
 }
 
 /// The port of the latest call with an arrival or discharge, as a stop (for events that give
-/// no leg).
+/// no departure).
 fn arrival_only(calls: &[Call]) -> Option<Stop> {
     calls
         .iter()
@@ -485,8 +490,15 @@ pub fn journey(events: &[&EventRow]) -> Journey {
         }
     }
     if journey.legs.is_empty() {
-        journey.stops.clear();
-        journey.arrival_only = arrival_only(&calls);
+        // The box is to leave its first port but no later call is known: that port is the
+        // POL (its departure as far as known), and there is no POD yet.
+        if let Some(stop) = journey.stops.first_mut() {
+            stop.departure = first.departure;
+            stop.updated_at = [first.departure.updated_at, first.load.updated_at]
+                .into_iter()
+                .flatten()
+                .max();
+        }
         return journey;
     }
     // Leg states, from the last leg back: a leg is completed once a later leg has started.

@@ -1215,17 +1215,20 @@ mod tests {
         // DCSA sample gives "string" on most events and "APZU4812090" on its last LOAD.
         assert_eq!(s.ref_numbers, ["ABC123123123", "APZU4812090", "string"]);
         assert_eq!(s.shipping_line_scac, "MAEU");
-        assert_eq!(s.pod_vessel_name.as_deref(), Some("King of the Seas"));
-        assert_eq!(s.pod_voyage_number.as_deref(), Some("2103N"));
-        assert_eq!(s.port_of_discharge_locode.as_deref(), Some("FRPAR"));
-        assert_eq!(s.pod_timezone.as_deref(), Some("Europe/Paris"));
+        // The sample's events: King of the Seas arrives at Paris (ACT) and the box is to be
+        // loaded onto it there (LOAD, EST). By the DCSA definitions Paris is where the box
+        // leaves from, the port of lading; no later call is given, so there is no POD yet,
+        // and the vessel's arrival before the load is not the box's.
+        assert_eq!(s.port_of_lading_locode.as_deref(), Some("FRPAR"));
+        assert_eq!(s.pol_timezone.as_deref(), Some("Europe/Paris"));
+        assert_eq!(s.port_of_discharge_locode, None);
+        assert_eq!(s.pod_vessel_name, None);
+        assert_eq!(s.pod_ata_at, None);
         let c = &d.containers[0];
         assert_eq!(c.number, "APZU4812090");
         assert_eq!(c.shipment_id, s.id);
-        assert_eq!(
-            c.pod_arrived_at.map(|t| t.to_rfc3339()),
-            Some("2021-01-09T13:12:56+00:00".into())
-        );
+        assert_eq!(c.pod_arrived_at, None);
+        assert_eq!(c.current_status, crate::model::ContainerStatus::New);
         assert_eq!(
             (c.equipment_length, c.equipment_type.as_deref()),
             (Some(20), Some("dry"))
