@@ -466,7 +466,7 @@ async fn mutations_change_what_v2_shows(db: &TestDb) {
     assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{e}");
     let a = v2(&server, &key, &id).await;
     assert_eq!(a["tags"], json!(["urgent"]));
-    assert_eq!(a["line_tracking_stopped_at"], Value::Null);
+    assert_eq!(a["line_tracking_stopped_at"], derived_stop.0);
 
     // Without a key: 401 with the GraphQL code beside the /v2 error fields.
     let (status, body) = server.graphql(None, &stop, json!({"id": id})).await;
