@@ -154,12 +154,5 @@ async fn hand_written_dcsa_cases_postgres() {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     }
-    let make = || {
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current()
-                .block_on(TestDb::postgres())
-                .expect("PostgreSQL test database")
-        })
-    };
-    every_case_gives_its_expected_fields(&make).await;
+    every_case_gives_its_expected_fields(&common::postgres_blocking).await;
 }

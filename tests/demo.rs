@@ -7,39 +7,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{Server, TestDb};
+use common::{containers_with_shipments, Server, TestDb};
 use serde_json::Value;
-
-/// Every container of the account with its shipment (`include=shipment`), page by page.
-async fn containers_with_shipments(server: &Server, key: &str) -> Vec<(Value, Value)> {
-    let mut out = Vec::new();
-    let mut shipments: HashMap<String, Value> = HashMap::new();
-    for page in 1.. {
-        let (status, doc) = server
-            .get(
-                &format!("/v2/containers?include=shipment&page[size]=100&page[number]={page}"),
-                Some(key),
-            )
-            .await;
-        assert_eq!(status, 200, "{doc}");
-        for s in doc["included"].as_array().into_iter().flatten() {
-            shipments.insert(s["id"].as_str().unwrap_or_default().to_string(), s.clone());
-        }
-        let data = doc["data"].as_array().cloned().unwrap_or_default();
-        if data.is_empty() {
-            break;
-        }
-        for c in data {
-            let sid = c["relationships"]["shipment"]["data"]["id"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            let s = shipments.get(&sid).cloned().unwrap_or(Value::Null);
-            out.push((c, s));
-        }
-    }
-    out
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_tells_the_truth_about_every_container() {
@@ -123,19 +92,7 @@ async fn the_demo_tells_the_truth_about_every_container() {
         terminated > 0,
         "the demo has shipments whose boxes all came back"
     );
-    problems.sort();
-    problems.dedup();
-    assert!(
-        problems.is_empty(),
-        "{} problems, first 20:\n{}",
-        problems.len(),
-        problems
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    common::assert_no_problems(problems);
 }
 
 /// Statuses after the box left the vessel at its POD.
@@ -248,17 +205,5 @@ async fn every_demo_map_follows_the_spec_rules() {
     }
     assert!(with_ports > 150, "{with_ports} maps with ports");
     assert!(with_vessel > 0, "some demo container is at sea");
-    problems.sort();
-    problems.dedup();
-    assert!(
-        problems.is_empty(),
-        "{} problems, first 20:\n{}",
-        problems.len(),
-        problems
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    common::assert_no_problems(problems);
 }

@@ -13,30 +13,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::TestDb;
+use common::{Rng, TestDb};
 use serde_json::Value;
-
-/// A small deterministic generator (xorshift64*), so the test needs no randomness crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
 
 /// Every event of the generated feed in `dir`.
 fn events_of(dir: &std::path::Path) -> Vec<Value> {
@@ -159,12 +137,5 @@ async fn any_order_gives_the_same_tables_postgres() {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     }
-    let make = || {
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current()
-                .block_on(TestDb::postgres())
-                .expect("PostgreSQL test database")
-        })
-    };
-    same_tables_in_any_order(&make).await;
+    same_tables_in_any_order(&common::postgres_blocking).await;
 }

@@ -11,28 +11,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{Server, TestDb};
+use common::{Rng, Server, TestDb};
 use serde_json::Value;
-
-/// xorshift64*, so the test needs no randomness crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
 
 /// The generated feed in `dir` made awkward and split into files (see the module doc), plus
 /// the generator's AIS file. For a quarter of the shipments that departed, the vessel's actual
@@ -133,47 +113,28 @@ type Row = (String, Value, Value);
 
 async fn compare(server: &Server, key: &str, truth: &[Value]) -> Vec<(String, Row)> {
     let mut out = Vec::new();
-    let mut shipments: BTreeMap<String, Value> = BTreeMap::new();
-    let mut containers: BTreeMap<String, Value> = BTreeMap::new();
-    for page in 1.. {
-        let (status, doc) = server
-            .get(
-                &format!("/v2/containers?include=shipment&page[size]=100&page[number]={page}"),
-                Some(key),
-            )
-            .await;
-        assert_eq!(status, 200, "{doc}");
-        for s in doc["included"].as_array().into_iter().flatten() {
-            shipments.insert(s["id"].as_str().unwrap_or_default().into(), s.clone());
-        }
-        let data = doc["data"].as_array().cloned().unwrap_or_default();
-        if data.is_empty() {
-            break;
-        }
-        for c in data {
-            containers.insert(
-                c["attributes"]["number"]
+    let containers: BTreeMap<String, (Value, Value)> =
+        common::containers_with_shipments(server, key)
+            .await
+            .into_iter()
+            .map(|(c, s)| {
+                let number = c["attributes"]["number"]
                     .as_str()
                     .unwrap_or_default()
-                    .into(),
-                c,
-            );
-        }
-    }
+                    .to_string();
+                (number, (c, s))
+            })
+            .collect();
     for t in truth {
         let number = t["number"].as_str().unwrap_or_default().to_string();
         let mut push = |field: &str, got: Value| {
             out.push((number.clone(), (field.to_string(), t[field].clone(), got)));
         };
-        let Some(c) = containers.get(&number) else {
+        let Some((c, s)) = containers.get(&number) else {
             push("number", Value::Null);
             continue;
         };
         let a = &c["attributes"];
-        let sid = c["relationships"]["shipment"]["data"]["id"]
-            .as_str()
-            .unwrap_or_default();
-        let s = shipments.get(sid).cloned().unwrap_or(Value::Null);
         let sa = &s["attributes"];
         push("number", a["number"].clone());
         for f in [

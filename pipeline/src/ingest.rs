@@ -274,20 +274,7 @@ pub async fn ingest_batch(
         bills: bills.into_iter().collect(),
         bookings: bookings.into_iter().collect(),
     };
-    let waited = Instant::now();
-    let lock = store.lock_derivation(account.id).await?;
-    timings.lock_wait = waited.elapsed();
-    let derived = derive_and_write(store, account, &keys, &mut timings).await;
-    lock.release().await?;
-    let derived = derived?;
-    crate::notify::publish_ingest(
-        store,
-        account.id,
-        &derived.containers,
-        &derived.changes,
-        derived.linked,
-    )
-    .await;
+    let derived = locked_derivation(store, account, &keys, &mut timings).await?;
     Ok(FileSummary {
         file: batch.source_file,
         format: batch.format,
@@ -389,8 +376,22 @@ pub async fn derive_keys(
     keys: &Keys,
 ) -> Result<(usize, usize), IngestError> {
     let mut timings = StageTimings::default();
+    let derived = locked_derivation(store, account, keys, &mut timings).await?;
+    Ok((derived.shipments, derived.containers.len()))
+}
+
+/// Steps 2 to 4 of the module documentation: [`derive_and_write`] under the account's
+/// derivation lock (its wait recorded as `lock_wait`), then the change notifications.
+async fn locked_derivation(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+    timings: &mut StageTimings,
+) -> Result<Derivation, IngestError> {
+    let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
-    let derived = derive_and_write(store, account, keys, &mut timings).await;
+    timings.lock_wait = waited.elapsed();
+    let derived = derive_and_write(store, account, keys, timings).await;
     lock.release().await?;
     let derived = derived?;
     crate::notify::publish_ingest(
@@ -398,10 +399,10 @@ pub async fn derive_keys(
         account.id,
         &derived.containers,
         &derived.changes,
-        derived.linked,
+        derived.linked.clone(),
     )
     .await;
-    Ok((derived.shipments, derived.containers.len()))
+    Ok(derived)
 }
 
 /// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the

@@ -407,3 +407,86 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     }
     out
 }
+
+/// A small deterministic generator (xorshift64*), so tests need no randomness crate.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Fisher–Yates shuffle.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+}
+
+/// A fresh PostgreSQL test database, from synchronous code running on a multi-threaded tokio
+/// test; panics when `TEU_TEST_POSTGRES_URL` is not set (check first).
+pub fn postgres_blocking() -> TestDb {
+    tokio::task::block_in_place(|| {
+        tokio::runtime::Handle::current()
+            .block_on(TestDb::postgres())
+            .expect("PostgreSQL test database")
+    })
+}
+
+/// Every container of the account with its shipment (`/v2/containers?include=shipment`, page
+/// by page), in list order.
+pub async fn containers_with_shipments(server: &Server, key: &str) -> Vec<(Value, Value)> {
+    let mut out = Vec::new();
+    let mut shipments: BTreeMap<String, Value> = BTreeMap::new();
+    for page in 1.. {
+        let (status, doc) = server
+            .get(
+                &format!("/v2/containers?include=shipment&page[size]=100&page[number]={page}"),
+                Some(key),
+            )
+            .await;
+        assert_eq!(status, 200, "{doc}");
+        for s in doc["included"].as_array().into_iter().flatten() {
+            shipments.insert(s["id"].as_str().unwrap_or_default().to_string(), s.clone());
+        }
+        let data = doc["data"].as_array().cloned().unwrap_or_default();
+        if data.is_empty() {
+            break;
+        }
+        for c in data {
+            let sid = c["relationships"]["shipment"]["data"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let s = shipments.get(&sid).cloned().unwrap_or(Value::Null);
+            out.push((c, s));
+        }
+    }
+    out
+}
+
+/// Panics listing the first 20 of `problems` (sorted, without repeats) when there are any.
+pub fn assert_no_problems(mut problems: Vec<String>) {
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.is_empty(),
+        "{} problems, first 20:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
