@@ -60,13 +60,8 @@ pub struct RoutePort {
     pub updated_at: Option<DateTime<Utc>>,
 }
 
-/// The vessel of a leg, from the container's events.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct LegVessel {
-    pub imo: Option<String>,
-    pub name: Option<String>,
-    pub voyage: Option<String>,
-}
+/// The vessel of a leg, from the container's events: the journey's [`journey::Vessel`].
+pub use crate::journey::Vessel as LegVessel;
 
 /// The vessel's position while the container is at sea (spec: `current_vessel`).
 #[derive(Debug, Clone, PartialEq)]
@@ -204,11 +199,7 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
         .map(|leg| PlannedLeg {
             from: leg.from,
             to: leg.to,
-            vessel: LegVessel {
-                imo: leg.vessel.imo.clone(),
-                name: leg.vessel.name.clone(),
-                voyage: leg.vessel.voyage.clone(),
-            },
+            vessel: leg.vessel.clone(),
             state: leg.state,
             started_at: leg.started_at(&journey),
             ended_at: leg.ended_at(&journey),
