@@ -129,22 +129,25 @@ fn generate_inner(opts: &GenOptions, truth: bool) -> (Vec<GeneratedFile>, Vec<Va
 /// Generates shipments one at a time, in the order [`generate`] uses with the same `seed`,
 /// until at least `containers` containers exist (the last shipment may take the count a few
 /// boxes past it). Each shipment's events (DCSA T&T 2.2 objects, ordered by
-/// `eventCreatedDateTime`) go to `sink` with the shipment's number of containers; only one
-/// shipment is held in memory, so any size streams. Stops at the first error of `sink` and
-/// returns it. Returns the number of shipments generated.
+/// `eventCreatedDateTime`) go to `sink` with the shipment's number of containers and the
+/// ground truth of its containers ([`crate::truth`], one JSON object each); only one shipment
+/// is held in memory, so any size streams. Stops at the first error of `sink` and returns it.
+/// Returns the number of shipments generated.
 pub fn stream_shipments<E>(
     seed: u64,
     containers: usize,
-    mut sink: impl FnMut(Vec<Value>, usize) -> Result<(), E>,
+    mut sink: impl FnMut(Vec<Value>, usize, Vec<Value>) -> Result<(), E>,
 ) -> Result<usize, E> {
     let ctx = Ctx::new();
     let mut g = Gen::new(&ctx, seed);
+    g.truth = Some(Vec::new());
     let mut k = 0u64;
     while (g.containers as usize) < containers {
         let before = g.containers;
         let events = g.shipment(k);
         k += 1;
-        sink(events, (g.containers - before) as usize)?;
+        let truth = g.truth.as_mut().map(std::mem::take).unwrap_or_default();
+        sink(events, (g.containers - before) as usize, truth)?;
     }
     Ok(k as usize)
 }

@@ -15,7 +15,9 @@
 //!
 //! and at the end `ais/ais-positions-NNN.csv` ([`AIS_ROWS_PER_FILE`] rows each), AIS positions in the NOAA MarineCadastre layout for
 //! every voyage of every chunk ([`crate::generate_ais`], along the MARNET sea lanes), and
-//! `MANIFEST`, a JSON file with the counts (no extension, so `teu ingest OUT_DIR` passes it by). With [`SimOptions::zstd`] the DCSA, rail and AIS files are
+//! `MANIFEST`, a JSON file with the counts (no extension, so `teu ingest OUT_DIR` passes it by);
+//! `truth.jsonl`, per container what its DCSA events imply ([`crate::truth`]; the rail, terminal
+//! and email files are not part of it; `teu ingest` skips it). With [`SimOptions::zstd`] the DCSA, rail and AIS files are
 //! written zstd-compressed (`.json.zst`, `.csv.zst`), as NOAA ships its 2024+ AIS files; every
 //! reader of `teu ingest` takes them as they are.
 //!
@@ -115,7 +117,14 @@ pub fn simulate(
         shipments_with_arrival: 0,
     };
     let per_file = opts.containers_per_file.max(1);
-    let shipments = generate::stream_shipments(opts.seed, opts.containers, |events, boxes| {
+    let mut truth = BufWriter::new(fs::File::create(
+        out_dir.join(crate::ingest::TRUTH_FILE),
+    )?);
+    let shipments = generate::stream_shipments(opts.seed, opts.containers, |events, boxes, t| {
+        for record in t {
+            serde_json::to_writer(&mut truth, &record)?;
+            truth.write_all(b"\n")?;
+        }
         w.chunk.push(events);
         w.chunk_containers += boxes;
         w.summary.containers += boxes;
@@ -126,6 +135,7 @@ pub fn simulate(
         Ok::<(), io::Error>(())
     })?;
     w.flush_chunk()?;
+    truth.flush()?;
     w.summary.shipments = shipments;
     w.write_ais()?;
     let manifest = out_dir.join("MANIFEST");
@@ -567,6 +577,39 @@ mod tests {
             }
         }
         assert_eq!(boxes.len(), sa.containers);
+    }
+
+    /// `truth.jsonl` holds one record per container of the DCSA files, each naming a box
+    /// that the DCSA files name.
+    #[test]
+    fn truth_describes_every_simulated_container() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = SimOptions {
+            containers: 30,
+            seed: 5,
+            containers_per_file: 1_000,
+            email_every: 0,
+            zstd: false,
+        };
+        let summary = simulate(&opts, dir.path(), |_| {}).unwrap();
+        let text = fs::read_to_string(dir.path().join(crate::ingest::TRUTH_FILE)).unwrap();
+        let records: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(records.len(), summary.containers);
+        let mut named = std::collections::BTreeSet::new();
+        for f in summary.files.iter().filter(|f| f.display().to_string().contains("dcsa")) {
+            for e in crate::feeds::read_file(f).unwrap().events {
+                named.extend(e.row.containers);
+            }
+        }
+        for r in &records {
+            let number = r["number"].as_str().unwrap();
+            assert!(named.contains(number), "{number} is in the DCSA files");
+            assert!(r["port_of_lading_locode"].is_string());
+            assert!(r["current_status"].is_string());
+        }
     }
 
     #[test]
