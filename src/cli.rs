@@ -121,6 +121,12 @@ pub struct GenerateArgs {
     /// vessels along the MARNET sea lanes.
     #[arg(long)]
     pub ais: bool,
+    /// Make the DCSA feed as awkward as carriers' feeds are (`teu_pipeline::awkward`): missing
+    /// POL departures, booking-only and container-only equipment events, every shipment's
+    /// events scattered over `awkward-NNNN.json` files, the first file delivered again.
+    /// `truth.jsonl` follows.
+    #[arg(long)]
+    pub awkward: bool,
     /// Output directory (created if missing).
     pub out_dir: PathBuf,
 }

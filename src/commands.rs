@@ -264,8 +264,16 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
         seed: args.seed,
         events_per_file: args.events_per_file,
     };
-    let (files, truth) = teu_pipeline::generate::generate_with_truth(&opts);
-    let mut paths = teu_pipeline::generate::write_to_dir(&files, &args.out_dir)
+    let (files, mut truth) = teu_pipeline::generate::generate_with_truth(&opts);
+    let awkward_files;
+    let written: &[teu_pipeline::generate::GeneratedFile] = if args.awkward {
+        let parts = files.len().max(5);
+        awkward_files = teu_pipeline::awkward::awkward(files.clone(), &mut truth, args.seed, parts);
+        &awkward_files
+    } else {
+        &files
+    };
+    let mut paths = teu_pipeline::generate::write_to_dir(written, &args.out_dir)
         .with_context(|| format!("writing to {}", args.out_dir.display()))?;
     // What the written events say about each container (`teu_pipeline::truth`), one JSON
     // object per line; `teu ingest` skips this file.

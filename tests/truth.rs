@@ -1,7 +1,8 @@
 //! Every field of every container over `/v2` against the ground truth the generator wrote
-//! (`truth.jsonl`, see `teu_pipeline::truth`), with the feed made awkward the way carriers'
-//! feeds are: files out of order, one delivered twice, equipment events that name only the
-//! booking or only the container, vessel events that name every container of the shipment.
+//! (`truth.jsonl`, see `teu_pipeline::truth`), on a feed made awkward the way carriers' feeds
+//! are (`teu generate --awkward`, see `teu_pipeline::awkward`: missing departures, equipment
+//! events naming only the booking or only the container, every shipment scattered over files,
+//! a file delivered twice), its files ingested in a shuffled order.
 //! Prints the agreement per field and fails on any disagreement (issue "Derived data that is
 //! right", item 6).
 
@@ -14,98 +15,29 @@ use std::path::{Path, PathBuf};
 use common::{Rng, Server, TestDb};
 use serde_json::Value;
 
-/// The generated feed in `dir` made awkward and split into files (see the module doc), plus
-/// the generator's AIS file. For a quarter of the shipments that departed, the vessel's actual
-/// departure from the POL is left out (carriers miss events): their truth then has no
-/// `pol_atd_at`, and `truth` is changed to say so.
-fn awkward_feed(dir: &Path, rng: &mut Rng, truth: &mut [Value]) -> Vec<PathBuf> {
-    let mut events: Vec<Value> = Vec::new();
+/// The feed files of `dir` (`teu generate --awkward`: `awkward-*.json` and the AIS file), the
+/// DCSA files in a shuffled order (the redelivered one included), the AIS last.
+fn feed_files(dir: &Path, rng: &mut Rng) -> Vec<PathBuf> {
+    let mut dcsa = Vec::new();
     let mut ais = Vec::new();
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("feed")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    names.sort();
-    for p in names {
+    for entry in std::fs::read_dir(dir).expect("feed") {
+        let p = entry.expect("entry").path();
         let name = p
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        if name.starts_with("generated-") && name.ends_with(".json") {
-            let v: Value = serde_json::from_slice(&std::fs::read(&p).expect("read")).expect("JSON");
-            events.extend(v.as_array().cloned().unwrap_or_default());
+        if name.starts_with("awkward-") {
+            dcsa.push(p);
         } else if name.starts_with("ais") {
             ais.push(p);
         }
     }
-    let mut no_departure: BTreeMap<String, String> = BTreeMap::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for t in truth.iter() {
-        let bl = t["bill_of_lading_number"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let pol = t["port_of_lading_locode"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if !t["pol_atd_at"].is_null() && seen.insert(bl.clone()) && rng.below(4) == 0 {
-            no_departure.insert(bl, pol);
-        }
-    }
-    for t in truth.iter_mut() {
-        if no_departure.contains_key(t["bill_of_lading_number"].as_str().unwrap_or_default()) {
-            t["pol_atd_at"] = Value::Null;
-        }
-    }
-    events.retain(|e| {
-        let departure = e["eventType"] == "TRANSPORT"
-            && e["transportEventTypeCode"] == "DEPA"
-            && e["eventClassifierCode"] == "ACT";
-        let bl = e["documentReferences"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["documentReferenceType"] == "TRD")
-            .and_then(|r| r["documentReferenceValue"].as_str());
-        let at = e["transportCall"]["UNLocationCode"].as_str();
-        !(departure && bl.is_some_and(|bl| no_departure.get(bl).map(String::as_str) == at))
-    });
-    assert!(!no_departure.is_empty(), "some departures are left out");
-    for e in &mut events {
-        let equipment = e["eventType"] == "EQUIPMENT";
-        let refs = e
-            .get_mut("documentReferences")
-            .and_then(Value::as_array_mut);
-        match (rng.below(10), refs) {
-            // Only the booking names the shipment.
-            (0..=2, Some(refs)) if equipment => {
-                refs.retain(|r| r["documentReferenceType"] != "TRD")
-            }
-            // Only the container.
-            (3, Some(refs)) if equipment => refs.clear(),
-            _ => {}
-        }
-    }
-    rng.shuffle(&mut events);
-    let parts = 5;
-    let per = events.len().div_ceil(parts);
-    let out = dir.join("awkward");
-    std::fs::create_dir_all(&out).expect("dir");
-    let mut files: Vec<PathBuf> = events
-        .chunks(per)
-        .enumerate()
-        .map(|(i, chunk)| {
-            let p = out.join(format!("part-{i}.json"));
-            std::fs::write(&p, serde_json::to_vec(chunk).expect("JSON")).expect("write");
-            p
-        })
-        .collect();
-    rng.shuffle(&mut files);
-    files.push(files[0].clone());
-    files.extend(ais);
-    files
+    dcsa.sort();
+    rng.shuffle(&mut dcsa);
+    assert!(dcsa.len() > 5, "{dcsa:?}");
+    dcsa.extend(ais);
+    dcsa
 }
 
 /// (field, expected, got) of one container.
@@ -214,7 +146,15 @@ async fn compare(server: &Server, key: &str, truth: &[Value]) -> Vec<(String, Ro
 async fn every_field_agrees_with_the_generators_truth(db: &TestDb) {
     let feed = tempfile::tempdir().expect("dir");
     let out = std::process::Command::new(common::TEU)
-        .args(["generate", "--shipments", "40", "--seed", "41", "--ais"])
+        .args([
+            "generate",
+            "--shipments",
+            "40",
+            "--seed",
+            "41",
+            "--ais",
+            "--awkward",
+        ])
         .arg(feed.path())
         .output()
         .expect("teu generate");
@@ -223,13 +163,19 @@ async fn every_field_agrees_with_the_generators_truth(db: &TestDb) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut truth: Vec<Value> = std::fs::read_to_string(feed.path().join("truth.jsonl"))
+    let truth: Vec<Value> = std::fs::read_to_string(feed.path().join("truth.jsonl"))
         .expect("truth.jsonl beside the feed")
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     assert!(truth.len() > 60, "{} containers", truth.len());
-    let files = awkward_feed(feed.path(), &mut Rng(0x7E57_0041), &mut truth);
+    assert!(
+        truth
+            .iter()
+            .any(|t| t["pol_atd_at"].is_null() && !t["pod_ata_at"].is_null()),
+        "some departures are missing from the awkward feed"
+    );
+    let files = feed_files(feed.path(), &mut Rng(0x7E57_0041));
     let key = db.create_account_with("acme", true);
     db.ingest("acme", &files);
     let server = Server::start(db, &[]);

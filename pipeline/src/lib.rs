@@ -4,6 +4,7 @@
 //! shipments, with `status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
 //! nothing of HTTP.
 
+pub mod awkward;
 pub mod derive_lock;
 pub mod document_schemas;
 pub mod email;

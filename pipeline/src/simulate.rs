@@ -117,9 +117,7 @@ pub fn simulate(
         shipments_with_arrival: 0,
     };
     let per_file = opts.containers_per_file.max(1);
-    let mut truth = BufWriter::new(fs::File::create(
-        out_dir.join(crate::ingest::TRUTH_FILE),
-    )?);
+    let mut truth = BufWriter::new(fs::File::create(out_dir.join(crate::ingest::TRUTH_FILE))?);
     let shipments = generate::stream_shipments(opts.seed, opts.containers, |events, boxes, t| {
         for record in t {
             serde_json::to_writer(&mut truth, &record)?;
@@ -599,7 +597,11 @@ mod tests {
             .collect();
         assert_eq!(records.len(), summary.containers);
         let mut named = std::collections::BTreeSet::new();
-        for f in summary.files.iter().filter(|f| f.display().to_string().contains("dcsa")) {
+        for f in summary
+            .files
+            .iter()
+            .filter(|f| f.display().to_string().contains("dcsa"))
+        {
             for e in crate::feeds::read_file(f).unwrap().events {
                 named.extend(e.row.containers);
             }
