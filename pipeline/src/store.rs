@@ -662,11 +662,14 @@ impl Store {
             return Ok(());
         }
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+            // By event id alone (ids are scoped by account): with `account_id` in the condition
+            // SQLite walked the primary key's account prefix, every key of the account per
+            // statement (649 rows/s at 5,000 containers).
             let sql = format!(
-                "DELETE FROM event_keys WHERE account_id = $1 AND event_id IN ({})",
-                in_list(2, chunk.len())
+                "DELETE FROM event_keys WHERE event_id IN ({})",
+                in_list(1, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = sqlx::query(&sql);
             for e in chunk {
                 q = q.bind(e.id.to_string());
             }
