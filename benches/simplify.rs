@@ -1,6 +1,7 @@
 //! Track simplification (RDP, `teu_pipeline::route::simplify`) on 1k, 100k and 1M-point tracks,
 //! and the whole AIS path: an AIS CSV (generated voyages, MarineCadastre layout) read and
-//! validated, split per vessel, each track simplified and written as GeoJSON LineStrings.
+//! validated (`feeds::ais::read_tracks`), split per vessel, each track simplified and written as
+//! a GeoJSON FeatureCollection of LineStrings (the `geojson` crate).
 //!
 //! The tracks are a vessel-like random walk (heading changes of a few degrees per report, about
 //! 0.3 nm between reports), so RDP has real work to do. Run with `cargo bench --bench simplify`.
@@ -11,7 +12,6 @@
 //! [`EXPORT_RUNS`] runs) for `benches/compare/compare.py`, which runs shapely (GEOS) on the same
 //! points with the same tolerance.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -78,26 +78,24 @@ fn ais_to_geojson(c: &mut Criterion) {
     g.throughput(Throughput::Elements(ais.positions as u64));
     g.bench_function("read+simplify+geojson", |b| {
         b.iter(|| {
-            let batch = teu_pipeline::feeds::ais::read_csv(ais.csv.as_bytes(), &ais.name)
+            let tracks = teu_pipeline::feeds::ais::read_tracks(ais.csv.as_bytes(), &ais.name)
                 .expect("generated AIS reads");
-            let mut by_vessel: BTreeMap<&str, Vec<[f64; 2]>> = BTreeMap::new();
-            for (_, p) in &batch.positions {
-                by_vessel
-                    .entry(p.vessel_key())
-                    .or_default()
-                    .push([p.longitude, p.latitude]);
-            }
-            let features: Vec<serde_json::Value> = by_vessel
-                .values()
-                .map(|pts| {
-                    serde_json::json!({"type": "Feature", "properties": {},
-                        "geometry": {"type": "LineString", "coordinates": simplify_track(pts)}})
+            let collection: geojson::FeatureCollection = tracks
+                .vessels
+                .iter()
+                .map(|v| {
+                    let line: Vec<Vec<f64>> = simplify_track(&v.coords)
+                        .iter()
+                        .map(|p| vec![p[0], p[1]])
+                        .collect();
+                    let mut f = geojson::Feature::from(geojson::Geometry::new(
+                        geojson::Value::LineString(line),
+                    ));
+                    f.set_property("vessel", v.key());
+                    f
                 })
                 .collect();
-            serde_json::to_string(
-                &serde_json::json!({"type": "FeatureCollection", "features": features}),
-            )
-            .map(|s| s.len())
+            collection.to_string().len()
         })
     });
     g.finish();
@@ -135,7 +133,10 @@ fn export(dir: &Path) -> std::io::Result<()> {
             "points": n, "tolerance_deg": tolerance, "teu_points": out.len(), "teu_seconds": seconds,
         }));
     }
-    let doc = serde_json::json!({ "chunk": teu_pipeline::route::simplify::CHUNK, "sizes": sizes });
+    let doc = serde_json::json!({
+        "parallel_half": teu_pipeline::route::simplify::PARALLEL_HALF,
+        "sizes": sizes,
+    });
     std::fs::write(dir.join("teu.json"), doc.to_string())
 }
 

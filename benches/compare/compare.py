@@ -8,7 +8,7 @@ with --export-dir), which writes each track (1k, 100k and 1M points, little-endi
 - shapely: LineString from the same points, `simplify(tolerance, preserve_topology=False)`
   (GEOS Douglas-Peucker), coordinates back out to a NumPy array: timed end to end, the same
   span as teu's `simplify_track` (points in, simplified points out);
-- output point counts of both;
+- output point counts of both, and whether the kept points are identical;
 - Hausdorff distance (degrees) of each output to the input line (GEOS discrete Hausdorff);
 - the time ratio teu/shapely (medians of the same number of runs; < 1 means teu is faster).
 
@@ -60,10 +60,10 @@ def main() -> int:
     meta = json.loads((directory / "teu.json").read_text())
     rows = []
     print(f"shapely {shapely.__version__}, GEOS {shapely.geos_version_string}; "
-          f"teu RDP in chunks of {meta['chunk']} points")
+          f"teu exact RDP, halves of {meta['parallel_half']}+ points in parallel")
     print(f"{'points':>9} {'tolerance°':>11} {'teu pts':>8} {'shapely pts':>11} "
           f"{'teu Hausdorff°':>15} {'shapely Hausdorff°':>18} {'teu ms':>9} {'shapely ms':>10} "
-          f"{'teu/shapely':>11}")
+          f"{'teu/shapely':>11} {'same points':>11}")
     for size in meta["sizes"]:
         n, tol = size["points"], size["tolerance_deg"]
         points = load(directory / f"track-{n}.f64")
@@ -79,16 +79,22 @@ def main() -> int:
         line = shapely.linestrings(points)
         h_teu = shapely.hausdorff_distance(line, shapely.linestrings(ours))
         h_shp = shapely.hausdorff_distance(line, shapely.linestrings(theirs))
+        same = theirs.shape == ours.shape and bool(np.array_equal(theirs, ours))
         t_teu = statistics.median(size["teu_seconds"])
         t_shp = statistics.median(seconds)
         rows.append({"points": n, "tolerance_deg": tol, "teu_points": len(ours),
                      "shapely_points": len(theirs), "teu_hausdorff_deg": h_teu,
                      "shapely_hausdorff_deg": h_shp, "teu_median_s": t_teu,
-                     "shapely_median_s": t_shp, "runs": runs, "ratio": t_teu / t_shp})
+                     "shapely_median_s": t_shp, "runs": runs, "ratio": t_teu / t_shp,
+                     "same_points": same})
         print(f"{n:>9} {tol:>11.5f} {len(ours):>8} {len(theirs):>11} {h_teu:>15.6f} "
-              f"{h_shp:>18.6f} {t_teu * 1e3:>9.2f} {t_shp * 1e3:>10.2f} {t_teu / t_shp:>11.2f}")
+              f"{h_shp:>18.6f} {t_teu * 1e3:>9.2f} {t_shp * 1e3:>10.2f} {t_teu / t_shp:>11.2f} "
+              f"{'yes' if same else 'NO':>11}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+    if not all(r["same_points"] for r in rows):
+        print("teu and GEOS kept different points", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -490,6 +490,11 @@ pub struct Carrier {
     pub name: String,
     pub alternative_scacs: Vec<String>,
     pub bill_of_lading_prefix: Option<String>,
+    /// Shapes of the line's numbers that carry no prefix (bare bills of lading, bookings), as
+    /// [`crate::reference::NumberShape`] patterns: `9d` is nine digits, `EBKG8d` is `EBKG` and
+    /// eight digits (`ocean-carriers.csv` column `number_shapes`, separated by spaces).
+    #[serde(default)]
+    pub number_shapes: Vec<String>,
 }
 
 /// One terminal availability check of one container (a row of a terminal availability file),

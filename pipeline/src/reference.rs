@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `sea-ports.json` | npm `sea-ports` 0.0.9 (MIT): object keyed by UN/LOCODE with `name`, `country`, `coordinates` `[lon, lat]`, `timezone` |
 //! | `searoute-ports.geojson` | PyPI `searoute` 1.6 (Apache-2.0): Point features, `properties.port` = UN/LOCODE, `name`, `cty` |
-//! | `ocean-carriers.csv` | `scac,name,legal_name,alternative_scacs,bill_of_lading_prefix,...` (alternative SCACs separated by spaces) |
+//! | `ocean-carriers.csv` | `scac,name,legal_name,alternative_scacs,bill_of_lading_prefix,...,number_shapes,source` (lists separated by spaces; `number_shapes` optional, see [`NumberShape`]; sources in `docs/sources-carriers.md`) |
 //! | `dcsa-carriers.csv` | DCSA Information Model (Apache-2.0): `Carrier Name,SMDG Code,NMFTA Code` |
 //!
 //! # How ports are merged
@@ -1048,9 +1048,100 @@ fn build_ports(
 // Carriers
 // ---------------------------------------------------------------------------------------------
 
-/// Whether `s` looks like a SCAC: 2–4 ASCII letters.
+/// Whether `s` looks like a SCAC: 2–4 ASCII letters or digits, at least one a letter. NMFTA
+/// gives some foreign carriers codes that start with digits (Pan Continental `15AC`, Heung-A
+/// `11QU`).
 fn is_scac(s: &str) -> bool {
-    (2..=4).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_alphabetic())
+    (2..=4).contains(&s.len())
+        && s.bytes().all(|c| c.is_ascii_alphanumeric())
+        && s.bytes().any(|c| c.is_ascii_alphabetic())
+}
+
+/// One element of a [`NumberShape`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ShapePart {
+    /// This exact upper-case text.
+    Literal(String),
+    /// This many ASCII digits.
+    Digits(usize),
+    /// This many ASCII upper-case letters.
+    Letters(usize),
+    /// This many ASCII upper-case letters or digits.
+    Either(usize),
+}
+
+/// The shape of a carrier's bare numbers (`ocean-carriers.csv` column `number_shapes`): upper-case
+/// letters stand for themselves, `<n>d` for n digits, `<n>a` for n letters, `<n>x` for n letters
+/// or digits. `9d` is Maersk's nine-digit numbers, `EBKG8d` MSC's bookings, `3a7d` three letters
+/// and seven digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberShape(Vec<ShapePart>);
+
+impl NumberShape {
+    /// Parses a pattern; `None` when it is empty or not of the grammar above.
+    pub fn parse(pattern: &str) -> Option<NumberShape> {
+        let mut parts = Vec::new();
+        let mut count = 0usize;
+        for c in pattern.chars() {
+            match c {
+                '0'..='9' => {
+                    count = count
+                        .checked_mul(10)?
+                        .checked_add(c as usize - '0' as usize)?
+                }
+                'd' | 'a' | 'x' if count > 0 => {
+                    parts.push(match c {
+                        'd' => ShapePart::Digits(count),
+                        'a' => ShapePart::Letters(count),
+                        _ => ShapePart::Either(count),
+                    });
+                    count = 0;
+                }
+                'A'..='Z' if count == 0 => match parts.last_mut() {
+                    Some(ShapePart::Literal(l)) => l.push(c),
+                    _ => parts.push(ShapePart::Literal(c.to_string())),
+                },
+                _ => return None,
+            }
+        }
+        (count == 0 && !parts.is_empty()).then_some(NumberShape(parts))
+    }
+
+    /// How specific the shape is: the number of literal characters (`EBKG8d` is 4, `9d` 0).
+    /// Where shapes of several lines match, only the most specific count.
+    pub fn specificity(&self) -> usize {
+        self.0
+            .iter()
+            .map(|p| match p {
+                ShapePart::Literal(l) => l.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Whether the normalized number `s` (upper case, letters and digits) has this shape.
+    pub fn matches(&self, s: &str) -> bool {
+        let mut rest = s.as_bytes();
+        for part in &self.0 {
+            let (n, ok): (usize, fn(&u8) -> bool) = match part {
+                ShapePart::Literal(l) => {
+                    let Some(tail) = rest.strip_prefix(l.as_bytes()) else {
+                        return false;
+                    };
+                    rest = tail;
+                    continue;
+                }
+                ShapePart::Digits(n) => (*n, u8::is_ascii_digit),
+                ShapePart::Letters(n) => (*n, u8::is_ascii_uppercase),
+                ShapePart::Either(n) => (*n, |b: &u8| b.is_ascii_digit() || b.is_ascii_uppercase()),
+            };
+            if rest.len() < n || !rest[..n].iter().all(ok) {
+                return false;
+            }
+            rest = &rest[n..];
+        }
+        rest.is_empty()
+    }
 }
 
 fn csv_reader(text: &str) -> csv::Reader<&[u8]> {
@@ -1100,6 +1191,11 @@ fn build_carriers(
             "bill_of_lading_prefix",
         ],
     )?;
+    // Optional: files written before the column existed still load.
+    let c_shapes = reader.headers().ok().and_then(|h| {
+        h.iter()
+            .position(|h| h.eq_ignore_ascii_case("number_shapes"))
+    });
     for (n, record) in reader.records().enumerate() {
         let row = n as u64 + 2;
         let record = record.map_err(|source| ReferenceError::Csv {
@@ -1109,13 +1205,25 @@ fn build_carriers(
         })?;
         let at = format!("row {row}");
         let field = |i: usize| record.get(i).unwrap_or("");
+        let mut number_shapes = Vec::new();
+        for shape in c_shapes.map(field).unwrap_or("").split_whitespace() {
+            if NumberShape::parse(shape).is_none() {
+                return Err(invalid(
+                    ocean_file,
+                    &at,
+                    "number_shapes",
+                    format!("{shape:?} is not a number shape (e.g. 9d, EBKG8d, 3a7d)"),
+                ));
+            }
+            number_shapes.push(shape.to_string());
+        }
         let scac = field(c_scac).to_ascii_uppercase();
         if !is_scac(&scac) {
             return Err(invalid(
                 ocean_file,
                 &at,
                 "scac",
-                format!("{scac:?} is not a SCAC (2-4 letters)"),
+                format!("{scac:?} is not a SCAC (2-4 letters or digits)"),
             ));
         }
         let short_name = field(c_name).to_owned();
@@ -1139,7 +1247,7 @@ fn build_carriers(
                     ocean_file,
                     &at,
                     "alternative_scacs",
-                    format!("{alt:?} is not a SCAC (2-4 letters)"),
+                    format!("{alt:?} is not a SCAC (2-4 letters or digits)"),
                 ));
             }
             alternative_scacs.push(alt);
@@ -1165,6 +1273,7 @@ fn build_carriers(
             name,
             alternative_scacs,
             bill_of_lading_prefix,
+            number_shapes,
         });
     }
 
@@ -1188,7 +1297,7 @@ fn build_carriers(
                 dcsa_file,
                 &at,
                 "NMFTA Code",
-                format!("{scac:?} is not a SCAC (2-4 letters)"),
+                format!("{scac:?} is not a SCAC (2-4 letters or digits)"),
             ));
         }
         let known = carriers
@@ -1207,6 +1316,7 @@ fn build_carriers(
             name,
             alternative_scacs: Vec::new(),
             bill_of_lading_prefix: None,
+            number_shapes: Vec::new(),
         });
     }
     Ok(carriers)
@@ -1218,6 +1328,35 @@ fn build_carriers(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn number_shapes_match_what_they_say() {
+        let shape = |p: &str| NumberShape::parse(p).unwrap();
+        assert!(shape("9d").matches("914595688"));
+        assert!(!shape("9d").matches("91459568"));
+        assert!(!shape("9d").matches("91459568A"));
+        assert!(shape("EBKG8d").matches("EBKG10391083"));
+        assert!(!shape("EBKG8d").matches("EBKX10391083"));
+        assert!(shape("2a8d").matches("ID00784886"));
+        assert!(shape("3a7d").matches("JKT4165031"));
+        assert!(shape("12x").matches("A1B2C3D4E5F6"));
+        for bad in [
+            "",
+            "9",
+            "d",
+            "9q",
+            "ebkg8d",
+            "EBKG8",
+            "99999999999999999999999d",
+        ] {
+            assert_eq!(NumberShape::parse(bad), None, "{bad:?}");
+        }
+        // Every bundled shape parses, and SCACs with digits load.
+        let (_, carriers) = bundled();
+        assert!(carriers.get("15AC").is_some());
+        assert!(carriers.iter().flat_map(|c| &c.number_shapes).count() >= 10);
+    }
+
     use super::*;
     use std::time::Instant;
 
@@ -1429,9 +1568,9 @@ mod tests {
     #[test]
     fn carriers() {
         let carriers = bundled_carriers().unwrap();
-        assert_eq!(carriers.len(), 38);
+        assert_eq!(carriers.len(), 58);
         let (_, index) = bundled();
-        assert_eq!(index.len(), 38);
+        assert_eq!(index.len(), 58);
         let msc = index.get("MEDU").expect("MEDU");
         assert_eq!(msc.scac, "MSCU");
         assert_eq!(msc.short_name, "MSC");
@@ -1523,7 +1662,18 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err.to_string(),
-            "o.csv: row 2: field `alternative_scacs`: \"ME-DU\" is not a SCAC (2-4 letters)"
+            "o.csv: row 2: field `alternative_scacs`: \"ME-DU\" is not a SCAC (2-4 letters or digits)"
+        );
+        let err = build_carriers(
+            "o.csv",
+            "scac,name,legal_name,alternative_scacs,bill_of_lading_prefix,number_shapes\nMAEU,Maersk,,,,9d\nMSCU,MSC,,,,EBKG8\n",
+            "d.csv",
+            dcsa,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "o.csv: row 3: field `number_shapes`: \"EBKG8\" is not a number shape (e.g. 9d, EBKG8d, 3a7d)"
         );
         let err = build_carriers("o.csv", "scac,name\nMSCU,MSC\n", "d.csv", dcsa).unwrap_err();
         assert_eq!(
@@ -1570,6 +1720,7 @@ mod tests {
             name: scac.into(),
             alternative_scacs: alt.iter().map(|s| s.to_string()).collect(),
             bill_of_lading_prefix: prefix.map(Into::into),
+            number_shapes: Vec::new(),
         };
         // A SCAC beats another carrier's alternative SCAC and BL prefix.
         let index = CarrierIndex::new(vec![

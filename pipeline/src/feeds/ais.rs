@@ -27,13 +27,15 @@
 //! - IMO is kept as its 7 digits (`IMO9739666` → `9739666`); `0`, `IMO0000000`, `Unknown` and
 //!   other non-7-digit values are `None`. Check digits are not enforced (see docs/NOTES.md).
 //!
-//! The accepted rows go through a polars frame with a fixed schema ([`positions_frame`]) that
-//! sorts them by vessel and time for the jump check.
+//! Speed ([`read_tracks`]): a file without double quotes is split at line ends into chunks of
+//! about 1 MiB parsed in parallel (rayon), each row with no allocation (vessel names and track
+//! ids are stored once per file, MMSIs as numbers, the usual timestamp layouts read without a
+//! format string); a file with quotes goes through the `csv` crate row by row. Both paths give
+//! the same answer (tested). Rows are then sorted by vessel, time and row for the jump check.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{FeedError, Quarantined};
@@ -152,27 +154,219 @@ pub struct AisBatch {
     pub quarantined: Vec<Quarantined>,
 }
 
+/// One accepted AIS report in columnar form (no allocation per row): what [`AisTracks`] holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fix {
+    /// Zero-based row index in the file.
+    pub row: u32,
+    /// When it was observed, milliseconds since the Unix epoch (UTC).
+    pub at_ms: i64,
+    /// Degrees, WGS84.
+    pub latitude: f64,
+    /// Degrees, WGS84.
+    pub longitude: f64,
+    /// Knots; NaN when not available.
+    pub speed_knots: f64,
+    /// Degrees clockwise from true north in [0, 360); NaN when not available.
+    pub course_deg: f64,
+    /// Degrees in [0, 360); NaN when not available.
+    pub heading_deg: f64,
+    /// IMO number (7 digits), 0 when the report has none.
+    pub imo: u32,
+    /// Index of the vessel name in [`AisTracks::names`], `u32::MAX` when there is none.
+    pub name: u32,
+}
+
+/// One vessel's accepted reports, in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VesselTrack {
+    /// The MMSI (9 digits) for MMSI-keyed layouts.
+    pub mmsi: Option<String>,
+    /// `<file stem>:<vessel id>` for [`AisLayout::Track`] files.
+    pub track: Option<String>,
+    /// The reports, sorted by time, then row.
+    pub fixes: Vec<Fix>,
+    /// `[longitude, latitude]` of each fix (degrees), in the same order: ready for
+    /// [`crate::route::simplify::simplify_track`].
+    pub coords: Vec<[f64; 2]>,
+}
+
+impl VesselTrack {
+    /// The MMSI, else the track id (as [`VesselPosition::vessel_key`]).
+    pub fn key(&self) -> &str {
+        self.mmsi
+            .as_deref()
+            .or(self.track.as_deref())
+            .unwrap_or_default()
+    }
+}
+
+/// An AIS file read into per-vessel tracks: the fast form of [`AisBatch`] ([`read_tracks`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AisTracks {
+    pub layout: AisLayout,
+    /// Data rows in the file (accepted + quarantined).
+    pub rows_read: usize,
+    /// One track per vessel, sorted by vessel key.
+    pub vessels: Vec<VesselTrack>,
+    /// Vessel names the fixes point to.
+    pub names: Vec<String>,
+    /// Rows refused, sorted by row.
+    pub quarantined: Vec<Quarantined>,
+}
+
+impl AisTracks {
+    /// Accepted positions.
+    pub fn positions(&self) -> usize {
+        self.vessels.iter().map(|v| v.fixes.len()).sum()
+    }
+
+    /// The accepted reports as [`VesselPosition`]s with their row index, sorted by vessel and
+    /// time (the [`AisBatch`] form).
+    pub fn into_batch(self) -> AisBatch {
+        let mut positions = Vec::with_capacity(self.positions());
+        for v in &self.vessels {
+            for f in &v.fixes {
+                positions.push((f.row as usize, position(v, f, &self.names)));
+            }
+        }
+        AisBatch {
+            layout: self.layout,
+            rows_read: self.rows_read,
+            positions,
+            quarantined: self.quarantined,
+        }
+    }
+}
+
+fn some(v: f64) -> Option<f64> {
+    (!v.is_nan()).then_some(v)
+}
+
+/// The [`VesselPosition`] of fix `f` of vessel `v`.
+fn position(v: &VesselTrack, f: &Fix, names: &[String]) -> VesselPosition {
+    VesselPosition {
+        mmsi: v.mmsi.clone(),
+        track: v.track.clone(),
+        imo: (f.imo != 0).then(|| format!("{:07}", f.imo)),
+        vessel_name: names.get(f.name as usize).cloned(),
+        observed_at: DateTime::from_timestamp_millis(f.at_ms).unwrap_or_default(),
+        latitude: f.latitude,
+        longitude: f.longitude,
+        speed_knots: some(f.speed_knots),
+        course_deg: some(f.course_deg),
+        heading_deg: some(f.heading_deg),
+    }
+}
+
 /// Reads an AIS CSV (`bytes` without a BOM, not compressed) named `source_file`.
 ///
-/// Fails only when the header is not an AIS header; bad rows are quarantined.
+/// Fails only when the header is not an AIS header; bad rows are quarantined. The same as
+/// [`read_tracks`] followed by [`AisTracks::into_batch`].
 pub fn read_csv(bytes: &[u8], source_file: &str) -> Result<AisBatch, FeedError> {
+    read_tracks(bytes, source_file).map(AisTracks::into_batch)
+}
+
+/// How a row names its vessel before vessels are numbered across the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum VesselRef {
+    /// A 9-digit MMSI (every 9-digit number fits in a `u32`).
+    Mmsi(u32),
+    /// Index of a track id in the chunk's [`Interner`].
+    Track(u32),
+}
+
+/// A parsed row before vessels are numbered.
+#[derive(Debug, Clone, Copy)]
+struct Parsed {
+    vessel: VesselRef,
+    fix: Fix,
+}
+
+/// Strings seen in a chunk (track ids, vessel names), each stored once; remembers the last hit
+/// because consecutive rows usually repeat it.
+#[derive(Default)]
+struct Interner {
+    index: HashMap<String, u32>,
+    strings: Vec<String>,
+    last: Option<u32>,
+}
+
+impl Interner {
+    fn get(&mut self, s: &str) -> u32 {
+        if let Some(i) = self.last.filter(|&i| self.strings[i as usize] == s) {
+            return i;
+        }
+        let i = match self.index.get(s) {
+            Some(&i) => i,
+            None => {
+                let i = self.strings.len() as u32;
+                self.strings.push(s.to_string());
+                self.index.insert(s.to_string(), i);
+                i
+            }
+        };
+        self.last = Some(i);
+        i
+    }
+}
+
+/// What one chunk of rows gave.
+#[derive(Default)]
+struct Chunk {
+    rows: usize,
+    parsed: Vec<Parsed>,
+    quarantined: Vec<Quarantined>,
+    tracks: Interner,
+    names: Interner,
+}
+
+/// The columns of the header, by the reader's column kinds.
+struct Columns {
+    index: HashMap<Col, usize>,
+    layout: AisLayout,
+    resolution_s: f64,
+}
+
+impl Columns {
+    /// Field `c` of a row whose fields are given by `field` (trimmed, `None` when empty).
+    fn get<'r>(&self, c: Col, field: &impl Fn(usize) -> Option<&'r str>) -> Option<&'r str> {
+        self.index
+            .get(&c)
+            .and_then(|&i| field(i))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// Rows per parallel chunk of the fast path.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Reads an AIS CSV into per-vessel tracks (module rules), without one allocation per row.
+///
+/// Files without a double quote are split at line ends and parsed in parallel chunks (rayon);
+/// others go through the `csv` crate row by row. Both give the same answer. Fails only when
+/// the header is not an AIS header; bad rows are quarantined with file, row, column and reason.
+pub fn read_tracks(bytes: &[u8], source_file: &str) -> Result<AisTracks, FeedError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut rdr = csv::ReaderBuilder::new()
+    let unknown = |detail: String| FeedError::UnknownFormat {
+        source_file: source_file.to_string(),
+        detail,
+    };
+    let header_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+    let mut header_reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(bytes);
-    let header = rdr
+        .from_reader(&bytes[..header_end]);
+    let header = header_reader
         .headers()
-        .map_err(|e| FeedError::UnknownFormat {
-            source_file: source_file.to_string(),
-            detail: format!("unreadable CSV header: {e}"),
-        })?
+        .map_err(|e| unknown(format!("unreadable CSV header: {e}")))?
         .clone();
     let header_line = header.iter().collect::<Vec<_>>().join(",");
-    let layout = detect(&header_line).ok_or_else(|| FeedError::UnknownFormat {
-        source_file: source_file.to_string(),
-        detail: "not an AIS header: expected MMSI (or ID), a timestamp, latitude and longitude"
-            .into(),
+    let layout = detect(&header_line).ok_or_else(|| {
+        unknown(
+            "not an AIS header: expected MMSI (or ID), a timestamp, latitude and longitude".into(),
+        )
     })?;
     let mut index: HashMap<Col, usize> = HashMap::new();
     for (i, name) in header.iter().enumerate() {
@@ -180,44 +374,208 @@ pub fn read_csv(bytes: &[u8], source_file: &str) -> Result<AisBatch, FeedError> 
             index.entry(c).or_insert(i);
         }
     }
+    let columns = Columns {
+        index,
+        layout,
+        resolution_s: layout.resolution_s(),
+    };
     let stem = std::path::Path::new(source_file)
         .file_stem()
         .map(|s| s.to_string_lossy().trim_end_matches(".csv").to_string())
         .unwrap_or_else(|| source_file.to_string());
+    let body = bytes.get(header_end + 1..).unwrap_or_default();
+    let chunks = match std::str::from_utf8(body) {
+        Ok(text) if memchr::memchr(b'"', body).is_none() => read_lines(text, &columns, source_file),
+        _ => vec![read_records(body, &columns, source_file)],
+    };
+    Ok(assemble(chunks, &columns, &stem, source_file))
+}
 
-    let mut quarantined = Vec::new();
-    let mut rows: Vec<(usize, VesselPosition)> = Vec::new();
-    let mut rows_read = 0;
-    for (i, record) in rdr.records().enumerate() {
-        rows_read += 1;
-        let record = match record {
-            Ok(r) => r,
-            Err(e) => {
-                quarantined.push(quarantine(source_file, i, "row", e.to_string(), None));
-                continue;
-            }
+/// The fast path: `text` has no quotes, so every line is a row and every comma a separator.
+/// Lines are cut into chunks of about [`CHUNK_BYTES`] at line ends and parsed in parallel.
+fn read_lines(text: &str, columns: &Columns, source_file: &str) -> Vec<Chunk> {
+    use rayon::prelude::*;
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = if rest.len() <= CHUNK_BYTES {
+            rest.len()
+        } else {
+            memchr::memchr(b'\n', &rest.as_bytes()[CHUNK_BYTES..])
+                .map_or(rest.len(), |i| CHUNK_BYTES + i + 1)
         };
-        let raw = record.iter().collect::<Vec<_>>().join(",");
-        match parse_row(&record, &index, layout, &stem) {
-            Ok(p) => rows.push((i, p)),
-            Err((col, reason)) => {
-                quarantined.push(quarantine(source_file, i, col.label(), reason, Some(raw)))
+        let (piece, tail) = rest.split_at(cut);
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .map(|piece| {
+            let mut chunk = Chunk::default();
+            let mut fields: Vec<&str> = Vec::with_capacity(32);
+            for line in piece.split('\n') {
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                if line.is_empty() {
+                    continue;
+                }
+                fields.clear();
+                fields.extend(line.split(','));
+                let i = chunk.rows;
+                chunk.rows += 1;
+                let field = |k: usize| fields.get(k).copied();
+                row(&mut chunk, columns, source_file, i, &field, || {
+                    fields
+                        .iter()
+                        .map(|f| f.trim())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                });
+            }
+            chunk
+        })
+        .collect()
+}
+
+/// The general path: the `csv` crate reads quoted fields and reports broken rows.
+fn read_records(body: &[u8], columns: &Columns, source_file: &str) -> Chunk {
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .has_headers(false)
+        .trim(csv::Trim::All)
+        .from_reader(body);
+    let mut chunk = Chunk::default();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let i = chunk.rows;
+        match rdr.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {
+                chunk.rows += 1;
+                let field = |k: usize| record.get(k);
+                row(&mut chunk, columns, source_file, i, &field, || {
+                    record.iter().collect::<Vec<_>>().join(",")
+                });
+            }
+            Err(e) => {
+                chunk.rows += 1;
+                chunk
+                    .quarantined
+                    .push(quarantine(source_file, i, "row", e.to_string(), None));
             }
         }
     }
-    let (positions, jumps) = drop_impossible_jumps(rows, layout.resolution_s(), source_file)
-        .map_err(|e| FeedError::UnknownFormat {
-            source_file: source_file.to_string(),
-            detail: format!("AIS frame: {e}"),
-        })?;
-    quarantined.extend(jumps);
+    chunk
+}
+
+/// Parses row `i` of a chunk into it, or quarantines it with the row's text (`raw`).
+fn row<'r>(
+    chunk: &mut Chunk,
+    columns: &Columns,
+    source_file: &str,
+    i: usize,
+    field: &impl Fn(usize) -> Option<&'r str>,
+    raw: impl FnOnce() -> String,
+) {
+    match parse_row(columns, field, chunk) {
+        Ok((vessel, mut fix)) => {
+            fix.row = i as u32;
+            chunk.parsed.push(Parsed { vessel, fix });
+        }
+        Err((col, reason)) => {
+            chunk
+                .quarantined
+                .push(quarantine(source_file, i, col.label(), reason, Some(raw())))
+        }
+    }
+}
+
+/// Numbers the vessels across chunks, sorts by vessel, time and row, and drops impossible
+/// jumps.
+fn assemble(chunks: Vec<Chunk>, columns: &Columns, stem: &str, source_file: &str) -> AisTracks {
+    use rayon::prelude::*;
+    // Global track ids and names.
+    let mut tracks = Interner::default();
+    let mut names = Interner::default();
+    let mut rows_read = 0usize;
+    let mut quarantined = Vec::new();
+    let mut parsed: Vec<Parsed> = Vec::with_capacity(chunks.iter().map(|c| c.parsed.len()).sum());
+    for chunk in chunks {
+        let offset = rows_read as u32;
+        let track_ids: Vec<u32> = chunk.tracks.strings.iter().map(|s| tracks.get(s)).collect();
+        let name_ids: Vec<u32> = chunk.names.strings.iter().map(|s| names.get(s)).collect();
+        parsed.extend(chunk.parsed.into_iter().map(|mut p| {
+            p.fix.row += offset;
+            if let VesselRef::Track(t) = p.vessel {
+                p.vessel = VesselRef::Track(track_ids[t as usize]);
+            }
+            if let Some(&n) = name_ids.get(p.fix.name as usize) {
+                p.fix.name = n;
+            }
+            p
+        }));
+        quarantined.extend(chunk.quarantined.into_iter().map(|mut q| {
+            q.index = q.index.map(|i| i + offset as usize);
+            q
+        }));
+        rows_read += chunk.rows;
+    }
+    // Vessel keys in text order: MMSIs have 9 digits, so numeric order is text order; track ids
+    // are ranked by their text.
+    let mut by_text: Vec<u32> = (0..tracks.strings.len() as u32).collect();
+    by_text.sort_unstable_by(|a, b| tracks.strings[*a as usize].cmp(&tracks.strings[*b as usize]));
+    let mut rank = vec![0u32; by_text.len()];
+    for (r, &t) in by_text.iter().enumerate() {
+        rank[t as usize] = r as u32;
+    }
+    let vessel_rank = |v: VesselRef| match v {
+        VesselRef::Mmsi(m) => m,
+        VesselRef::Track(t) => rank[t as usize],
+    };
+    let mut order: Vec<(u32, i64, u32, u32)> = parsed
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (vessel_rank(p.vessel), p.fix.at_ms, p.fix.row, k as u32))
+        .collect();
+    if !order.windows(2).all(|w| w[0] <= w[1]) {
+        order.par_sort_unstable();
+    }
+    let at = |k: usize| -> &Parsed { &parsed[order[k].3 as usize] };
+    let key_of = |v: VesselRef| -> (Option<String>, Option<String>) {
+        match v {
+            VesselRef::Mmsi(m) => (Some(format!("{m:09}")), None),
+            VesselRef::Track(t) => (None, Some(format!("{stem}:{}", tracks.strings[t as usize]))),
+        }
+    };
+    let mut vessels: Vec<VesselTrack> = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && order[end].0 == order[start].0 {
+            end += 1;
+        }
+        let fixes: Vec<Fix> = (start..end).map(|k| at(k).fix).collect();
+        let (mmsi, track) = key_of(at(start).vessel);
+        let mut v = VesselTrack {
+            mmsi,
+            track,
+            fixes,
+            coords: Vec::new(),
+        };
+        let jumps =
+            drop_impossible_jumps(&mut v, columns.resolution_s, source_file, &names.strings);
+        quarantined.extend(jumps);
+        v.coords = v.fixes.iter().map(|f| [f.longitude, f.latitude]).collect();
+        vessels.push(v);
+        start = end;
+    }
     quarantined.sort_by_key(|q| q.index);
-    Ok(AisBatch {
-        layout,
+    AisTracks {
+        layout: columns.layout,
         rows_read,
-        positions,
+        vessels,
+        names: names.strings,
         quarantined,
-    })
+    }
 }
 
 fn quarantine(
@@ -238,38 +596,33 @@ fn quarantine(
 
 type RowResult<T> = Result<T, (Col, String)>;
 
-fn parse_row(
-    record: &csv::StringRecord,
-    index: &HashMap<Col, usize>,
-    layout: AisLayout,
-    stem: &str,
-) -> RowResult<VesselPosition> {
-    let get = |c: Col| {
-        index
-            .get(&c)
-            .and_then(|&i| record.get(i))
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    };
-    let (mmsi, track) = if layout == AisLayout::Track {
+/// One row's vessel and fix (row index not yet set); names and track ids go to the chunk's
+/// interners.
+fn parse_row<'r>(
+    columns: &Columns,
+    field: &impl Fn(usize) -> Option<&'r str>,
+    chunk: &mut Chunk,
+) -> RowResult<(VesselRef, Fix)> {
+    let get = |c: Col| columns.get(c, field);
+    let vessel = if columns.layout == AisLayout::Track {
         let id = get(Col::TrackId).ok_or((Col::TrackId, "vessel id is missing".to_string()))?;
-        (None, Some(format!("{stem}:{id}")))
+        VesselRef::Track(chunk.tracks.get(id))
     } else {
         let m = get(Col::Mmsi).ok_or((Col::Mmsi, "MMSI is missing".to_string()))?;
-        if m.len() != 9 || !m.bytes().all(|b| b.is_ascii_digit()) {
-            return Err((Col::Mmsi, format!("MMSI {m:?} is not 9 digits")));
+        match m.parse::<u32>() {
+            Ok(n) if m.len() == 9 && m.bytes().all(|b| b.is_ascii_digit()) => VesselRef::Mmsi(n),
+            _ => return Err((Col::Mmsi, format!("MMSI {m:?} is not 9 digits"))),
         }
-        (Some(m.to_string()), None)
     };
     let time = get(Col::Time).ok_or((Col::Time, "timestamp is missing".to_string()))?;
-    let observed_at = parse_time(time, layout).ok_or_else(|| {
+    let observed_at = parse_time(time, columns.layout).ok_or_else(|| {
         (
             Col::Time,
             format!("timestamp {time:?} is not a date and time"),
         )
     })?;
-    let lat = coordinate(get(Col::Lat), Col::Lat, 90.0, 91.0)?;
-    let lon = coordinate(get(Col::Lon), Col::Lon, 180.0, 181.0)?;
+    let latitude = coordinate(get(Col::Lat), Col::Lat, 90.0, 91.0)?;
+    let longitude = coordinate(get(Col::Lon), Col::Lon, 180.0, 181.0)?;
     let num = |c: Col| {
         get(c)
             .and_then(|s| s.parse::<f64>().ok())
@@ -280,28 +633,33 @@ fn parse_row(
         .filter(|v| (-360.0..360.0).contains(v))
         .map(|v| v.rem_euclid(360.0));
     let heading_deg = num(Col::Heading).filter(|v| (0.0..360.0).contains(v));
-    let imo = get(Col::Imo).and_then(|s| {
-        let digits = s
-            .strip_prefix("IMO")
-            .or_else(|| s.strip_prefix("imo"))
-            .unwrap_or(s)
-            .trim();
-        (digits.len() == 7 && digits.bytes().all(|b| b.is_ascii_digit()) && digits != "0000000")
-            .then(|| digits.to_string())
-    });
-    let vessel_name = get(Col::Name).map(str::to_string);
-    Ok(VesselPosition {
-        mmsi,
-        track,
-        imo,
-        vessel_name,
-        observed_at,
-        latitude: lat,
-        longitude: lon,
-        speed_knots,
-        course_deg,
-        heading_deg,
-    })
+    let imo = get(Col::Imo)
+        .and_then(|s| {
+            let digits = s
+                .strip_prefix("IMO")
+                .or_else(|| s.strip_prefix("imo"))
+                .unwrap_or(s)
+                .trim();
+            (digits.len() == 7 && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| digits.parse::<u32>().ok())
+                .flatten()
+        })
+        .unwrap_or(0);
+    let name = get(Col::Name).map_or(u32::MAX, |n| chunk.names.get(n));
+    Ok((
+        vessel,
+        Fix {
+            row: 0,
+            at_ms: observed_at.timestamp_millis(),
+            latitude,
+            longitude,
+            speed_knots: speed_knots.unwrap_or(f64::NAN),
+            course_deg: course_deg.unwrap_or(f64::NAN),
+            heading_deg: heading_deg.unwrap_or(f64::NAN),
+            imo,
+            name,
+        },
+    ))
 }
 
 fn coordinate(text: Option<&str>, col: Col, limit: f64, sentinel: f64) -> RowResult<f64> {
@@ -324,8 +682,45 @@ fn coordinate(text: Option<&str>, col: Col, limit: f64, sentinel: f64) -> RowRes
     Ok(v)
 }
 
+/// `YYYY-MM-DD?HH:MM:SS` (year first, `?` a `T` or a space) or `DD/MM/YYYY HH:MM:SS` (day
+/// first), the layouts' usual stamps, read without a format string; `None` for anything else.
+fn fixed_time(s: &str, day_first: bool) -> Option<DateTime<Utc>> {
+    let b = s.as_bytes();
+    if b.len() != 19 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let (y, m, d) = if day_first {
+        if b[2] != b'/' || b[5] != b'/' || b[10] != b' ' {
+            return None;
+        }
+        (num(6..10)?, num(3..5)?, num(0..2)?)
+    } else {
+        if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') {
+            return None;
+        }
+        (num(0..4)?, num(5..7)?, num(8..10)?)
+    };
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let date = chrono::NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
+    Some(
+        date.and_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)?
+            .and_utc(),
+    )
+}
+
 /// Parses the time formats of the layouts; every AIS time is UTC.
 fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
+    let day_first_layout = matches!(layout, AisLayout::Dma | AisLayout::Track);
+    if let Some(t) = fixed_time(s, day_first_layout).or_else(|| fixed_time(s, !day_first_layout)) {
+        return Some(t);
+    }
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.with_timezone(&Utc));
     }
@@ -346,9 +741,10 @@ fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
         fmts.iter()
             .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
     };
-    let naive = match layout {
-        AisLayout::Dma | AisLayout::Track => try_all(&day_first).or_else(|| try_all(&iso)),
-        _ => try_all(&iso).or_else(|| try_all(&day_first)),
+    let naive = if day_first_layout {
+        try_all(&day_first).or_else(|| try_all(&iso))
+    } else {
+        try_all(&iso).or_else(|| try_all(&day_first))
     }?;
     Some(naive.and_utc())
 }
@@ -362,132 +758,78 @@ pub fn distance_nm(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
     Haversine.distance(Point::new(lon1, lat1), Point::new(lon2, lat2)) / 1_852.0
 }
 
-/// The fixed schema of accepted AIS rows as a polars frame: `row` (u64, index in the file),
-/// `vessel` (str: MMSI or track id), `at` (i64, ms since the epoch, UTC), `lat`, `lon` (f64,
-/// degrees), sorted by vessel, time and row.
-pub fn positions_frame(rows: &[(usize, VesselPosition)]) -> PolarsResult<LazyFrame> {
-    let row: Vec<u64> = rows.iter().map(|(i, _)| *i as u64).collect();
-    let pos: Vec<u64> = (0..rows.len() as u64).collect();
-    let vessel: Vec<&str> = rows.iter().map(|(_, p)| p.vessel_key()).collect();
-    let at: Vec<i64> = rows
-        .iter()
-        .map(|(_, p)| p.observed_at.timestamp_millis())
-        .collect();
-    let lat: Vec<f64> = rows.iter().map(|(_, p)| p.latitude).collect();
-    let lon: Vec<f64> = rows.iter().map(|(_, p)| p.longitude).collect();
-    let frame = df!(
-        "pos" => pos,
-        "row" => row,
-        "vessel" => vessel,
-        "at" => at,
-        "lat" => lat,
-        "lon" => lon,
-    )?;
-    Ok(frame.lazy().sort(
-        ["vessel", "at", "row"],
-        SortMultipleOptions::default().with_maintain_order(true),
-    ))
-}
-
-/// Positions with their row index in the file.
-type IndexedPositions = Vec<(usize, VesselPosition)>;
-
-/// Implied speed in knots from `a` to `b`; times closer than `resolution_s` seconds count as
-/// that resolution.
-fn implied_knots(a: &VesselPosition, b: &VesselPosition, resolution_s: f64) -> (f64, f64, f64) {
-    let dt = (b.observed_at - a.observed_at).num_milliseconds() as f64 / 1000.0;
+/// Implied speed in knots from `a` to `b`, the distance (nm) and the time between them (s);
+/// times closer than `resolution_s` seconds count as that resolution.
+fn implied_knots(a: &Fix, b: &Fix, resolution_s: f64) -> (f64, f64, f64) {
+    let dt = (b.at_ms - a.at_ms) as f64 / 1000.0;
     let nm = distance_nm(a.latitude, a.longitude, b.latitude, b.longitude);
     (nm / (dt.abs().max(resolution_s) / 3600.0), nm, dt)
 }
 
-/// Sorts the rows by vessel and time (polars) and quarantines each position whose implied speed
-/// from the vessel's previous accepted position exceeds [`MAX_IMPLIED_SPEED_KNOTS`].
+/// Quarantines each fix of one vessel's time-sorted track whose implied speed from the
+/// vessel's previous accepted fix exceeds [`MAX_IMPLIED_SPEED_KNOTS`], keeping the rest in
+/// `track.fixes`.
 ///
 /// The check looks one position ahead for a vessel's first accepted position, which nothing
 /// before it confirms: when the second position jumps from the first but agrees with the third,
 /// and the third does not agree with the first, the first is the outlier and is quarantined
 /// instead (otherwise one bad opening fix would quarantine the whole track behind it).
 fn drop_impossible_jumps(
-    rows: IndexedPositions,
+    track: &mut VesselTrack,
     resolution_s: f64,
     source_file: &str,
-) -> PolarsResult<(IndexedPositions, Vec<Quarantined>)> {
-    let sorted = positions_frame(&rows)?.select([col("pos")]).collect()?;
-    let order: Vec<usize> = sorted
-        .column("pos")?
-        .u64()?
-        .into_no_null_iter()
-        .map(|p| p as usize)
-        .collect();
-    let mut slots: Vec<Option<(usize, VesselPosition)>> = rows.into_iter().map(Some).collect();
-    let mut kept: IndexedPositions = Vec::with_capacity(slots.len());
+    names: &[String],
+) -> Vec<Quarantined> {
+    let fixes = std::mem::take(&mut track.fixes);
+    let mut kept: Vec<Fix> = Vec::with_capacity(fixes.len());
     let mut jumps = Vec::new();
-    // The previous accepted position of the current vessel, and whether it was the vessel's
-    // first (unconfirmed) one.
-    let mut last: Option<(usize, VesselPosition, bool)> = None;
-    let jump = |row: usize,
-                pos: &VesselPosition,
-                from_row: usize,
-                (knots, nm, dt): (f64, f64, f64)| {
+    let jump = |track: &VesselTrack, fix: &Fix, from_row: u32, (knots, nm, dt): (f64, f64, f64)| {
         quarantine(
             source_file,
-            row,
+            fix.row as usize,
             "latitude,longitude",
             format!(
                 "impossible jump: {nm:.1} nm in {:.0} s from row {from_row} ({knots:.0} knots > {MAX_IMPLIED_SPEED_KNOTS} knots)",
                 dt.abs()
             ),
-            serde_json::to_string(pos).ok(),
+            serde_json::to_string(&position(track, fix, names)).ok(),
         )
     };
-    for (i, &p) in order.iter().enumerate() {
-        let Some((row, pos)) = slots.get_mut(p).and_then(Option::take) else {
+    // Whether the last kept fix is the vessel's first (unconfirmed) one.
+    let mut last_is_first = true;
+    for (i, fix) in fixes.iter().enumerate() {
+        let Some(prev) = kept.last().copied() else {
+            kept.push(*fix);
+            last_is_first = true;
             continue;
         };
-        let same_vessel = last
-            .as_ref()
-            .is_some_and(|(_, l, _)| l.vessel_key() == pos.vessel_key());
-        if !same_vessel {
-            last = Some((row, pos.clone(), true));
-            kept.push((row, pos));
-            continue;
-        }
-        let Some((prev_row, prev, first)) = last.take() else {
-            continue;
-        };
-        let from_prev = implied_knots(&prev, &pos, resolution_s);
+        let from_prev = implied_knots(&prev, fix, resolution_s);
         if from_prev.0 <= MAX_IMPLIED_SPEED_KNOTS {
-            last = Some((row, pos.clone(), false));
-            kept.push((row, pos));
+            kept.push(*fix);
+            last_is_first = false;
             continue;
         }
-        let next = order
-            .get(i + 1)
-            .and_then(|&n| slots.get(n))
-            .and_then(Option::as_ref)
-            .map(|(_, n)| n)
-            .filter(|n| n.vessel_key() == pos.vessel_key());
-        let prev_is_outlier = first
-            && next.is_some_and(|n| {
-                implied_knots(&pos, n, resolution_s).0 <= MAX_IMPLIED_SPEED_KNOTS
-                    && implied_knots(&prev, n, resolution_s).0 > MAX_IMPLIED_SPEED_KNOTS
+        let prev_is_outlier = last_is_first
+            && fixes.get(i + 1).is_some_and(|next| {
+                implied_knots(fix, next, resolution_s).0 <= MAX_IMPLIED_SPEED_KNOTS
+                    && implied_knots(&prev, next, resolution_s).0 > MAX_IMPLIED_SPEED_KNOTS
             });
         if prev_is_outlier {
             kept.pop();
             jumps.push(jump(
-                prev_row,
+                track,
                 &prev,
-                row,
-                implied_knots(&pos, &prev, resolution_s),
+                fix.row,
+                implied_knots(fix, &prev, resolution_s),
             ));
-            last = Some((row, pos.clone(), true));
-            kept.push((row, pos));
+            kept.push(*fix);
+            last_is_first = true;
         } else {
-            jumps.push(jump(row, &pos, prev_row, from_prev));
-            last = Some((prev_row, prev, first));
+            jumps.push(jump(track, fix, prev.row, from_prev));
         }
     }
-    Ok((kept, jumps))
+    track.fixes = kept;
+    jumps
 }
 
 #[cfg(test)]
@@ -501,6 +843,77 @@ mod tests {
                 .join(name),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn the_fast_path_reads_what_the_csv_crate_reads() {
+        let generated = crate::generate_ais::generate_ais(
+            &crate::generate_ais::events_of(&crate::generate::generate(
+                &crate::generate::GenOptions {
+                    shipments: 8,
+                    seed: 5,
+                    events_per_file: 0,
+                },
+            )),
+            5,
+        );
+        // Bad rows among the good ones, CRLF line ends and blank lines.
+        let mut lines: Vec<String> = generated.csv.lines().map(str::to_string).collect();
+        assert!(lines.len() > 3_000, "{}", lines.len());
+        lines[10] = lines[10].replacen(",", ",x", 2);
+        lines[20] = lines[20].replace("IMO", "IMO0");
+        lines.insert(30, String::new());
+        let mangled = lines.join("\r\n");
+        for (text, name) in [
+            (generated.csv.clone(), "generated.csv"),
+            (mangled, "mangled.csv"),
+            (
+                String::from_utf8(sample("suez-2021-boat-positions.csv")).unwrap(),
+                "suez.csv",
+            ),
+            (
+                String::from_utf8(sample("marinecadastre-ten.csv")).unwrap(),
+                "ten.csv",
+            ),
+        ] {
+            let text = text.trim_start_matches('\u{feff}').to_string();
+            let fast = read_tracks(text.as_bytes(), name).unwrap();
+            let columns = {
+                let header = text.lines().next().unwrap();
+                let layout = detect(header).unwrap();
+                let mut index = HashMap::new();
+                for (i, h) in header.split(',').enumerate() {
+                    if let Some(c) = col_of(&crate::feeds::fold_token(h)) {
+                        index.entry(c).or_insert(i);
+                    }
+                }
+                Columns {
+                    index,
+                    layout,
+                    resolution_s: layout.resolution_s(),
+                }
+            };
+            let body = &text.as_bytes()[text.find('\n').unwrap() + 1..];
+            let chunk = read_records(body, &columns, name);
+            let stem = std::path::Path::new(name)
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            let slow = assemble(vec![chunk], &columns, &stem, name);
+            assert_eq!(fast.rows_read, slow.rows_read, "{name}");
+            assert_eq!(fast.quarantined, slow.quarantined, "{name}");
+            assert_eq!(fast.names, slow.names, "{name}");
+            assert_eq!(fast.vessels.len(), slow.vessels.len(), "{name}");
+            for (a, b) in fast.vessels.iter().zip(&slow.vessels) {
+                assert_eq!(a.key(), b.key(), "{name}");
+                assert_eq!(a.fixes.len(), b.fixes.len(), "{name}");
+                for (x, y) in a.fixes.iter().zip(&b.fixes) {
+                    assert_eq!(format!("{x:?}"), format!("{y:?}"), "{name}");
+                }
+            }
+            assert!(fast.positions() > 0, "{name}");
+        }
     }
 
     #[test]
@@ -616,7 +1029,7 @@ mod tests {
         assert_eq!(read.positions, plain.positions);
         assert_eq!(read.rows_read, text.lines().count() - 1);
         let old = read_csv(text.as_bytes(), "track.csv").unwrap();
-        let coords = |b: &IndexedPositions| -> Vec<(f64, f64)> {
+        let coords = |b: &[(usize, VesselPosition)]| -> Vec<(f64, f64)> {
             b.iter().map(|(_, p)| (p.latitude, p.longitude)).collect()
         };
         assert_eq!(coords(&read.positions), coords(&old.positions));

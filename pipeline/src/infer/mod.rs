@@ -30,10 +30,16 @@
 //!   (0.80) when the check digit fails (the owner code may be mistyped); the line's sister lines
 //!   ([`owners::SISTER_LINES`]) share the rest. A bill-of-lading prefix gives its line
 //!   [`BL_PREFIX`] (0.97). Lessor boxes (TCLU, TGHU, FCIU, …) and unknown owners give nothing.
+//! - **Shape** (bookings and bare numbers without a known prefix): the lines whose
+//!   `number_shapes` match share [`SHAPE`] (0.75), the most specific shapes (most literal
+//!   letters: `EBKG8d` before `4a8d`) only; like history alone, capped at
+//!   [`HISTORY_ONLY_CAP`], so never auto-selected.
 //! - **History** `h`: among the account's stored containers with the same owner prefix (or
 //!   shipments with the same bill-of-lading prefix), the share carried by each SCAC, out of `n`.
 //!
 //! They are mixed with weight `w = n / (n + 5)` on history: `c = (1 - w)·r + w·h`, at most 0.99.
+//! A container number whose check digit fails is capped at [`BAD_CHECK_CAP`] (0.94) however much
+//! history lifts it, and `validation.reason` says so: it is never auto-selected.
 //! When the reference gives nothing (lessor, unknown owner, booking), history alone is capped
 //! at [`HISTORY_ONLY_CAP`] (0.90): what a lessor box did before does not say who carries it
 //! now, so it is never auto-selected. Decision: ≥ 0.95 auto_select, ≥ 0.70 needs_confirmation,
@@ -56,8 +62,17 @@ pub use scoring::{Reason, Scored, Scorer};
 pub const OWN_BOX: f64 = 0.97;
 /// Confidence for a line's own box when the ISO 6346 check digit fails.
 pub const OWN_BOX_BAD_CHECK: f64 = 0.80;
+/// Highest confidence for a container number whose ISO 6346 check digit fails, whatever the
+/// history says: below [`AUTO_SELECT`], so such a number is never selected without asking (a
+/// mistyped number names no container the line can track).
+pub const BAD_CHECK_CAP: f64 = 0.94;
 /// Confidence for a bill of lading that starts with a line's prefix.
 pub const BL_PREFIX: f64 = 0.97;
+/// Confidence shared by the lines whose bare-number shape (`ocean-carriers.csv` `number_shapes`,
+/// e.g. Maersk's nine digits, MSC's `EBKG` and eight digits) a booking-shaped number has: split
+/// evenly when several lines share the shape, and never more than [`HISTORY_ONLY_CAP`], so a
+/// shape proposes a line but never selects it.
+pub const SHAPE: f64 = 0.75;
 /// Highest confidence from account history alone (no reference evidence).
 pub const HISTORY_ONLY_CAP: f64 = 0.90;
 /// Highest confidence overall.

@@ -45,16 +45,35 @@ pub const OWNER_SCACS: &[(&str, &str)] = &[
     ("Arkas", "ARKU"),
     ("ACL", "ACLU"),
     ("TSL", "TXZJ"),
+    ("CU Lines", "CULU"),
+    ("Sinokor", "SKLU"),
+    ("Heung-A", "HASL"),
+    ("SITC", "SITC"),
+    ("FESCO", "FESO"),
+    ("Emirates", "ESPU"),
+    ("CK Line", "CKCO"),
+    ("Dong Young", "PCSL"),
+    ("PanCon", "15AC"),
+    ("Interasia", "12AT"),
+    ("Eimskip", "EIMU"),
+    ("DAL", "DALU"),
+    ("Containerships", "CSFU"),
+    ("Borchard", "BORU"),
+    ("Linea Messina", "LMCU"),
+    ("Dole", "DOLQ"),
+    ("Dongjin", "11PG"),
 ];
 
 /// Lines of one group that operate each other's boxes: a box of the first line may travel on
 /// a bill of lading of the others (Maersk with Sealand and Safmarine; CMA CGM with APL and
-/// ANL; COSCO with OOCL).
+/// ANL; COSCO with OOCL; Heung-A with Sinokor).
 pub const SISTER_LINES: &[&[&str]] = &[
     &["MAEU", "SEAU", "SAFM", "SEJJ"],
     &["CMDU", "APLU", "ANNU"],
     &["COSU", "OOLU"],
     &["OOLU", "COSU"],
+    &["HASL", "SKLU"],
+    &["SKLU", "HASL"],
 ];
 
 /// Lines whose own boxes travel so often on a sister line's bills of lading that an owner prefix
@@ -64,7 +83,10 @@ pub const SISTER_LINES: &[&[&str]] = &[
 /// OOCL (`OOLU`, `OOCU` boxes) has been part of COSCO Shipping since 2018 and the two pool
 /// equipment: in the calibration set (`data/calibration/labelled-numbers.csv`) 7 of 25 OOCL boxes
 /// were on COSCO bills of lading (72% OOCL), while 18 of 19 COSCO boxes were on COSCO bills.
-pub const SHARED_POOL_OWNERS: &[(&str, f64)] = &[("OOLU", 0.75)];
+///
+/// Heung-A boxes (`HALU`) travel on Sinokor bills of lading too: the calibration set's one
+/// Heung-A box was on a Sinokor bill of lading (`HALU2090637` on `SNKO010220209296`).
+pub const SHARED_POOL_OWNERS: &[(&str, f64)] = &[("OOLU", 0.75), ("HASL", 0.75)];
 
 /// Words in an owner name that mark a container lessor.
 const LESSOR_WORDS: &[&str] = &[

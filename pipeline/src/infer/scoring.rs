@@ -9,11 +9,12 @@ use std::sync::OnceLock;
 use super::owners::{bundled_bic_owners, BicOwner, SHARED_POOL_OWNERS, SISTER_LINES};
 use super::{
     round3, Candidate, Decision, History, Inference, NumberType, ShippingLine, Validation,
-    BL_PREFIX, HISTORY_ONLY_CAP, HISTORY_PRIOR, MAX_CONFIDENCE, OWN_BOX, OWN_BOX_BAD_CHECK,
+    BAD_CHECK_CAP, BL_PREFIX, HISTORY_ONLY_CAP, HISTORY_PRIOR, MAX_CONFIDENCE, OWN_BOX,
+    OWN_BOX_BAD_CHECK, SHAPE,
 };
 use crate::iso6346::{self, Iso6346Error};
 use crate::model::Carrier;
-use crate::reference::{self, CarrierIndex};
+use crate::reference::{self, CarrierIndex, NumberShape};
 
 /// Shortest bill of lading or booking number accepted.
 pub const MIN_LEN: usize = 6;
@@ -35,6 +36,9 @@ pub enum Reason {
     NoDigits,
     /// An ISO 6346 rule is broken.
     Iso6346(Iso6346Error),
+    /// The ISO 6346 check digit fails and a line is still proposed: its confidence is capped
+    /// at [`BAD_CHECK_CAP`].
+    CheckDigitCapped(Iso6346Error),
 }
 
 impl fmt::Display for Reason {
@@ -55,6 +59,10 @@ impl fmt::Display for Reason {
             ),
             Reason::NoDigits => f.write_str("the number has no digits; container, bill of lading and booking numbers all do"),
             Reason::Iso6346(e) => write!(f, "{e}"),
+            Reason::CheckDigitCapped(e) => write!(
+                f,
+                "{e}; a number that fails its check digit is never auto-selected, so the line's confidence is capped at {BAD_CHECK_CAP}"
+            ),
         }
     }
 }
@@ -105,6 +113,8 @@ pub struct Scorer {
     /// Owner prefix → (owner line, sister lines, the owner's confidence when the check digit
     /// passes). Only lines' own boxes.
     own_boxes: HashMap<[u8; 4], (u16, Vec<u16>, f64)>,
+    /// Bare-number shapes and their line.
+    shapes: Vec<(NumberShape, u16)>,
 }
 
 impl Scorer {
@@ -152,7 +162,17 @@ impl Scorer {
                 .map_or(OWN_BOX, |&(_, c)| c);
             own_boxes.insert(key, (line, sisters, top));
         }
+        let shapes = carriers
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                c.number_shapes
+                    .iter()
+                    .filter_map(move |p| NumberShape::parse(p).map(|s| (s, i as u16)))
+            })
+            .collect();
         Scorer {
+            shapes,
             bl_prefixes: carriers
                 .iter()
                 .filter_map(|c| c.bill_of_lading_prefix.clone())
@@ -221,7 +241,7 @@ impl Scorer {
             }
         }
         let s = buf.as_str();
-        let (number_type, is_valid, check_digit_passed, reason) = classify(self, s);
+        let (number_type, is_valid, check_digit_passed, mut reason) = classify(self, s);
         let mut evidence: Vec<(Line<'a>, f64)> = Vec::new();
         let mut history_rows: Option<&'a Vec<(String, u64)>> = None;
         let prefix = s
@@ -256,9 +276,38 @@ impl Scorer {
                 }
                 history_rows = prefix.and_then(|p| history.bill_of_lading.get(p));
             }
-            NumberType::Booking => {}
+            NumberType::Booking => {
+                let matching: Vec<(usize, u16)> = self
+                    .shapes
+                    .iter()
+                    .filter(|(shape, _)| shape.matches(s))
+                    .map(|(shape, line)| (shape.specificity(), *line))
+                    .collect();
+                let most = matching.iter().map(|m| m.0).max().unwrap_or(0);
+                let mut lines: Vec<u16> = matching
+                    .iter()
+                    .filter(|m| m.0 == most)
+                    .map(|m| m.1)
+                    .collect();
+                lines.dedup();
+                for &line in &lines {
+                    evidence.push((Line::Known(line), SHAPE / lines.len() as f64));
+                }
+            }
         }
-        let mut candidates = self.combine(evidence, history_rows);
+        let reference_cap = match number_type {
+            NumberType::Booking => HISTORY_ONLY_CAP,
+            _ => MAX_CONFIDENCE,
+        };
+        let mut candidates = self.combine(evidence, history_rows, reference_cap);
+        if let Some(Reason::Iso6346(e @ Iso6346Error::CheckDigit { .. })) = &reason {
+            if !candidates.is_empty() {
+                for c in &mut candidates {
+                    c.2 = c.2.min(BAD_CHECK_CAP);
+                }
+                reason = Some(Reason::CheckDigitCapped(e.clone()));
+            }
+        }
         candidates.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(b.0)));
         Scored {
             number_type,
@@ -269,11 +318,13 @@ impl Scorer {
         }
     }
 
-    /// Mixes reference evidence with history (module documentation).
+    /// Mixes reference evidence with history (module documentation); confidences are capped at
+    /// `reference_cap` when there is reference evidence, else at [`HISTORY_ONLY_CAP`].
     fn combine<'a>(
         &'a self,
         mut evidence: Vec<(Line<'a>, f64)>,
         history: Option<&'a Vec<(String, u64)>>,
+        reference_cap: f64,
     ) -> Vec<(&'a str, &'a str, f64)> {
         let has_reference = !evidence.is_empty();
         if let Some(rows) = history.filter(|r| !r.is_empty()) {
@@ -295,7 +346,7 @@ impl Scorer {
             }
         }
         let cap = if has_reference {
-            MAX_CONFIDENCE
+            reference_cap
         } else {
             HISTORY_ONLY_CAP
         };

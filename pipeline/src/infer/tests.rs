@@ -41,10 +41,50 @@ fn check_digit_failure_says_what_is_wrong_and_still_predicts() {
     assert!(!r.validation.check_digit_passed);
     assert_eq!(
         r.validation.reason.as_deref(),
-        Some("container number \"APZU2134567\": check digit is 7, ISO 6346 gives 4")
+        Some("container number \"APZU2134567\": check digit is 7, ISO 6346 gives 4; a number that fails its check digit is never auto-selected, so the line's confidence is capped at 0.94")
     );
     assert_eq!(r.shipping_line.decision, Decision::NeedsConfirmation);
     assert_eq!(r.shipping_line.selected.unwrap().scac, "CMDU");
+    // Without a candidate there is nothing to cap: the reason is ISO 6346's alone.
+    let r = infer("QQQU2134567", empty());
+    assert!(r.shipping_line.candidates.is_empty());
+    let reason = r.validation.reason.unwrap();
+    assert!(
+        reason.contains("ISO 6346 gives") && !reason.contains("capped"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_failing_check_digit_is_never_auto_selected_whatever_the_history() {
+    // MSCU1234567: ISO 6346 gives check digit 6, not 7. An account that has tracked 200 MSCU
+    // boxes with MSC lifts the owner evidence, but never to auto_select.
+    assert!(iso6346::validate("MSCU1234566").is_ok());
+    let mut history = History::default();
+    history.add_owner("MSCU", "MSCU", 200);
+    let good = infer("MSCU1234566", &history);
+    assert_eq!(good.shipping_line.decision, Decision::AutoSelect);
+    let r = infer("MSCU1234567", &history);
+    assert_eq!(r.validation.is_valid, Some(false));
+    assert!(!r.validation.check_digit_passed);
+    let top = &r.shipping_line.candidates[0];
+    assert_eq!((top.scac.as_str(), top.confidence), ("MSCU", BAD_CHECK_CAP));
+    assert_eq!(r.shipping_line.decision, Decision::NeedsConfirmation);
+    let reason = r.validation.reason.unwrap();
+    assert!(
+        reason.contains("check digit is 7, ISO 6346 gives 6"),
+        "{reason}"
+    );
+    assert!(reason.contains("never auto-selected"), "{reason}");
+    // The batch path answers the same.
+    let batch = infer_column(
+        Scorer::bundled(),
+        &Column::new("number".into(), ["MSCU1234567"]),
+        &history,
+    )
+    .unwrap();
+    let decision = batch.column("decision").unwrap().str().unwrap().get(0);
+    assert_eq!(decision, Some("needs_confirmation"));
 }
 
 #[test]
@@ -115,10 +155,46 @@ fn bills_of_lading_and_bookings() {
         assert_eq!(r.shipping_line.selected.unwrap().scac, scac, "{number}");
     }
 
+    // A bare nine-digit number has the shape of Maersk's numbers (its only line with that
+    // shape): proposed for confirmation, never selected.
     let r = infer("123456789", empty());
     assert_eq!(r.number_type, NumberType::Booking);
     assert_eq!(r.validation.is_valid, None);
+    assert_eq!(r.shipping_line.decision, Decision::NeedsConfirmation);
+    let top = &r.shipping_line.candidates[0];
+    assert_eq!((top.scac.as_str(), top.confidence), ("MAEU", SHAPE));
+}
+
+#[test]
+fn booking_shapes_propose_lines_but_never_select_them() {
+    // MSC bookings: EBKG and eight digits (the calibration set's MSC booking).
+    let r = infer("EBKG10391083", empty());
+    assert_eq!(r.number_type, NumberType::Booking);
+    assert_eq!(r.shipping_line.decision, Decision::NeedsConfirmation);
+    assert_eq!(r.shipping_line.selected.unwrap().scac, "MSCU");
+    // Ten digits are COSCO's, Matson's and OOCL's bare numbers alike: three candidates, none
+    // confident enough to propose.
+    let r = infer("6012345678", empty());
+    let scacs: Vec<&str> = r
+        .shipping_line
+        .candidates
+        .iter()
+        .map(|c| c.scac.as_str())
+        .collect();
+    assert_eq!(scacs, ["COSU", "MATS", "OOLU"]);
     assert_eq!(r.shipping_line.decision, Decision::NoPrediction);
+    assert!(r.shipping_line.selected.is_none());
+    // A shape that is no line's gets nothing.
+    let r = infer("QX12345678901", empty());
+    assert!(r.shipping_line.candidates.is_empty());
+    // Even a unique shape stays below auto_select.
+    for number in ["123456789", "123456789012", "EBKG10391083"] {
+        let r = infer(number, empty());
+        assert!(
+            r.shipping_line.candidates[0].confidence < AUTO_SELECT,
+            "{number}"
+        );
+    }
 }
 
 #[test]
@@ -275,7 +351,8 @@ fn many_path_equals_single_path_in_order() {
 
 /// Calibration on `data/calibration/labelled-numbers.csv`: real numbers with the line that
 /// carried them, from public material (sources in the file and `docs/sources-labelled-numbers.md`).
-/// Among auto_select answers at least 95% must be right; the figures go to the README.
+/// Among auto_select answers at least 99% must be right; the figures, overall, per number type
+/// and per labelled line, go to the README.
 ///
 /// An answer is right when the selected line is the labelled SCAC or has it as an alternative
 /// SCAC (`NYKS`, `MOLU` and `KKLU` are the SCACs of the lines merged into ONE, `ONEY`, in 2018).
@@ -299,6 +376,9 @@ fn calibration_on_public_labelled_numbers() {
     let (mut auto, mut auto_right) = (0, 0);
     let (mut confirm, mut confirm_holds) = (0, 0);
     let mut none = 0;
+    // Per labelled number type and per labelled line: [numbers, auto_select, right].
+    let mut by_type: std::collections::BTreeMap<String, [usize; 3]> = Default::default();
+    let mut by_line: std::collections::BTreeMap<String, [usize; 3]> = Default::default();
     for record in reader.records() {
         let record = record.unwrap();
         let (number, number_type, scac) = (&record[0], &record[1], &record[2]);
@@ -316,10 +396,13 @@ fn calibration_on_public_labelled_numbers() {
             .candidates
             .iter()
             .any(|c| same_line(&c.scac, scac));
+        let mut tally = [1, 0, 0];
         match r.shipping_line.decision {
             Decision::AutoSelect => {
                 auto += 1;
-                auto_right += usize::from(same_line(&r.shipping_line.selected.unwrap().scac, scac));
+                let right = same_line(&r.shipping_line.selected.unwrap().scac, scac);
+                auto_right += usize::from(right);
+                tally = [1, 1, usize::from(right)];
             }
             Decision::NeedsConfirmation => {
                 confirm += 1;
@@ -327,17 +410,33 @@ fn calibration_on_public_labelled_numbers() {
             }
             Decision::NoPrediction => none += 1,
         }
+        for (map, key) in [(&mut by_type, number_type), (&mut by_line, scac)] {
+            let t = map.entry(key.to_string()).or_default();
+            for k in 0..3 {
+                t[k] += tally[k];
+            }
+        }
     }
     eprintln!(
         "calibration: {total} numbers; number type right {types_right} ({containers_typed} of \
          {containers} containers); auto_select {auto} ({auto_right} right); needs_confirmation \
          {confirm} ({confirm_holds} hold the line); no_prediction {none}"
     );
+    for (title, map) in [("number type", &by_type), ("labelled line", &by_line)] {
+        eprintln!("| {title} | numbers | auto_select | coverage | right |");
+        eprintln!("|---|---|---|---|---|");
+        for (key, [n, a, right]) in map {
+            eprintln!(
+                "| {key} | {n} | {a} | {:.0}% | {right} |",
+                100.0 * *a as f64 / *n as f64
+            );
+        }
+    }
     assert!(total >= 800, "{total}");
     assert_eq!(containers_typed, containers);
     assert!(
         shipment_numbers_as_containers.is_empty(),
         "{shipment_numbers_as_containers:?}"
     );
-    assert!(auto_right * 100 >= auto * 95, "{auto_right}/{auto}");
+    assert!(auto_right * 100 >= auto * 99, "{auto_right}/{auto}");
 }

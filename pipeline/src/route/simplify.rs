@@ -1,5 +1,6 @@
-//! Track simplification: Ramer–Douglas–Peucker (`geo`'s [`Simplify`]) with a tolerance chosen
-//! per line, made safe for any input.
+//! Track simplification: Ramer–Douglas–Peucker with a tolerance chosen per line, giving the
+//! same kept points as GEOS's `DouglasPeuckerLineSimplifier` (what shapely's
+//! `simplify(tolerance, preserve_topology=False)` runs), made safe and fast for any input.
 //!
 //! Why RDP and not Visvalingam–Whyatt: RDP bounds the distance of every dropped point from the
 //! kept line by the tolerance, which is the guarantee a map needs ("no point moves more than
@@ -11,15 +12,34 @@
 //! point lies more than half a pixel from the drawn line, so the leg keeps its shape at map
 //! scale. It is clamped to [`MIN_TOLERANCE_DEG`] (about 10 m) and [`MAX_TOLERANCE_DEG`].
 //!
-//! Safety ([`simplify_track`]): non-finite points are dropped, consecutive duplicates removed
-//! first (100,000 identical points become one), longitudes unwrapped across the antimeridian
-//! (see [`super::sealanes::unwrap_lons`]), and `geo`'s RDP, which recurses once per kept point
-//! and is quadratic in the worst case, runs on chunks of at most [`CHUNK`] points whose end
-//! points are always kept: recursion depth and work per chunk stay bounded (no stack overflow
-//! on a worst-case zigzag, even on a 2 MiB tokio worker stack). Long tracks (from
-//! [`PARALLEL_FROM`] points) simplify their chunks in parallel.
-
-use geo::{Coord, LineString, Simplify};
+//! # The algorithm ([`simplify_with`]), as GEOS defines it
+//!
+//! A section `i..=j` keeps its interior when the largest distance of an interior point from the
+//! segment `p[i]–p[j]` is at most the tolerance; otherwise it is split at the *first* point with
+//! that largest distance and both halves are simplified. The distance is GEOS's
+//! `Distance::pointToSegment` (planar, degrees): to `A` when the projection parameter
+//! `r = (AP·AB)/|AB|² ≤ 0`, to `B` when `r ≥ 1`, else `|s|·|AB|` with
+//! `s = ((A.y−P.y)(B.x−A.x) − (A.x−P.x)(B.y−A.y)) / |AB|²`; a zero-length segment measures to
+//! `A`. The kept points are the two ends and every split point, in order; a kept point equal to
+//! the one before it is not repeated (GEOS's coordinate list refuses repeated points).
+//!
+//! Speed without changing the answer: the scan over a section computes, per point, a key with
+//! no division or square root (the squared distance times `|AB|²`, written so the compiler
+//! vectorizes it) and only the points whose key is within a relative 10⁻⁹ of the largest are
+//! measured again with GEOS's exact formula, which picks the split point and decides against
+//! the tolerance. A section whose largest key is clearly below the tolerance is dropped without
+//! that second look.
+//!
+//! Safety: there is no recursion. Sections wait on an explicit stack, so a worst-case zigzag
+//! (every point kept) or 100,000 identical points cannot overflow any stack (GEOS's recursive
+//! version can, GEOS issue #1515). A split of a long section into two long halves (each at
+//! least [`PARALLEL_HALF`] points) runs the halves on two cores (rayon `join`); since each such
+//! half is at least [`PARALLEL_HALF`] points shorter than its parent, that nesting is at most
+//! `n / PARALLEL_HALF` deep.
+//!
+//! [`simplify_track`] also cleans the input first ([`clean`]): non-finite points are dropped,
+//! longitudes unwrapped across the antimeridian (see [`super::sealanes::unwrap_lons`]) and
+//! consecutive duplicates removed.
 
 use super::sealanes::unwrap_lons;
 
@@ -30,8 +50,11 @@ pub const PIXELS_PER_EXTENT: f64 = 2_000.0;
 pub const MIN_TOLERANCE_DEG: f64 = 1e-4;
 /// Largest tolerance, degrees (about 5.5 km).
 pub const MAX_TOLERANCE_DEG: f64 = 0.05;
-/// Largest number of points simplified in one RDP call.
-pub const CHUNK: usize = 1_000;
+/// A split whose two halves both have at least this many points runs them in parallel.
+pub const PARALLEL_HALF: usize = 16_384;
+/// Relative margin within which a point's key counts as tied with the largest key, so that
+/// GEOS's exact distance decides between them (the keys' own rounding error is about 10⁻¹⁵).
+const KEY_MARGIN: f64 = 1e-9;
 
 /// Removes non-finite points and consecutive duplicates, and unwraps longitudes.
 pub fn clean(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
@@ -63,53 +86,199 @@ pub fn tolerance_deg(points: &[[f64; 2]]) -> f64 {
     (diag / PIXELS_PER_EXTENT).clamp(MIN_TOLERANCE_DEG, MAX_TOLERANCE_DEG)
 }
 
-/// Simplifies a track of `[lon, lat]` points with the per-line tolerance (module
-/// documentation). The first and last points are kept; never panics.
+/// Simplifies a track of `[lon, lat]` points (degrees) with the per-line tolerance: [`clean`],
+/// then [`simplify_with`] at [`tolerance_deg`]. The first and last clean points are kept; never
+/// panics.
 pub fn simplify_track(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     let clean = clean(points);
     let eps = tolerance_deg(&clean);
     simplify_with(&clean, eps)
 }
 
-/// Tracks of at least this many points are simplified on all cores (rayon), chunk by chunk.
-pub const PARALLEL_FROM: usize = 16 * CHUNK;
-
-/// RDP with tolerance `eps` (degrees) on already cleaned points, chunk by chunk: chunk `k`
-/// covers points `k·CHUNK ..= (k+1)·CHUNK`, so neighbouring chunks share their end point and
-/// every chunk end is kept. Tracks of [`PARALLEL_FROM`] points or more run their chunks in
-/// parallel (rayon); the result is the same either way.
+/// Ramer–Douglas–Peucker with tolerance `eps` (degrees) on `points` as given (no cleaning):
+/// the points GEOS's `DouglasPeuckerLineSimplifier` keeps for the same line and tolerance, in
+/// order (module documentation). `eps` that is negative or not a number leaves the line as it
+/// is. Points must be finite ([`clean`] makes them so); never panics.
 pub fn simplify_with(points: &[[f64; 2]], eps: f64) -> Vec<[f64; 2]> {
-    use rayon::prelude::*;
-    if points.len() < 3 || !eps.is_finite() || eps <= 0.0 {
+    if points.len() < 3 || eps.is_nan() || eps < 0.0 {
         return points.to_vec();
     }
-    let chunks = (points.len() - 1).div_ceil(CHUNK);
-    let one = |k: usize| -> Vec<[f64; 2]> {
-        let start = k * CHUNK;
-        let end = (start + CHUNK).min(points.len() - 1);
-        let line: LineString<f64> = points[start..=end]
-            .iter()
-            .map(|p| Coord { x: p[0], y: p[1] })
-            .collect();
-        let simple = line.simplify(eps);
-        // The chunk's first point is the previous chunk's last: skip it after the first chunk.
-        simple
-            .0
-            .iter()
-            .skip(usize::from(k > 0))
-            .map(|c| [c.x, c.y])
-            .collect()
-    };
-    let parts: Vec<Vec<[f64; 2]>> = if points.len() >= PARALLEL_FROM {
-        (0..chunks).into_par_iter().map(one).collect()
-    } else {
-        (0..chunks).map(one).collect()
-    };
-    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for p in parts {
-        out.extend(p);
+    let last = points.len() - 1;
+    let mut kept = Vec::new();
+    sections(points, eps, 0, last, &mut kept);
+    let mut out: Vec<[f64; 2]> = Vec::with_capacity(kept.len() + 2);
+    out.push(points[0]);
+    for p in kept.into_iter().map(|k| points[k]).chain([points[last]]) {
+        if out.last() != Some(&p) {
+            out.push(p);
+        }
     }
     out
+}
+
+/// One entry of the explicit stack of [`sections`].
+enum Task {
+    /// Simplify the section between these two (kept) indices.
+    Section(usize, usize),
+    /// Emit this split point (after everything left of it).
+    Emit(usize),
+}
+
+/// Appends to `kept`, in increasing order, the split points of section `i..=j` (its ends are
+/// not included).
+fn sections(points: &[[f64; 2]], eps: f64, i: usize, j: usize, kept: &mut Vec<usize>) {
+    let mut stack = vec![Task::Section(i, j)];
+    while let Some(task) = stack.pop() {
+        let (i, j) = match task {
+            Task::Emit(m) => {
+                kept.push(m);
+                continue;
+            }
+            Task::Section(i, j) => (i, j),
+        };
+        if j - i < 2 {
+            continue;
+        }
+        let Some(m) = split_point(points, eps, i, j) else {
+            continue;
+        };
+        if m - i >= PARALLEL_HALF && j - m >= PARALLEL_HALF {
+            let (left, right) = rayon::join(
+                || {
+                    let mut v = Vec::new();
+                    sections(points, eps, i, m, &mut v);
+                    v
+                },
+                || {
+                    let mut v = Vec::new();
+                    sections(points, eps, m, j, &mut v);
+                    v
+                },
+            );
+            kept.extend(left);
+            kept.push(m);
+            kept.extend(right);
+        } else {
+            stack.push(Task::Section(m, j));
+            stack.push(Task::Emit(m));
+            stack.push(Task::Section(i, m));
+        }
+    }
+}
+
+/// GEOS's `Distance::pointToSegment` from `p` to the segment `a`–`b`, operation for operation,
+/// so the result is bit-identical.
+fn geos_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let to = |q: [f64; 2]| {
+        let dx = p[0] - q[0];
+        let dy = p[1] - q[1];
+        (dx * dx + dy * dy).sqrt()
+    };
+    if a == b {
+        return to(a);
+    }
+    let len2 = (b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]);
+    let r = ((p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1])) / len2;
+    if r <= 0.0 {
+        return to(a);
+    }
+    if r >= 1.0 {
+        return to(b);
+    }
+    let s = ((a[1] - p[1]) * (b[0] - a[0]) - (a[0] - p[0]) * (b[1] - a[1])) / len2;
+    s.abs() * len2.sqrt()
+}
+
+/// The segment a section is measured against, with what the key needs.
+#[derive(Clone, Copy)]
+struct Segment {
+    a: [f64; 2],
+    b: [f64; 2],
+    ab: [f64; 2],
+    len2: f64,
+}
+
+impl Segment {
+    fn new(a: [f64; 2], b: [f64; 2]) -> Segment {
+        let ab = [b[0] - a[0], b[1] - a[1]];
+        Segment {
+            a,
+            b,
+            ab,
+            len2: ab[0] * ab[0] + ab[1] * ab[1],
+        }
+    }
+
+    /// The squared distance of `p` from the segment times `|AB|²` (for a zero-length segment,
+    /// the squared distance to `A`): monotone in GEOS's distance up to rounding, with no
+    /// division, square root or unpredictable branch.
+    #[inline(always)]
+    fn key(&self, p: [f64; 2]) -> f64 {
+        let dx = p[0] - self.a[0];
+        let dy = p[1] - self.a[1];
+        let ex = p[0] - self.b[0];
+        let ey = p[1] - self.b[1];
+        let dot = dx * self.ab[0] + dy * self.ab[1];
+        let cross = (self.a[1] - p[1]) * self.ab[0] - (self.a[0] - p[0]) * self.ab[1];
+        let scale = if self.len2 > 0.0 { self.len2 } else { 1.0 };
+        let to_a = (dx * dx + dy * dy) * scale;
+        let to_b = (ex * ex + ey * ey) * scale;
+        let inner = if dot >= self.len2 {
+            to_b
+        } else {
+            cross * cross
+        };
+        if dot <= 0.0 {
+            to_a
+        } else {
+            inner
+        }
+    }
+}
+
+/// The largest [`Segment::key`] over `interior`: four independent maxima, so the loop
+/// pipelines and vectorizes.
+fn max_key(seg: &Segment, interior: &[[f64; 2]]) -> f64 {
+    let mut m = [f64::NEG_INFINITY; 4];
+    let mut quads = interior.chunks_exact(4);
+    for q in &mut quads {
+        for lane in 0..4 {
+            let k = seg.key(q[lane]);
+            m[lane] = if k > m[lane] { k } else { m[lane] };
+        }
+    }
+    for &p in quads.remainder() {
+        let k = seg.key(p);
+        m[0] = if k > m[0] { k } else { m[0] };
+    }
+    m[0].max(m[1]).max(m[2].max(m[3]))
+}
+
+/// Where section `i..=j` splits (GEOS: the first interior point at the largest distance from
+/// the segment `p[i]`–`p[j]`), or `None` when that largest distance is at most `eps`.
+fn split_point(points: &[[f64; 2]], eps: f64, i: usize, j: usize) -> Option<usize> {
+    let (a, b) = (points[i], points[j]);
+    let seg = Segment::new(a, b);
+    let interior = &points[i + 1..j];
+    let top = max_key(&seg, interior);
+    let scale = if seg.len2 > 0.0 { seg.len2 } else { 1.0 };
+    // Keys at or below this are surely within the tolerance (the margin covers rounding and
+    // the points whose side of r = 0 or r = 1 the key and GEOS may see differently).
+    let slack = top * KEY_MARGIN + f64::MIN_POSITIVE;
+    if top + slack < eps * eps * scale * (1.0 - KEY_MARGIN) {
+        return None;
+    }
+    let floor = top - slack;
+    let mut best: Option<(usize, f64)> = None;
+    for (k, &p) in interior.iter().enumerate() {
+        if seg.key(p) >= floor {
+            let d = geos_distance(p, a, b);
+            if best.is_none_or(|(_, bd)| d > bd) {
+                best = Some((i + 1 + k, d));
+            }
+        }
+    }
+    best.filter(|&(_, d)| d > eps).map(|(m, _)| m)
 }
 
 #[cfg(test)]
@@ -117,27 +286,76 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// GEOS's `DouglasPeuckerLineSimplifier` written out as GEOS writes it (recursive, one
+    /// exact distance per point, first maximum wins): the independent truth the fast version
+    /// must equal.
+    fn geos_reference(points: &[[f64; 2]], eps: f64) -> Vec<[f64; 2]> {
+        fn section(pts: &[[f64; 2]], eps: f64, i: usize, j: usize, keep: &mut [bool]) {
+            if i + 1 >= j {
+                return;
+            }
+            let (mut max, mut at) = (-1.0, i);
+            for (k, &p) in pts.iter().enumerate().take(j).skip(i + 1) {
+                let d = geos_distance(p, pts[i], pts[j]);
+                if d > max {
+                    max = d;
+                    at = k;
+                }
+            }
+            if max <= eps {
+                keep[i + 1..j].iter_mut().for_each(|k| *k = false);
+            } else {
+                section(pts, eps, i, at, keep);
+                section(pts, eps, at, j, keep);
+            }
+        }
+        if points.is_empty() {
+            return Vec::new();
+        }
+        let mut keep = vec![true; points.len()];
+        section(points, eps, 0, points.len() - 1, &mut keep);
+        let mut out: Vec<[f64; 2]> = Vec::new();
+        for (p, k) in points.iter().zip(keep) {
+            if k && out.last() != Some(p) {
+                out.push(*p);
+            }
+        }
+        out
+    }
+
     #[test]
     fn identical_points_become_one() {
         let pts = vec![[10.0, 20.0]; 100_000];
         assert_eq!(simplify_track(&pts), vec![[10.0, 20.0]]);
+        // Uncleaned, as GEOS issue #1515 fed them: the two ends, equal, are one point.
+        assert_eq!(simplify_with(&pts, 0.001), vec![[10.0, 20.0]]);
     }
 
     #[test]
     fn worst_case_zigzag_does_not_overflow() {
-        // Every point is a vertex RDP must keep: the deepest recursion geo can be driven into.
-        let pts: Vec<[f64; 2]> = (0..200_000)
+        // A zigzag: GEOS's recursion nests once per kept vertex (about 10,000 deep here, more
+        // than a 256 KiB stack holds). RDP is quadratic on it, so it stays at 20,000 points.
+        let pts: Vec<[f64; 2]> = (0..20_000)
             .map(|i| [i as f64 * 1e-3, if i % 2 == 0 { 0.0 } else { 1.0 }])
             .collect();
         // Run on a small stack, as a tokio worker would.
+        let input = pts.clone();
         let out = std::thread::Builder::new()
-            .stack_size(1024 * 1024)
-            .spawn(move || simplify_track(&pts))
+            .stack_size(256 * 1024)
+            .spawn(move || simplify_track(&input))
             .unwrap()
             .join()
             .unwrap();
-        // Points closer than the tolerance to a steep zig may go; most must stay.
-        assert!(out.len() > 150_000, "{}", out.len());
+        // GEOS's recursion needs a deep stack for the same answer.
+        let eps = tolerance_deg(&pts);
+        let truth = std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn(move || geos_reference(&pts, eps))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(out, truth);
+        assert!(out.len() > 10_000, "{}", out.len());
         let spiral: Vec<[f64; 2]> = (0..100_000)
             .map(|i| {
                 let t = i as f64 * 0.01;
@@ -175,40 +393,89 @@ mod tests {
         assert_eq!(simplify_track(&pts), vec![[0.0, 0.0], [100.0, 50.0]]);
     }
 
-    #[test]
-    fn parallel_chunks_give_the_sequential_result() {
-        let pts: Vec<[f64; 2]> = (0..PARALLEL_FROM * 3 + 17)
-            .map(|i| [i as f64 * 1e-3, (i as f64 * 0.013).sin() * 0.2])
-            .collect();
-        let parallel = simplify_with(&pts, 0.001);
-        let mut sequential: Vec<[f64; 2]> = Vec::new();
-        for (k, window) in pts.chunks(CHUNK).enumerate() {
-            let start = k * CHUNK;
-            let end = (start + window.len()).min(pts.len() - 1);
-            if start >= end {
-                break;
-            }
-            let part = simplify_with(&pts[start..=end], 0.001);
-            sequential.extend(part.into_iter().skip(usize::from(k > 0)));
-        }
-        assert_eq!(parallel, sequential);
-        assert_eq!(parallel.first(), pts.first());
-        assert_eq!(parallel.last(), pts.last());
+    /// A vessel-like random walk (heading changes of a few degrees per report).
+    fn walk(n: usize, seed: u64) -> Vec<[f64; 2]> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut lon, mut lat, mut heading) = (-30.0f64, 0.0f64, 45.0f64);
+        (0..n)
+            .map(|_| {
+                heading += (next() - 0.5) * 6.0;
+                lon += 0.005 * heading.to_radians().sin();
+                lat += 0.005 * heading.to_radians().cos();
+                [lon, lat]
+            })
+            .collect()
     }
 
     #[test]
-    fn chunks_agree_with_the_tolerance() {
-        let pts: Vec<[f64; 2]> = (0..5_000)
-            .map(|i| [i as f64 * 0.01, (i as f64 * 0.05).sin()])
+    fn long_tracks_equal_geos_including_the_parallel_splits() {
+        for (n, seed) in [(1_000, 7), (60_000, 11), (200_000, 13)] {
+            let pts = walk(n, seed);
+            let eps = tolerance_deg(&pts);
+            let ours = simplify_with(&pts, eps);
+            assert_eq!(ours, geos_reference(&pts, eps), "{n} points");
+            assert!(ours.len() > 3 && ours.len() < n / 10, "{n}: {}", ours.len());
+        }
+    }
+
+    #[test]
+    fn ties_go_to_the_first_point_as_in_geos() {
+        // A square wave on a grid: many interior points share the largest distance exactly.
+        let pts: Vec<[f64; 2]> = (0..400)
+            .map(|i| [i as f64, f64::from((i / 3) % 2 == 1) * 2.0])
+            .collect();
+        for eps in [0.0, 0.5, 1.0, 1.9, 2.0, 3.0] {
+            assert_eq!(
+                simplify_with(&pts, eps),
+                geos_reference(&pts, eps),
+                "eps {eps}"
+            );
+        }
+        // A point exactly at the tolerance is dropped (GEOS keeps only distances above it).
+        let tri = [[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]];
+        assert_eq!(simplify_with(&tri, 1.0), vec![[0.0, 0.0], [2.0, 0.0]]);
+        assert_eq!(simplify_with(&tri, 0.999_999), tri.to_vec());
+    }
+
+    #[test]
+    fn a_closed_loop_keeps_a_point_that_is_not_its_start() {
+        let pts: Vec<[f64; 2]> = (0..=360)
+            .map(|d| {
+                let t = f64::from(d).to_radians();
+                [t.cos(), t.sin()]
+            })
             .collect();
         let out = simplify_with(&pts, 0.01);
-        assert_eq!(out.first(), pts.first());
-        assert_eq!(out.last(), pts.last());
-        assert!(out.len() < pts.len() / 2);
+        assert_eq!(out, geos_reference(&pts, 0.01));
+        assert!(out.len() > 3);
+    }
+
+    fn coords() -> impl Strategy<Value = Vec<[f64; 2]>> {
+        // Small integer grids make exact ties and repeated points common; reals make the
+        // general case.
+        let grid = proptest::collection::vec((0i8..6, 0i8..6), 0..80).prop_map(|v| {
+            v.into_iter()
+                .map(|(x, y)| [f64::from(x), f64::from(y)])
+                .collect()
+        });
+        let real = proptest::collection::vec((-180.0..180.0f64, -80.0..80.0f64), 0..300)
+            .prop_map(|v| v.into_iter().map(|(x, y)| [x, y]).collect());
+        prop_oneof![grid, real]
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn equals_geos_on_any_line(pts in coords(), eps in prop_oneof![Just(0.0), Just(1.0), 0.0..50.0f64]) {
+            prop_assert_eq!(simplify_with(&pts, eps), geos_reference(&pts, eps));
+        }
+
         #[test]
         fn never_panics_and_keeps_the_ends(
             pts in proptest::collection::vec(
