@@ -52,6 +52,8 @@ def main() -> int:
     ap.add_argument("--export-dir", type=pathlib.Path,
                     help="use this existing export instead of running the bench")
     ap.add_argument("--json", type=pathlib.Path, help="also write the results here")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the table in Markdown, as the README has it")
     args = ap.parse_args()
     directory = args.export_dir
     if directory is None:
@@ -92,6 +94,16 @@ def main() -> int:
               f"{'yes' if same else 'NO':>11}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+    if args.markdown:
+        print("\n| points | tolerance | teu points | shapely points | Hausdorff to input, teu "
+              "| Hausdorff, shapely | teu | shapely | teu / shapely | same points |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['points']:,} | {r['tolerance_deg']:.5f}° | {r['teu_points']:,} "
+                  f"| {r['shapely_points']:,} | {r['teu_hausdorff_deg']:.5f}° "
+                  f"| {r['shapely_hausdorff_deg']:.5f}° | {r['teu_median_s'] * 1e3:.3f} ms "
+                  f"| {r['shapely_median_s'] * 1e3:.3f} ms | {r['ratio']:.2f} "
+                  f"| {'yes' if r['same_points'] else 'no'} |")
     if not all(r["same_points"] for r in rows):
         print("teu and GEOS kept different points", file=sys.stderr)
         return 1

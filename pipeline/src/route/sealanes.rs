@@ -85,19 +85,25 @@ pub fn wrap_lon(lon: f64) -> f64 {
 pub fn unwrap_lons(coords: &mut [[f64; 2]]) {
     let mut prev: Option<f64> = None;
     for c in coords.iter_mut() {
-        let mut lon = c[0];
-        match prev {
-            None if !(-180.0..=180.0).contains(&lon) => lon = wrap_lon(lon),
-            None => {}
-            Some(p) => {
-                let d = lon - p;
-                if d.abs() > 180.0 {
-                    lon -= 360.0 * (d / 360.0).round();
-                }
+        c[0] = unwrap_lon(prev, c[0]);
+        prev = Some(c[0]);
+    }
+}
+
+/// One step of [`unwrap_lons`]: `lon` moved by whole turns to within 180° of `prev` (the
+/// previous point's unwrapped longitude), or wrapped into [-180, 180] for a first point.
+pub fn unwrap_lon(prev: Option<f64>, lon: f64) -> f64 {
+    match prev {
+        None if !(-180.0..=180.0).contains(&lon) => wrap_lon(lon),
+        None => lon,
+        Some(p) => {
+            let d = lon - p;
+            if d.abs() > 180.0 {
+                lon - 360.0 * (d / 360.0).round()
+            } else {
+                lon
             }
         }
-        c[0] = lon;
-        prev = Some(lon);
     }
 }
 

@@ -25,7 +25,7 @@
 //!
 //! Speed without changing the answer: the scan over a section computes, per point, a key with
 //! no division or square root (the squared distance times `|AB|²`, written so the compiler
-//! vectorizes it) and only the points whose key is within a relative 10⁻⁹ of the largest are
+//! vectorizes it) and only the points whose key is within a relative 10⁻⁷ of the largest are
 //! measured again with GEOS's exact formula, which picks the split point and decides against
 //! the tolerance. A section whose largest key is clearly below the tolerance is dropped without
 //! that second look.
@@ -38,10 +38,10 @@
 //! `n / PARALLEL_HALF` deep.
 //!
 //! [`simplify_track`] also cleans the input first ([`clean`]): non-finite points are dropped,
-//! longitudes unwrapped across the antimeridian (see [`super::sealanes::unwrap_lons`]) and
+//! longitudes unwrapped across the antimeridian (see [`super::sealanes::unwrap_lons`]; one pass) and
 //! consecutive duplicates removed.
 
-use super::sealanes::unwrap_lons;
+use super::sealanes::unwrap_lon;
 
 /// Map pixels per bounding-box diagonal assumed when choosing a tolerance (half a pixel on a
 /// map about 1,000 pixels across).
@@ -53,19 +53,46 @@ pub const MAX_TOLERANCE_DEG: f64 = 0.05;
 /// A split whose two halves both have at least this many points runs them in parallel.
 pub const PARALLEL_HALF: usize = 16_384;
 /// Relative margin within which a point's key counts as tied with the largest key, so that
-/// GEOS's exact distance decides between them (the keys' own rounding error is about 10⁻¹⁵).
-const KEY_MARGIN: f64 = 1e-9;
+/// GEOS's exact distance decides between them (the keys' own relative rounding error stays
+/// below 10⁻⁹ for degree coordinates and the tolerances teu uses).
+const KEY_MARGIN: f64 = 1e-7;
 
 /// Removes non-finite points and consecutive duplicates, and unwraps longitudes.
 pub fn clean(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
-    let mut out: Vec<[f64; 2]> = points
-        .iter()
-        .copied()
-        .filter(|p| p[0].is_finite() && p[1].is_finite())
-        .collect();
-    unwrap_lons(&mut out);
-    out.dedup();
-    out
+    clean_with_bounds(points).0
+}
+
+/// [`clean`] in one pass, with the bounding box (`[min lon, min lat]`, `[max lon, max lat]`)
+/// of what it keeps.
+fn clean_with_bounds(points: &[[f64; 2]]) -> (Vec<[f64; 2]>, [f64; 2], [f64; 2]) {
+    let mut out: Vec<[f64; 2]> = Vec::with_capacity(points.len());
+    let mut min = [f64::INFINITY; 2];
+    let mut max = [f64::NEG_INFINITY; 2];
+    let mut prev: Option<[f64; 2]> = None;
+    for p in points {
+        if !(p[0].is_finite() && p[1].is_finite()) {
+            continue;
+        }
+        let q = [unwrap_lon(prev.map(|q| q[0]), p[0]), p[1]];
+        if prev != Some(q) {
+            out.push(q);
+            for i in 0..2 {
+                min[i] = min[i].min(q[i]);
+                max[i] = max[i].max(q[i]);
+            }
+        }
+        prev = Some(q);
+    }
+    (out, min, max)
+}
+
+/// The tolerance for a bounding box: its diagonal / [`PIXELS_PER_EXTENT`], clamped.
+fn tolerance_of(min: [f64; 2], max: [f64; 2]) -> f64 {
+    let diag = ((max[0] - min[0]).powi(2) + (max[1] - min[1]).powi(2)).sqrt();
+    if !diag.is_finite() {
+        return MIN_TOLERANCE_DEG;
+    }
+    (diag / PIXELS_PER_EXTENT).clamp(MIN_TOLERANCE_DEG, MAX_TOLERANCE_DEG)
 }
 
 /// The tolerance for a line (degrees): its bounding-box diagonal / [`PIXELS_PER_EXTENT`],
@@ -79,20 +106,42 @@ pub fn tolerance_deg(points: &[[f64; 2]]) -> f64 {
             max[i] = max[i].max(p[i]);
         }
     }
-    let diag = ((max[0] - min[0]).powi(2) + (max[1] - min[1]).powi(2)).sqrt();
-    if !diag.is_finite() {
-        return MIN_TOLERANCE_DEG;
-    }
-    (diag / PIXELS_PER_EXTENT).clamp(MIN_TOLERANCE_DEG, MAX_TOLERANCE_DEG)
+    tolerance_of(min, max)
 }
 
 /// Simplifies a track of `[lon, lat]` points (degrees) with the per-line tolerance: [`clean`],
 /// then [`simplify_with`] at [`tolerance_deg`]. The first and last clean points are kept; never
-/// panics.
+/// panics. A track that is already clean (the common case) is simplified in place, without a
+/// copy.
 pub fn simplify_track(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
-    let clean = clean(points);
-    let eps = tolerance_deg(&clean);
-    simplify_with(&clean, eps)
+    if let Some((min, max)) = clean_bounds(points) {
+        return simplify_with(points, tolerance_of(min, max));
+    }
+    let (clean, min, max) = clean_with_bounds(points);
+    simplify_with(&clean, tolerance_of(min, max))
+}
+
+/// The bounding box of `points` when [`clean`] would leave them as they are (all finite, no
+/// longitude to unwrap, no consecutive duplicate), else `None`.
+fn clean_bounds(points: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
+    let mut min = [f64::INFINITY; 2];
+    let mut max = [f64::NEG_INFINITY; 2];
+    let mut prev: Option<[f64; 2]> = None;
+    for &p in points {
+        let unchanged = p[0].is_finite()
+            && p[1].is_finite()
+            && unwrap_lon(prev.map(|q| q[0]), p[0]).to_bits() == p[0].to_bits()
+            && prev != Some(p);
+        if !unchanged {
+            return None;
+        }
+        for i in 0..2 {
+            min[i] = min[i].min(p[i]);
+            max[i] = max[i].max(p[i]);
+        }
+        prev = Some(p);
+    }
+    Some((min, max))
 }
 
 /// Ramer–Douglas–Peucker with tolerance `eps` (degrees) on `points` as given (no cleaning):
@@ -193,7 +242,6 @@ fn geos_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
 #[derive(Clone, Copy)]
 struct Segment {
     a: [f64; 2],
-    b: [f64; 2],
     ab: [f64; 2],
     len2: f64,
 }
@@ -203,7 +251,6 @@ impl Segment {
         let ab = [b[0] - a[0], b[1] - a[1]];
         Segment {
             a,
-            b,
             ab,
             len2: ab[0] * ab[0] + ab[1] * ab[1],
         }
@@ -211,56 +258,177 @@ impl Segment {
 
     /// The squared distance of `p` from the segment times `|AB|²` (for a zero-length segment,
     /// the squared distance to `A`): monotone in GEOS's distance up to rounding, with no
-    /// division, square root or unpredictable branch.
+    /// division, square root or branch. By Lagrange's identity `|AP|²·|AB|² = cross² + dot²`
+    /// (and the same from `B` with `dot − |AB|²`), so the key is `cross² + e²` where `e` is how
+    /// far the projection falls outside the segment (`−dot` before `A`, `dot − |AB|²` after
+    /// `B`, else 0).
     #[inline(always)]
     fn key(&self, p: [f64; 2]) -> f64 {
         let dx = p[0] - self.a[0];
         let dy = p[1] - self.a[1];
-        let ex = p[0] - self.b[0];
-        let ey = p[1] - self.b[1];
         let dot = dx * self.ab[0] + dy * self.ab[1];
-        let cross = (self.a[1] - p[1]) * self.ab[0] - (self.a[0] - p[0]) * self.ab[1];
-        let scale = if self.len2 > 0.0 { self.len2 } else { 1.0 };
-        let to_a = (dx * dx + dy * dy) * scale;
-        let to_b = (ex * ex + ey * ey) * scale;
-        let inner = if dot >= self.len2 {
-            to_b
+        let cross = dy * self.ab[0] - dx * self.ab[1];
+        let e = max(max(-dot, dot - self.len2), 0.0);
+        let key = cross * cross + e * e;
+        if self.len2 > 0.0 {
+            key
         } else {
-            cross * cross
-        };
-        if dot <= 0.0 {
-            to_a
-        } else {
-            inner
+            dx * dx + dy * dy
         }
     }
 }
 
-/// The largest [`Segment::key`] over `interior`: four independent maxima, so the loop
-/// pipelines and vectorizes.
-fn max_key(seg: &Segment, interior: &[[f64; 2]]) -> f64 {
-    let mut m = [f64::NEG_INFINITY; 4];
-    let mut quads = interior.chunks_exact(4);
-    for q in &mut quads {
-        for lane in 0..4 {
-            let k = seg.key(q[lane]);
-            m[lane] = if k > m[lane] { k } else { m[lane] };
+/// The largest key of a scan, where it is, and the largest key of every other point.
+#[derive(Debug, Clone, Copy)]
+struct Scan {
+    top: f64,
+    at: usize,
+    runner_up: f64,
+}
+
+impl Scan {
+    const EMPTY: Scan = Scan {
+        top: f64::NEG_INFINITY,
+        at: usize::MAX,
+        runner_up: f64::NEG_INFINITY,
+    };
+
+    /// Both scans as one (`self` covers points before `other`'s; ties keep the earlier point,
+    /// and the other tied key becomes the runner-up, so a tie is never taken for unique).
+    fn merge(self, other: Scan) -> Scan {
+        let (win, lose) = if other.top > self.top {
+            (other, self)
+        } else {
+            (self, other)
+        };
+        Scan {
+            top: win.top,
+            at: win.at,
+            runner_up: max(win.runner_up, lose.top),
         }
     }
-    for &p in quads.remainder() {
-        let k = seg.key(p);
-        m[0] = if k > m[0] { k } else { m[0] };
+}
+
+/// `a` or `b`, whichever is larger (`b` when equal): one `maxsd`, no NaN branch (keys are never
+/// NaN for finite points).
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
     }
-    m[0].max(m[1]).max(m[2].max(m[3]))
+}
+
+/// Sections at least this long scan their two halves on two cores.
+const PARALLEL_SCAN: usize = 1 << 16;
+
+/// The [`Scan`] of `interior` (whose first point has index `first` in the line): four
+/// independent lanes, so the loop pipelines; halves of long sections in parallel.
+fn scan(seg: &Segment, interior: &[[f64; 2]], first: usize) -> Scan {
+    if interior.len() >= PARALLEL_SCAN {
+        let mid = interior.len() / 2;
+        let (left, right) = rayon::join(
+            || scan(seg, &interior[..mid], first),
+            || scan(seg, &interior[mid..], first + mid),
+        );
+        return left.merge(right);
+    }
+    lanes(seg, interior, first)
+}
+
+/// Lanes of [`lanes_portable`]: eight, so one AVX2 register pair or one AVX-512 register holds
+/// them.
+const LANES: usize = 8;
+
+/// The [`Scan`] of a section on one core: with AVX2 when the CPU has it (checked once per
+/// process by the standard library), else with the baseline instruction set. Both run the same
+/// code, so they give the same answer.
+fn lanes(seg: &Segment, interior: &[[f64; 2]], first: usize) -> Scan {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked on the line above), which is all
+        // `lanes_avx2` requires.
+        return unsafe { lanes_avx2(seg, interior, first) };
+    }
+    lanes_portable(seg, interior, first)
+}
+
+/// [`lanes_portable`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lanes_avx2(seg: &Segment, interior: &[[f64; 2]], first: usize) -> Scan {
+    lanes_portable(seg, interior, first)
+}
+
+/// The scan proper: [`LANES`] independent lanes, each step a plain operation over the lane
+/// arrays (what the compiler's SLP vectorizer turns into vector instructions); per lane the
+/// largest key, its index and the second largest.
+#[inline(always)]
+fn lanes_portable(seg: &Segment, interior: &[[f64; 2]], first: usize) -> Scan {
+    let mut top = [f64::NEG_INFINITY; LANES];
+    let mut second = [f64::NEG_INFINITY; LANES];
+    let mut at = [0u64; LANES];
+    let mut blocks = interior.chunks_exact(LANES);
+    let mut base = first as u64;
+    let (ax, ay, abx, aby, len2) = (seg.a[0], seg.a[1], seg.ab[0], seg.ab[1], seg.len2);
+    let degenerate = len2 <= 0.0;
+    for block in &mut blocks {
+        // A fixed-size view, so the lane loops below have no bounds checks.
+        let Ok(block) = <&[[f64; 2]; LANES]>::try_from(block) else {
+            continue;
+        };
+        let mut key = [0.0f64; LANES];
+        for l in 0..LANES {
+            let dx = block[l][0] - ax;
+            let dy = block[l][1] - ay;
+            let dot = dx * abx + dy * aby;
+            let cross = dy * abx - dx * aby;
+            let e = max(max(-dot, dot - len2), 0.0);
+            let k = cross * cross + e * e;
+            key[l] = if degenerate { dx * dx + dy * dy } else { k };
+        }
+        for l in 0..LANES {
+            let k = key[l];
+            second[l] = max(second[l], if k < top[l] { k } else { top[l] });
+            at[l] = if k > top[l] { base + l as u64 } else { at[l] };
+            top[l] = max(k, top[l]);
+        }
+        base += LANES as u64;
+    }
+    let mut out = Scan::EMPTY;
+    for l in 0..LANES {
+        if top[l] > f64::NEG_INFINITY {
+            out = out.merge(Scan {
+                top: top[l],
+                at: at[l] as usize,
+                runner_up: second[l],
+            });
+        }
+    }
+    for (k, &p) in blocks.remainder().iter().enumerate() {
+        out = out.merge(Scan {
+            top: seg.key(p),
+            at: base as usize + k,
+            runner_up: f64::NEG_INFINITY,
+        });
+    }
+    out
 }
 
 /// Where section `i..=j` splits (GEOS: the first interior point at the largest distance from
 /// the segment `p[i]`–`p[j]`), or `None` when that largest distance is at most `eps`.
+///
+/// One scan finds the largest key and the runner-up. When the runner-up is clearly below the
+/// largest, the largest key's point is GEOS's split point and its exact distance decides; when
+/// several keys are within [`KEY_MARGIN`] of the largest, a second scan measures each of them
+/// exactly and keeps the first of the largest exact distances, as GEOS does.
 fn split_point(points: &[[f64; 2]], eps: f64, i: usize, j: usize) -> Option<usize> {
     let (a, b) = (points[i], points[j]);
     let seg = Segment::new(a, b);
     let interior = &points[i + 1..j];
-    let top = max_key(&seg, interior);
+    let found = scan(&seg, interior, i + 1);
+    let top = found.top;
     let scale = if seg.len2 > 0.0 { seg.len2 } else { 1.0 };
     // Keys at or below this are surely within the tolerance (the margin covers rounding and
     // the points whose side of r = 0 or r = 1 the key and GEOS may see differently).
@@ -269,15 +437,20 @@ fn split_point(points: &[[f64; 2]], eps: f64, i: usize, j: usize) -> Option<usiz
         return None;
     }
     let floor = top - slack;
-    let mut best: Option<(usize, f64)> = None;
-    for (k, &p) in interior.iter().enumerate() {
-        if seg.key(p) >= floor {
-            let d = geos_distance(p, a, b);
-            if best.is_none_or(|(_, bd)| d > bd) {
-                best = Some((i + 1 + k, d));
+    let best = if found.runner_up < floor {
+        Some((found.at, geos_distance(points[found.at], a, b)))
+    } else {
+        let mut best: Option<(usize, f64)> = None;
+        for (k, &p) in interior.iter().enumerate() {
+            if seg.key(p) >= floor {
+                let d = geos_distance(p, a, b);
+                if best.is_none_or(|(_, bd)| d > bd) {
+                    best = Some((i + 1 + k, d));
+                }
             }
         }
-    }
+        best
+    };
     best.filter(|&(_, d)| d > eps).map(|(m, _)| m)
 }
 
