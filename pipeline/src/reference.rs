@@ -1568,9 +1568,9 @@ mod tests {
     #[test]
     fn carriers() {
         let carriers = bundled_carriers().unwrap();
-        assert_eq!(carriers.len(), 58);
+        assert_eq!(carriers.len(), 78);
         let (_, index) = bundled();
-        assert_eq!(index.len(), 58);
+        assert_eq!(index.len(), 78);
         let msc = index.get("MEDU").expect("MEDU");
         assert_eq!(msc.scac, "MSCU");
         assert_eq!(msc.short_name, "MSC");

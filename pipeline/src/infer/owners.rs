@@ -62,6 +62,7 @@ pub const OWNER_SCACS: &[(&str, &str)] = &[
     ("Linea Messina", "LMCU"),
     ("Dole", "DOLQ"),
     ("Dongjin", "11PG"),
+    ("ESL", "ESLU"),
 ];
 
 /// Lines of one group that operate each other's boxes: a box of the first line may travel on
