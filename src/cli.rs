@@ -45,6 +45,15 @@ pub enum Command {
     /// Infer number type, validity and shipping line (SCAC) for every number of a file or
     /// stdin; one output row per input row, in input order.
     Infer(crate::infer_cmd::InferArgs),
+    /// Deliver webhook notifications (what `teu serve` also does), without serving HTTP.
+    Deliver(DeliverArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// Stop once no notification is due (pending ones waiting for a retry stay pending).
+    #[arg(long)]
+    pub drain: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,6 +102,10 @@ pub struct ServeArgs {
     /// Longest a GraphQL query may run, in milliseconds; then it is answered 503 `TIMEOUT`.
     #[arg(long, env = "TEU_GRAPHQL_TIMEOUT_MS", default_value_t = 10_000)]
     pub graphql_timeout_ms: u64,
+    /// Run no webhook delivery workers in this process (another `teu serve` or `teu deliver`
+    /// on the same database delivers).
+    #[arg(long, env = "TEU_NO_WEBHOOK_DELIVERY")]
+    pub no_webhook_delivery: bool,
 }
 
 impl ServeArgs {

@@ -48,6 +48,11 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             crate::serve::serve(store, args).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Deliver(args) => {
+            let store = connect(&cli.database_url).await?;
+            crate::serve::deliver(store, args.drain).await?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

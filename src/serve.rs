@@ -179,10 +179,68 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         .with_context(|| format!("binding {}", args.bind))?;
     let addr = listener.local_addr()?;
     println!("Listening on http://{addr} (GraphQL: http://{addr}/graphql, REST: http://{addr}/v2/containers)");
+    // Webhook delivery workers, inside the server (`teu deliver` runs them alone).
+    let (stop_delivery, stopped) = tokio::sync::oneshot::channel::<()>();
+    let delivery = if args.no_webhook_delivery {
+        None
+    } else {
+        let mut config = teu_rest::delivery::DeliveryConfig::from_env()?;
+        if std::env::var_os("TEU_PUBLIC_URL").is_none() {
+            config.public_base = format!("http://{addr}/v2");
+        }
+        Some(tokio::spawn(teu_rest::delivery::run(
+            store.clone(),
+            config,
+            async move {
+                let _ = stopped.await;
+            },
+        )))
+    };
     axum::serve(listener, app(store, &args.graphql_options()))
         .with_graceful_shutdown(shutdown_signal())
         .await
         .context("serving")?;
+    let _ = stop_delivery.send(());
+    if let Some(d) = delivery {
+        let _ = d.await;
+    }
+    Ok(())
+}
+
+/// `teu deliver`: the webhook delivery workers without HTTP, until Ctrl-C or SIGTERM (or, with
+/// `--drain`, until no notification is due).
+pub async fn deliver(store: Store, drain: bool) -> Result<()> {
+    let config = teu_rest::delivery::DeliveryConfig::from_env()?;
+    if drain {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let watcher = {
+            let store = store.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    match store.due_notification_count().await {
+                        Ok(0) => break,
+                        Ok(_) => {}
+                        Err(e) => {
+                            tracing::warn!(error = %e, "counting due notifications failed");
+                            break;
+                        }
+                    }
+                }
+                let _ = stop.send(());
+            })
+        };
+        teu_rest::delivery::run(store.clone(), config, async move {
+            let _ = stopped.await;
+        })
+        .await;
+        let _ = watcher.await;
+    } else {
+        teu_rest::delivery::run(store.clone(), config, shutdown_signal()).await;
+    }
+    for (status, n) in store.notification_counts().await? {
+        println!("{status}: {n}");
+    }
     Ok(())
 }
 

@@ -38,7 +38,7 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
     );
     let intruder = db.create_account("intruder");
     let fresh = db.create_account("fresh");
-    let server = Server::start(db, &[]);
+    let server = Server::start(db, &["--no-webhook-delivery"]);
 
     // The owner's ids, one of each resource kind.
     let mut ids: Vec<(&str, String)> = Vec::new();
@@ -69,6 +69,33 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
     ids.push((
         "tracking_requests",
         tr["data"]["id"].as_str().expect("id").to_string(),
+    ));
+    // A webhook, and the notifications of a later ingest (delivery is off in this server).
+    let resp = server
+        .client()
+        .post(format!("{}/v2/webhooks", server.base))
+        .header("Authorization", format!("Token {owner}"))
+        .json(&json!({"data": {"type": "webhook", "attributes": {
+            "url": "https://example.com/hook", "events": ["container.created"]}}}))
+        .send()
+        .await
+        .expect("create webhook");
+    assert_eq!(resp.status().as_u16(), 201);
+    let hook: Value = resp.json().await.expect("JSON");
+    ids.push((
+        "webhooks",
+        hook["data"]["id"].as_str().expect("id").to_string(),
+    ));
+    let more = generated_feed(3, 99);
+    db.ingest("owner", &[more.path().into()]);
+    let (status, body) = server.get("/v2/webhook_notifications", Some(&owner)).await;
+    assert_eq!(status, 200, "{body}");
+    ids.push((
+        "webhook_notifications",
+        body["data"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no notification: {body}"))
+            .to_string(),
     ));
 
     // /v2 by id: the owner sees each; the intruder gets the same 404 as for a made-up id.
@@ -124,6 +151,8 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
         "shipments",
         "email_submissions",
         "tracking_requests",
+        "webhooks",
+        "webhook_notifications",
     ] {
         let (status, body) = server.get(&format!("/v2/{kind}"), Some(&intruder)).await;
         assert_eq!(status, 200, "{kind}: {body}");

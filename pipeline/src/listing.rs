@@ -479,15 +479,47 @@ impl Store {
     /// `cancelled_by_user` (a shipment already stopped by the user keeps its first time).
     /// `None` when the account has no such shipment.
     pub async fn stop_tracking(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
-        sqlx::query(
+        let at = now();
+        let account_s = account.to_string();
+        // One transaction: the `tracking_request.tracking_stopped` notifications of the
+        // shipment's tracking requests commit with the stop.
+        let mut tx = self.pool().begin().await?;
+        let stopped = sqlx::query(
             "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $3 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NULL",
         )
-        .bind(account.to_string())
+        .bind(&account_s)
         .bind(id.to_string())
-        .bind(ts(now()))
-        .execute(self.pool())
-        .await?;
+        .bind(ts(at))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if stopped > 0 {
+            let requests = sqlx::query(
+                "SELECT id FROM tracking_requests WHERE account_id = $1 AND shipment_id = $2",
+            )
+            .bind(&account_s)
+            .bind(id.to_string())
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut emissions = Vec::with_capacity(requests.len());
+            for r in &requests {
+                let request: String = r.try_get("id")?;
+                let request = Uuid::parse_str(&request).map_err(|e| StoreError::Corrupt {
+                    what: "tracking request",
+                    id: request.clone(),
+                    detail: e.to_string(),
+                })?;
+                emissions.push(crate::webhooks::rules::tracking_request_stopped(
+                    request, id, at,
+                ));
+            }
+            if !emissions.is_empty() {
+                let hooks = crate::webhooks::outbox::subscriptions(&mut tx, &account_s).await?;
+                crate::webhooks::outbox::enqueue(&mut tx, &account_s, &hooks, &emissions).await?;
+            }
+        }
+        tx.commit().await?;
         self.shipment(account, id).await
     }
 

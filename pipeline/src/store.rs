@@ -227,7 +227,16 @@ pub struct DerivedChanges {
     pub shipments: Vec<Uuid>,
     /// Container ids.
     pub containers: Vec<Uuid>,
+    /// Webhook notifications written with the rows (`crate::webhooks::outbox`).
+    pub notifications: usize,
 }
+
+/// Reads containers by id (`container_row`'s columns); `IN (…)` follows.
+const CONTAINER_SELECT: &str =
+    "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND id IN";
+/// Reads shipments by id (`shipment_row`'s columns); `IN (…)` follows.
+const SHIPMENT_SELECT: &str = "SELECT id, created_at, refreshed_at, tags, user_stopped_at, body \
+     FROM shipments WHERE account_id = $1 AND id IN";
 
 /// What one re-derivation read (see [`Store::upsert_derived`]): the stored events of the
 /// connected history and every key they name.
@@ -1144,6 +1153,33 @@ impl Store {
     ) -> Result<DerivedChanges> {
         let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
+        // Webhooks: what was stored before, read only when the account has an active webhook.
+        // Read before the transaction: on SQLite a transaction that reads first and writes later
+        // fails with SQLITE_BUSY_SNAPSHOT when another process wrote in between, and the
+        // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
+        let mut conn = self.pool.acquire().await?;
+        let hooks =
+            crate::webhooks::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
+        let before = if hooks.is_empty() {
+            None
+        } else {
+            let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+            let old_containers: HashMap<Uuid, Container> = self
+                .select_in_on(&mut conn, CONTAINER_SELECT, account, &ids, container_row)
+                .await?
+                .into_iter()
+                .map(|c| (c.id, c))
+                .collect();
+            let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
+            let old_shipments: HashMap<Uuid, Shipment> = self
+                .select_in_on(&mut conn, SHIPMENT_SELECT, account, &ids, shipment_row)
+                .await?
+                .into_iter()
+                .map(|s| (s.id, s))
+                .collect();
+            Some((old_containers, old_shipments))
+        };
+        drop(conn);
         let mut tx = self.pool.begin().await?;
         for chunk in shipments.chunks(self.rows_per_statement(12)) {
             let sql = format!(
@@ -1231,6 +1267,22 @@ impl Store {
                 q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
             }
             q.execute(self.counted(&mut tx)).await?;
+        }
+        if let Some((old_containers, old_shipments)) = before {
+            let emissions = crate::webhooks::rules::emissions(
+                &old_containers,
+                &old_shipments,
+                shipments,
+                containers,
+                &changes,
+            );
+            changes.notifications = crate::webhooks::outbox::enqueue(
+                self.counted(&mut tx),
+                &account_s,
+                &hooks,
+                &emissions,
+            )
+            .await?;
         }
         tx.commit().await?;
         Ok(changes)
@@ -1372,13 +1424,8 @@ impl Store {
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
     /// particular order.
     pub async fn containers_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Container>> {
-        self.select_in(
-            "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND id IN",
-            account,
-            ids,
-            container_row,
-        )
-        .await
+        self.select_in(CONTAINER_SELECT, account, ids, container_row)
+            .await
     }
 
     /// The account's containers of these shipments, ordered by shipment then number.
@@ -1401,13 +1448,8 @@ impl Store {
 
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
-        self.select_in(
-            "SELECT id, created_at, refreshed_at, tags, user_stopped_at, body FROM shipments WHERE account_id = $1 AND id IN",
-            account,
-            ids,
-            shipment_row,
-        )
-        .await
+        self.select_in(SHIPMENT_SELECT, account, ids, shipment_row)
+            .await
     }
 
     /// The account's container `id`, if it exists.
@@ -1484,6 +1526,20 @@ impl Store {
         ids: &[Uuid],
         read: fn(&AnyRow) -> Result<T>,
     ) -> Result<Vec<T>> {
+        let mut conn = self.pool.acquire().await?;
+        self.select_in_on(&mut conn, prefix, account, ids, read)
+            .await
+    }
+
+    /// [`Store::select_in`] on a given connection (a transaction's).
+    async fn select_in_on<T>(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        prefix: &str,
+        account: Uuid,
+        ids: &[Uuid],
+        read: fn(&AnyRow) -> Result<T>,
+    ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = format!("{prefix} ({})", in_list(2, chunk.len()));
@@ -1491,7 +1547,7 @@ impl Store {
             for id in chunk {
                 q = q.bind(id.to_string());
             }
-            for row in q.fetch_all(self.pool()).await? {
+            for row in q.fetch_all(self.counted(conn)).await? {
                 out.push(read(&row)?);
             }
         }

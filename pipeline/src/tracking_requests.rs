@@ -288,25 +288,47 @@ impl Store {
               AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))";
         let sql = format!(
             "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
-             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL RETURNING id"
+             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL \
+             RETURNING id, shipment_id"
         );
+        let at = now();
+        let account_s = account.to_string();
+        // One transaction: the `tracking_request.succeeded` notifications commit with the link.
+        let mut tx = self.pool().begin().await?;
         let rows = sqlx::query(&sql)
-            .bind(account.to_string())
+            .bind(&account_s)
             .bind(CREATED)
-            .bind(ts(now()))
+            .bind(ts(at))
             .bind(PENDING)
-            .fetch_all(self.pool())
+            .fetch_all(self.counted(&mut tx))
             .await?;
-        rows.iter()
-            .map(|r| {
-                let id: String = r.try_get("id")?;
-                Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt {
-                    what: "tracking request",
-                    id,
-                    detail: e.to_string(),
-                })
-            })
-            .collect()
+        let corrupt = |id: String, e: uuid::Error| StoreError::Corrupt {
+            what: "tracking request",
+            id,
+            detail: e.to_string(),
+        };
+        let mut linked = Vec::with_capacity(rows.len());
+        let mut emissions = Vec::new();
+        for r in &rows {
+            let id: String = r.try_get("id")?;
+            let request = Uuid::parse_str(&id).map_err(|e| corrupt(id.clone(), e))?;
+            let shipment = r
+                .try_get::<Option<String>, _>("shipment_id")?
+                .map(|s| Uuid::parse_str(&s).map_err(|e| corrupt(s.clone(), e)))
+                .transpose()?;
+            linked.push(request);
+            emissions.push(crate::webhooks::rules::tracking_request_succeeded(
+                request, shipment, at,
+            ));
+        }
+        if !emissions.is_empty() {
+            let hooks =
+                crate::webhooks::outbox::subscriptions(self.counted(&mut tx), &account_s).await?;
+            crate::webhooks::outbox::enqueue(self.counted(&mut tx), &account_s, &hooks, &emissions)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(linked)
     }
 
     /// The latest `created_at` (UTC) of the account's tracking requests for each of `numbers`

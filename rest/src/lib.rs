@@ -10,6 +10,7 @@
 //! | `GET /containers` | page of containers; `page[number]`, `page[size]`, `include=shipment` |
 //! | `GET /containers/{id}` | one container; `include=shipment` |
 //! | `GET /containers/{id}/map_geojson` | the container's route as a GeoJSON FeatureCollection ([`map`]); 403 without Routing Data |
+//! | `GET /containers/{id}/transport_events`, `GET /containers/{id}/raw_events` | the container's carrier events as Terminal49 names them ([`events`]) |
 //! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
 //! | `GET /shipments/{id}` | one shipment; `include=containers` |
 //! | `GET /email_submissions` | page of email submissions; `include` (default `documents,documents.last_document_representation`) |
@@ -19,6 +20,10 @@
 //! | `POST /tracking_requests` | stores a tracking request (201; 422 with `source.pointer`) |
 //! | `GET /tracking_requests` | page of the account's tracking requests, `pending` or `created`; `page[number]`, `page[size]` |
 //! | `GET /tracking_requests/{id}` | one tracking request |
+//! | `GET /shipping_lines`, `GET /shipping_lines/{id}`, `GET /ports/{id}` | reference data, the same for every account ([`reference`]); `{id}` is the id, the SCAC or the UN/LOCODE |
+//! | `POST /webhooks`, `GET /webhooks`, `GET/PATCH/DELETE /webhooks/{id}` | the account's webhooks ([`webhooks`]) |
+//! | `GET /webhooks/events`, `POST /webhooks/trigger` | the event catalog; one test delivery |
+//! | `GET /webhook_notifications`, `GET /webhook_notifications/{id}`, `GET /webhook_notifications/examples` | notifications and their delivery status; example payloads |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -27,15 +32,19 @@
 
 #![warn(missing_docs)]
 
+pub mod delivery;
 mod email;
 pub mod error;
+mod events;
 pub mod infer;
 pub mod map;
 pub mod pagination;
 pub mod query;
+pub mod reference;
 pub mod resources;
 mod routes;
 mod tracking_requests;
+pub mod webhooks;
 
 use axum::extract::{Request, State};
 use axum::http::header;
@@ -86,6 +95,11 @@ pub fn router(state: RestState) -> Router {
         .route("/containers", get(routes::list_containers))
         .route("/containers/{id}", get(routes::get_container))
         .route("/containers/{id}/map_geojson", get(map::map_geojson))
+        .route(
+            "/containers/{id}/transport_events",
+            get(events::transport_events),
+        )
+        .route("/containers/{id}/raw_events", get(events::raw_events))
         .route("/shipments", get(routes::list_shipments))
         .route("/shipments/{id}", get(routes::get_shipment))
         .route("/tracking_requests/infer_number", post(infer::infer_number))
@@ -97,6 +111,24 @@ pub fn router(state: RestState) -> Router {
             post(tracking_requests::create).get(tracking_requests::list),
         )
         .route("/tracking_requests/{id}", get(tracking_requests::get_one))
+        .route("/shipping_lines", get(reference::list_shipping_lines))
+        .route("/shipping_lines/{id}", get(reference::get_shipping_line))
+        .route("/ports/{id}", get(reference::get_port))
+        .route("/webhooks", post(webhooks::create).get(webhooks::list))
+        .route("/webhooks/events", get(webhooks::events))
+        .route("/webhooks/trigger", post(webhooks::trigger))
+        .route(
+            "/webhooks/{id}",
+            get(webhooks::get_one)
+                .patch(webhooks::update)
+                .delete(webhooks::delete),
+        )
+        .route("/webhook_notifications", get(webhooks::list_notifications))
+        .route("/webhook_notifications/examples", get(webhooks::examples))
+        .route(
+            "/webhook_notifications/{id}",
+            get(webhooks::get_notification),
+        )
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)

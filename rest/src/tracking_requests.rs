@@ -29,7 +29,7 @@ use crate::routes::Base;
 use crate::RestState;
 
 /// The resource object of one tracking request.
-fn resource(r: &TrackingRequest) -> Value {
+pub(crate) fn resource(r: &TrackingRequest) -> Value {
     json!({
         "id": r.id,
         "type": "tracking_request",

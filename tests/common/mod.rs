@@ -223,12 +223,18 @@ pub struct Server {
 impl Server {
     /// Starts `teu serve` on a random port; `extra` adds arguments (e.g. `--demo`).
     pub fn start(db: &TestDb, extra: &[&str]) -> Server {
+        Server::start_with_env(db, extra, &[])
+    }
+
+    /// [`Server::start`] with extra environment variables.
+    pub fn start_with_env(db: &TestDb, extra: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(TEU)
             .arg("--database-url")
             .arg(&db.url)
             .args(["serve", "--bind", "127.0.0.1:0"])
             .args(extra)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

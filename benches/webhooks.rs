@@ -1,0 +1,220 @@
+//! Webhooks, measured: what notifications cost an ingest, how fast a backlog drains, whether
+//! memory stays flat while it does, and whether a hanging receiver slows the others.
+//!
+//! 1. Generates a DCSA feed of `TEU_BENCH_SHIPMENTS` shipments (default 3,000) with its terminal
+//!    and line-deadline feeds (`teu_pipeline::generate`, `generate_terminal`).
+//! 2. Ingests it into two fresh SQLite databases (or `TEU_BENCH_DATABASE_URL`, a PostgreSQL
+//!    server URL whose databases `teu_bench_hooks_a`/`_b` are recreated): once with no webhook,
+//!    once with two webhooks subscribed to every event teu emits. Reports feed rows per second
+//!    of each and the difference.
+//! 3. Delivers the backlog with the delivery workers (`teu_rest::delivery::run`, default
+//!    settings) to two receivers in this process: one answers 204 at once, the other never
+//!    answers (each attempt costs the 10 s timeout). Reports the fast webhook's notifications
+//!    per second until all of its notifications succeeded, and the resident memory sampled every
+//!    100 ms while it drains (min and max).
+//!
+//! Run with `cargo bench --bench webhooks` (release build).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use teu_pipeline::model::Account;
+use teu_pipeline::store::Store;
+use teu_pipeline::webhooks::WebhookAttributes;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb / 1024)
+        .unwrap_or(0)
+}
+
+async fn store(name: &str, dir: &std::path::Path) -> Store {
+    let url = match std::env::var("TEU_BENCH_DATABASE_URL") {
+        Ok(server) => {
+            let admin = server.trim_end_matches('/');
+            sqlx::any::install_default_drivers();
+            let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(admin)
+                .await
+                .expect("admin connection");
+            let db = format!("teu_bench_hooks_{name}");
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
+                .execute(&mut conn)
+                .await
+                .expect("drop");
+            sqlx::query(&format!("CREATE DATABASE {db}"))
+                .execute(&mut conn)
+                .await
+                .expect("create");
+            let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(admin);
+            format!("{base}/{db}")
+        }
+        Err(_) => format!("sqlite:{}", dir.join(format!("{name}.db")).display()),
+    };
+    Store::connect(&url).await.expect("store")
+}
+
+/// Ingests the feed; returns (rows, seconds).
+async fn ingest(store: &Store, account: &Account, files: &[(String, Vec<u8>)]) -> (usize, f64) {
+    let started = Instant::now();
+    let mut rows = 0;
+    for (name, bytes) in files {
+        let batch = teu_pipeline::feeds::read_bytes(bytes, name).expect("feed reads");
+        let summary = teu_pipeline::ingest::ingest_batch(store, account, batch)
+            .await
+            .expect("ingest");
+        rows += summary.rows_read;
+    }
+    (rows, started.elapsed().as_secs_f64())
+}
+
+async fn receiver(hang: bool, count: Arc<AtomicU64>) -> String {
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move || {
+            let count = count.clone();
+            async move {
+                count.fetch_add(1, Ordering::Relaxed);
+                if hang {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                }
+                StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    // `cargo bench` passes `--bench`; nothing to parse.
+    let shipments: usize = std::env::var("TEU_BENCH_SHIPMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3_000);
+    let options = teu_pipeline::generate::GenOptions {
+        shipments,
+        seed: 11,
+        events_per_file: 5_000,
+    };
+    let generated = teu_pipeline::generate::generate(&options);
+    let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, options.seed);
+    let mut files: Vec<(String, Vec<u8>)> = generated
+        .iter()
+        .map(|f| {
+            (
+                f.name.clone(),
+                serde_json::to_vec(&f.events).expect("serialize"),
+            )
+        })
+        .collect();
+    files.extend(
+        extra
+            .files
+            .into_iter()
+            .map(|(name, content)| (name, content.into_bytes())),
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    // Without webhooks.
+    let plain = store("a", dir.path()).await;
+    let account = plain.ensure_account("bench", false).await.expect("account");
+    let (rows, plain_s) = ingest(&plain, &account, &files).await;
+
+    // With two webhooks on every event.
+    let hooked = store("b", dir.path()).await;
+    let account = hooked
+        .ensure_account("bench", false)
+        .await
+        .expect("account");
+    let fast_count = Arc::new(AtomicU64::new(0));
+    let hang_count = Arc::new(AtomicU64::new(0));
+    let fast_url = receiver(false, fast_count.clone()).await;
+    let hang_url = receiver(true, hang_count.clone()).await;
+    hooked
+        .create_webhook(
+            account.id,
+            WebhookAttributes {
+                url: Some(fast_url),
+                ..WebhookAttributes::default()
+            },
+        )
+        .await
+        .expect("webhook");
+    hooked
+        .create_webhook(
+            account.id,
+            WebhookAttributes {
+                url: Some(hang_url),
+                ..WebhookAttributes::default()
+            },
+        )
+        .await
+        .expect("webhook");
+    let (_, hooked_s) = ingest(&hooked, &account, &files).await;
+    let counts = hooked.notification_counts().await.expect("counts");
+    let pending: i64 = counts.iter().map(|(_, n)| n).sum();
+    let per_hook = pending / 2;
+    println!(
+        "ingest of {shipments} shipments, {rows} feed rows: {:.0} rows/s without webhooks ({plain_s:.1} s), \
+         {:.0} rows/s with two webhooks ({hooked_s:.1} s, {pending} notifications written): {:+.1}%",
+        rows as f64 / plain_s,
+        rows as f64 / hooked_s,
+        (plain_s / hooked_s - 1.0) * 100.0
+    );
+
+    // Deliver.
+    let mut config = teu_rest::delivery::DeliveryConfig::from_env().expect("config");
+    config.allow_private = true;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let rss_before = rss_mib();
+    let started = Instant::now();
+    let worker = tokio::spawn(teu_rest::delivery::run(
+        hooked.clone(),
+        config,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let rss = rss_mib();
+        lo = lo.min(rss);
+        hi = hi.max(rss);
+        if fast_count.load(Ordering::Relaxed) as i64 >= per_hook {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(1800),
+            "delivery did not finish"
+        );
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "delivery: {per_hook} notifications to the answering webhook in {secs:.1} s = {:.0} notifications/s, \
+         while the other webhook's receiver hung ({} requests reached it); resident memory {rss_before} MiB before, \
+         {lo}–{hi} MiB while draining",
+        per_hook as f64 / secs,
+        hang_count.load(Ordering::Relaxed),
+    );
+    let _ = stop.send(());
+    // The hanging deliveries finish at their 10 s timeout.
+    let _ = tokio::time::timeout(Duration::from_secs(30), worker).await;
+}

@@ -1,0 +1,462 @@
+//! The notification outbox: rows written in the ingest's own transaction
+//! ([`enqueue`]), claimed by delivery workers with a lease ([`Store::claim_notifications`]),
+//! and settled after each attempt ([`Store::settle_notification`]).
+//!
+//! A claim sets `locked_until` (the lease) and counts the attempt. A worker that dies mid-way
+//! leaves the lease to run out, and the next claim after it takes the row again with the same
+//! id (the idempotency key), so nothing is lost and a receiver may see a notification twice.
+//! On PostgreSQL the claim locks rows with `FOR UPDATE SKIP LOCKED`, so several servers on one
+//! database never claim the same row; SQLite serializes writers, so its one `UPDATE … RETURNING`
+//! is already exclusive.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::rules::{Detail, Emission};
+use super::{DeliveryStatus, Notification};
+use crate::store::{from_json, now, parse_ts, ts, Backend, Result, Store, StoreError};
+
+/// Attempts before a notification is `failed` (Terminal49's webhooks guide: up to 12).
+pub const MAX_ATTEMPTS: i64 = 12;
+/// Default first retry delay (env `TEU_WEBHOOK_RETRY_BASE_MS`).
+pub const DEFAULT_RETRY_BASE: Duration = Duration::from_secs(60);
+/// Longest retry delay.
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(6 * 3600);
+
+/// When failed attempts are retried: `base`, doubling after each failed attempt, at most
+/// [`MAX_RETRY_DELAY`], for up to `max_attempts` attempts in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Delay after the first failed attempt.
+    pub base: Duration,
+    /// Attempts in all.
+    pub max_attempts: i64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            base: DEFAULT_RETRY_BASE,
+            max_attempts: MAX_ATTEMPTS,
+        }
+    }
+}
+
+/// A malformed `TEU_WEBHOOK_RETRY_BASE_MS`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "TEU_WEBHOOK_RETRY_BASE_MS={0:?}: expected a whole number of milliseconds from 1 to 21600000"
+)]
+pub struct RetryBaseError(pub String);
+
+impl RetryPolicy {
+    /// The policy with `TEU_WEBHOOK_RETRY_BASE_MS` (milliseconds) as its base, when set.
+    ///
+    /// # Errors
+    ///
+    /// [`RetryBaseError`] when the variable is set but not a number of milliseconds in range.
+    pub fn from_env() -> std::result::Result<RetryPolicy, RetryBaseError> {
+        let mut policy = RetryPolicy::default();
+        if let Ok(v) = std::env::var("TEU_WEBHOOK_RETRY_BASE_MS") {
+            let ms: u64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|ms| (1..=21_600_000).contains(ms))
+                .ok_or_else(|| RetryBaseError(v.clone()))?;
+            policy.base = Duration::from_millis(ms);
+        }
+        Ok(policy)
+    }
+
+    /// The delay after failed attempt number `attempt` (1-based): base × 2^(attempt − 1),
+    /// capped.
+    pub fn delay(&self, attempt: i64) -> Duration {
+        let doublings = u32::try_from(attempt.saturating_sub(1).clamp(0, 30)).unwrap_or(30);
+        self.base
+            .checked_mul(1u32 << doublings)
+            .unwrap_or(MAX_RETRY_DELAY)
+            .min(MAX_RETRY_DELAY)
+    }
+}
+
+/// Active webhooks of an account with the events each subscribes to.
+pub(crate) async fn subscriptions(
+    conn: &mut sqlx::AnyConnection,
+    account: &str,
+) -> Result<Vec<(Uuid, Vec<String>)>> {
+    let rows = sqlx::query("SELECT id, events FROM webhooks WHERE account_id = $1 AND active = 1")
+        .bind(account)
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            let id: String = r.try_get("id")?;
+            let events: Vec<String> =
+                from_json(&r.try_get::<String, _>("events")?, "webhook", &id)?;
+            let uuid = Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt {
+                what: "webhook",
+                id: id.clone(),
+                detail: e.to_string(),
+            })?;
+            Ok((uuid, events))
+        })
+        .collect()
+}
+
+/// Writes one notification per (subscribed webhook, emission) on `conn` (the caller's
+/// transaction). Returns how many.
+pub(crate) async fn enqueue(
+    conn: &mut sqlx::AnyConnection,
+    account: &str,
+    subscriptions: &[(Uuid, Vec<String>)],
+    emissions: &[Emission],
+) -> Result<usize> {
+    let at = ts(now());
+    let mut rows = Vec::new();
+    for e in emissions {
+        for (hook, events) in subscriptions {
+            if events.iter().any(|n| n == e.event) {
+                rows.push((hook, e));
+            }
+        }
+    }
+    const WIDTH: usize = 12;
+    // SQLite allows 32,766 bound parameters per statement; stay far below.
+    for chunk in rows.chunks(500) {
+        let sql = format!(
+            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event, reference_type, \
+             reference_id, container_id, shipment_id, tracking_request_id, detail, created_at, \
+             next_attempt_at, delivery_status, attempts) VALUES {}",
+            (0..chunk.len())
+                .map(|i| {
+                    let b = i * WIDTH;
+                    format!(
+                        "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, 'pending', 0)",
+                        b + 1,
+                        b + 2,
+                        b + 3,
+                        b + 4,
+                        b + 5,
+                        b + 6,
+                        b + 7,
+                        b + 8,
+                        b + 9,
+                        b + 10,
+                        b + 11,
+                        b + 12
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for (hook, e) in chunk {
+            q = q
+                .bind(Uuid::new_v4().to_string())
+                .bind(account)
+                .bind(hook.to_string())
+                .bind(e.event)
+                .bind(e.reference_type)
+                .bind(e.reference_id.to_string())
+                .bind(e.container_id.map(|u| u.to_string()))
+                .bind(e.shipment_id.map(|u| u.to_string()))
+                .bind(e.tracking_request_id.map(|u| u.to_string()))
+                .bind(serde_json::to_string(&e.detail).unwrap_or_else(|_| "{}".into()))
+                .bind(&at)
+                .bind(&at);
+        }
+        q.execute(&mut *conn).await?;
+    }
+    Ok(rows.len())
+}
+
+const COLUMNS: &str = "id, account_id, webhook_id, event, reference_type, reference_id, \
+     container_id, shipment_id, tracking_request_id, detail, body, delivery_status, attempts, \
+     next_attempt_at, last_status_code, last_error, created_at, delivered_at";
+
+fn from_row(row: &sqlx::any::AnyRow) -> Result<Notification> {
+    let id: String = row.try_get("id")?;
+    let corrupt = |detail: String| StoreError::Corrupt {
+        what: "webhook notification",
+        id: id.clone(),
+        detail,
+    };
+    let uuid = |s: &str| Uuid::parse_str(s).map_err(|e| corrupt(e.to_string()));
+    let opt_uuid = |name: &str| -> Result<Option<Uuid>> {
+        row.try_get::<Option<String>, _>(name)?
+            .map(|s| uuid(&s))
+            .transpose()
+    };
+    let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>> {
+        row.try_get::<Option<String>, _>(name)?
+            .map(|s| parse_ts(&s, "webhook notification"))
+            .transpose()
+    };
+    let status: String = row.try_get("delivery_status")?;
+    Ok(Notification {
+        id: uuid(&id)?,
+        account_id: uuid(&row.try_get::<String, _>("account_id")?)?,
+        webhook_id: uuid(&row.try_get::<String, _>("webhook_id")?)?,
+        event: row.try_get("event")?,
+        reference_type: row.try_get("reference_type")?,
+        reference_id: uuid(&row.try_get::<String, _>("reference_id")?)?,
+        container_id: opt_uuid("container_id")?,
+        shipment_id: opt_uuid("shipment_id")?,
+        tracking_request_id: opt_uuid("tracking_request_id")?,
+        detail: from_json::<Detail>(
+            &row.try_get::<String, _>("detail")?,
+            "webhook notification",
+            &id,
+        )?,
+        body: row.try_get("body")?,
+        delivery_status: DeliveryStatus::parse(&status)
+            .ok_or_else(|| corrupt(format!("unknown delivery_status {status:?}")))?,
+        attempts: row.try_get("attempts")?,
+        next_attempt_at: parse_ts(
+            &row.try_get::<String, _>("next_attempt_at")?,
+            "webhook notification",
+        )?,
+        last_status_code: row.try_get("last_status_code")?,
+        last_error: row.try_get("last_error")?,
+        created_at: parse_ts(
+            &row.try_get::<String, _>("created_at")?,
+            "webhook notification",
+        )?,
+        delivered_at: opt_time("delivered_at")?,
+    })
+}
+
+/// How one delivery attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    /// The receiver answered 200, 201, 202 or 204.
+    Delivered {
+        /// Its status code.
+        status: u16,
+    },
+    /// Anything else: another status, a timeout, a refused or unreachable address.
+    Failed {
+        /// The status code, when the receiver answered.
+        status: Option<u16>,
+        /// What went wrong, for `GET /v2/webhook_notifications` readers and the logs (never the
+        /// secret).
+        error: String,
+    },
+}
+
+impl Store {
+    /// Claims up to `limit` due notifications (pending, `next_attempt_at` reached, no live
+    /// lease) for `lease`: counts the attempt and returns them, oldest due first. Other
+    /// workers skip them until the lease runs out.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when the statement fails, [`StoreError::Corrupt`] on an unreadable
+    /// row.
+    pub async fn claim_notifications(
+        &self,
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<Notification>> {
+        let at = now();
+        // A read first, so that idle workers polling an empty outbox never take the write
+        // lock (SQLite has one for the whole database).
+        let due = sqlx::query(
+            "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' \
+             AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1) LIMIT 1",
+        )
+        .bind(ts(at))
+        .fetch_optional(self.pool())
+        .await?;
+        if due.is_none() {
+            return Ok(Vec::new());
+        }
+        let until = at + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
+        let lock = match self.backend() {
+            Backend::Postgres => "FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let sql = format!(
+            "UPDATE webhook_notifications SET locked_until = $1, attempts = attempts + 1 \
+             WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' \
+             AND next_attempt_at <= $2 AND (locked_until IS NULL OR locked_until <= $2) \
+             ORDER BY next_attempt_at LIMIT $3 {lock}) RETURNING {COLUMNS}"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(ts(until))
+            .bind(ts(at))
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        let mut out = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
+        out.sort_by_key(|n| n.next_attempt_at);
+        Ok(out)
+    }
+
+    /// Gives back a claimed notification without attempting it (its webhook already has as
+    /// many deliveries under way as a worker runs at once): the claim's attempt is not counted
+    /// and the notification is due again after `delay`, so other webhooks' notifications are
+    /// claimed first.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when the statement fails.
+    pub async fn release_notification(&self, id: Uuid, delay: Duration) -> Result<()> {
+        let at = now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
+        sqlx::query(
+            "UPDATE webhook_notifications SET locked_until = NULL, attempts = attempts - 1, \
+             next_attempt_at = $2 WHERE id = $1 AND delivery_status = 'pending'",
+        )
+        .bind(id.to_string())
+        .bind(ts(at))
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Records how an attempt ended: `succeeded`; or, after a failure, `pending` again with the
+    /// next attempt [`RetryPolicy::delay`] later, or `failed` when `attempts` (already counted
+    /// by the claim) reached the policy's limit. Releases the lease. `body` is the payload the
+    /// attempt sent: kept unless one is stored already, so every later attempt sends the same
+    /// bytes (a worker that dies between sending and settling leaves none, and the next attempt
+    /// renders it again).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when the statement fails.
+    pub async fn settle_notification(
+        &self,
+        notification: &Notification,
+        attempt: &Attempt,
+        policy: &RetryPolicy,
+        body: Option<&str>,
+    ) -> Result<DeliveryStatus> {
+        let at = now();
+        let (status, code, error, next, delivered) = match attempt {
+            Attempt::Delivered { status } => (
+                DeliveryStatus::Succeeded,
+                Some(i64::from(*status)),
+                None,
+                at,
+                Some(ts(at)),
+            ),
+            Attempt::Failed { status, error } => {
+                let last = notification.attempts >= policy.max_attempts;
+                let delay = chrono::Duration::from_std(policy.delay(notification.attempts))
+                    .unwrap_or(chrono::Duration::MAX);
+                (
+                    if last {
+                        DeliveryStatus::Failed
+                    } else {
+                        DeliveryStatus::Pending
+                    },
+                    status.map(i64::from),
+                    Some(error.clone()),
+                    at + delay,
+                    None,
+                )
+            }
+        };
+        sqlx::query(
+            "UPDATE webhook_notifications SET delivery_status = $2, last_status_code = $3, \
+             last_error = $4, next_attempt_at = $5, delivered_at = $6, locked_until = NULL, \
+             body = COALESCE(body, $7) WHERE id = $1 AND delivery_status = 'pending'",
+        )
+        .bind(notification.id.to_string())
+        .bind(status.as_str())
+        .bind(code)
+        .bind(error)
+        .bind(ts(next))
+        .bind(delivered)
+        .bind(body)
+        .execute(self.pool())
+        .await?;
+        Ok(status)
+    }
+
+    /// One page of the account's notifications, newest first, and their total.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable row.
+    pub async fn list_notifications(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Notification>, i64)> {
+        let total: i64 =
+            sqlx::query("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = $1")
+                .bind(account.to_string())
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?;
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM webhook_notifications WHERE account_id = $1 \
+             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
+        ))
+        .bind(account.to_string())
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(self.pool())
+        .await?;
+        Ok((rows.iter().map(from_row).collect::<Result<_>>()?, total))
+    }
+
+    /// One of the account's notifications (`None` for an unknown id or another account's).
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::list_notifications`].
+    pub async fn notification(&self, account: Uuid, id: Uuid) -> Result<Option<Notification>> {
+        sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM webhook_notifications WHERE account_id = $1 AND id = $2"
+        ))
+        .bind(account.to_string())
+        .bind(id.to_string())
+        .fetch_optional(self.pool())
+        .await?
+        .as_ref()
+        .map(from_row)
+        .transpose()
+    }
+
+    /// Pending notifications whose next attempt is due now, over every account (`teu deliver
+    /// --drain` stops at 0).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] on a failed query.
+    pub async fn due_notification_count(&self) -> Result<i64> {
+        Ok(sqlx::query(
+            "SELECT COUNT(*) AS n FROM webhook_notifications WHERE delivery_status = 'pending' \
+             AND next_attempt_at <= $1",
+        )
+        .bind(ts(now()))
+        .fetch_one(self.pool())
+        .await?
+        .try_get("n")?)
+    }
+
+    /// Notifications per delivery status, over every account (`teu deliver` progress and the
+    /// delivery benchmark).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] on a failed query.
+    pub async fn notification_counts(&self) -> Result<Vec<(String, i64)>> {
+        let rows = sqlx::query(
+            "SELECT delivery_status, COUNT(*) AS n FROM webhook_notifications \
+             GROUP BY delivery_status ORDER BY delivery_status",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("delivery_status")?, r.try_get("n")?)))
+            .collect()
+    }
+}

@@ -1,0 +1,169 @@
+//! `GET /containers/{id}/transport_events` and `GET /containers/{id}/raw_events`: a container's
+//! stored carrier events, in event order, as Terminal49's `transport_event` and `raw_event`
+//! resources (API reference "Get a container's transport events" / "raw events").
+//!
+//! - transport events: the actual events that have a normalized name
+//!   (`teu_pipeline::event_names`), `event` = `container.transport.<name>`;
+//! - raw events: every stored event, actual and estimated, with `event` the normalized name
+//!   (`null` when it has none), `original_event` the DCSA event type and code
+//!   (`EQUIPMENT LOAD`), `estimated` for estimated and planned events, and `index` its place in
+//!   the list.
+//!
+//! Both answer 404 for an unknown, malformed or other account's container id. The ids are those
+//! of the container's `transport_events` and `raw_events` relationships.
+
+use axum::extract::{Path, State};
+use axum::{Extension, Json};
+use serde_json::{json, Value};
+use teu_pipeline::event_names::{self, Ends};
+use teu_pipeline::ids;
+use teu_pipeline::model::{Account, Classifier, TransportEvent};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::resources::timestamp;
+use crate::routes::Base;
+use crate::RestState;
+
+fn rel(kind: &str, id: Option<Uuid>) -> Value {
+    json!({"data": id.map(|id| json!({"id": id, "type": kind}))})
+}
+
+/// The container's events and the ends of its shipment; 404 when the container is not the
+/// account's.
+async fn events_of(
+    state: &RestState,
+    account: &Account,
+    id: &str,
+) -> Result<
+    (
+        Uuid,
+        Uuid,
+        Vec<TransportEvent>,
+        Option<teu_pipeline::model::Shipment>,
+    ),
+    ApiError,
+> {
+    let missing = || ApiError::not_found("Container", id);
+    let uuid = Uuid::parse_str(id).map_err(|_| missing())?;
+    let container = state
+        .store
+        .container(account.id, uuid)
+        .await?
+        .ok_or_else(missing)?;
+    let shipment = state
+        .store
+        .shipment(account.id, container.shipment_id)
+        .await?;
+    let events = state
+        .store
+        .events_of_containers(account.id, &[uuid])
+        .await?
+        .remove(&uuid)
+        .unwrap_or_default();
+    Ok((uuid, container.shipment_id, events, shipment))
+}
+
+/// The voyage an event belongs to: the export voyage for what leaves a port, the import voyage
+/// for what arrives, whichever is known.
+fn voyage(e: &TransportEvent) -> Option<&str> {
+    let leaving = matches!(e.event.code.as_str(), "LOAD" | "DEPA" | "GTIN");
+    let (first, second) = if leaving {
+        (&e.event.export_voyage, &e.event.import_voyage)
+    } else {
+        (&e.event.import_voyage, &e.event.export_voyage)
+    };
+    first.as_deref().or(second.as_deref())
+}
+
+/// `GET /containers/{id}/transport_events`.
+pub(crate) async fn transport_events(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    Path(id): Path<String>,
+    base: Base,
+) -> Result<Json<Value>, ApiError> {
+    let (container, shipment_id, events, shipment) = events_of(&state, &account, &id).await?;
+    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
+    let data: Vec<Value> = events
+        .iter()
+        .filter(|e| e.event.classifier == Classifier::Act)
+        .filter_map(|e| {
+            let name = event_names::name(&e.event, ends)?;
+            Some(json!({
+                "id": e.id,
+                "type": "transport_event",
+                "attributes": {
+                    "event": format!("container.transport.{name}"),
+                    "created_at": timestamp(&e.event.event_created_at.unwrap_or(e.event.event_at)),
+                    "voyage_number": voyage(e),
+                    "timestamp": timestamp(&e.event.event_at),
+                    "timezone": e.timezone,
+                    "location_locode": e.event.locode,
+                    "data_source": "shipping_line",
+                },
+                "relationships": {
+                    "shipment": rel("shipment", Some(shipment_id)),
+                    "container": rel("container", Some(container)),
+                    "vessel": rel("vessel", e.event.vessel_imo.as_deref().map(ids::vessel_id)),
+                    "location": rel("port", e.event.locode.as_deref().map(ids::port_id)),
+                    "terminal": rel("terminal", None),
+                }
+            }))
+        })
+        .collect();
+    Ok(Json(json!({
+        "data": data,
+        "included": [],
+        "links": {"self": base.url(&format!("/containers/{id}/transport_events"))},
+    })))
+}
+
+/// `GET /containers/{id}/raw_events`.
+pub(crate) async fn raw_events(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    Path(id): Path<String>,
+    base: Base,
+) -> Result<Json<Value>, ApiError> {
+    let (_, _, events, shipment) = events_of(&state, &account, &id).await?;
+    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
+    let data: Vec<Value> = events
+        .iter()
+        .enumerate()
+        .map(|(index, e)| {
+            let estimated = e.event.classifier != Classifier::Act;
+            let at = timestamp(&e.event.event_at);
+            json!({
+                "id": e.raw_event_id,
+                "type": "raw_event",
+                "attributes": {
+                    "event": event_names::name(&e.event, ends),
+                    "original_event": format!("{} {}", e.event.event_type.as_str(), e.event.code),
+                    "timestamp": at,
+                    "estimated": estimated,
+                    "actual_on": null,
+                    "estimated_on": null,
+                    "actual_at": (!estimated).then(|| at.clone()),
+                    "estimated_at": estimated.then(|| at.clone()),
+                    "index": index,
+                    "created_at": timestamp(&e.event.event_created_at.unwrap_or(e.event.event_at)),
+                    "voyage_number": voyage(e),
+                    "location_name": e.event.location_name,
+                    "location_locode": e.event.locode,
+                    "vessel_name": e.event.vessel_name,
+                    "vessel_imo": e.event.vessel_imo,
+                    "timezone": e.timezone,
+                },
+                "relationships": {
+                    "location": rel("port", e.event.locode.as_deref().map(ids::port_id)),
+                    "vessel": rel("vessel", e.event.vessel_imo.as_deref().map(ids::vessel_id)),
+                }
+            })
+        })
+        .collect();
+    Ok(Json(json!({
+        "data": data,
+        "links": {"self": base.url(&format!("/containers/{id}/raw_events"))},
+    })))
+}

@@ -1,0 +1,573 @@
+//! End-to-end tests of webhooks: the real binary on a random port, a real HTTP receiver in the
+//! test process, SQLite (and PostgreSQL when `TEU_TEST_POSTGRES_URL` is set).
+//!
+//! What is checked comes from Terminal49's webhooks guide and payload reference: a signed
+//! JSON:API document per notification (`X-T49-Webhook-Signature` = hex HMAC-SHA256 of the raw
+//! body with the webhook's secret), `data.id` the same on every retry, one container event per
+//! container, and the delivery status visible in `GET /v2/webhook_notifications`.
+
+#[macro_use]
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use common::{data, Server, TestDb};
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+on_both_backends!(
+    webhooks_are_managed_with_pointed_errors,
+    an_ingest_is_delivered_signed_and_retried,
+    notifications_wait_in_the_outbox_for_a_server,
+    two_servers_deliver_each_notification_once
+);
+
+/// Lets the server deliver to the test's loopback receiver, and retry fast.
+const ENV: &[(&str, &str)] = &[
+    ("TEU_WEBHOOK_ALLOW_PRIVATE", "true"),
+    ("TEU_WEBHOOK_RETRY_BASE_MS", "200"),
+];
+
+/// One delivery as the receiver saw it.
+#[derive(Clone, Debug)]
+struct Delivery {
+    signature: String,
+    extra: Option<String>,
+    body: Bytes,
+}
+
+impl Delivery {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("JSON body")
+    }
+}
+
+#[derive(Clone, Default)]
+struct Receiver {
+    seen: Arc<Mutex<Vec<Delivery>>>,
+    /// Answer 503 to the first delivery of each event named here.
+    fail_first: Arc<Mutex<BTreeSet<String>>>,
+}
+
+async fn receive(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    let d = Delivery {
+        signature: headers
+            .get("x-t49-webhook-signature")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string(),
+        extra: headers
+            .get("x-secret-sauce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        body,
+    };
+    let event = d.json()["data"]["attributes"]["event"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    r.seen.lock().unwrap().push(d);
+    if r.fail_first.lock().unwrap().remove(&event) {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::NO_CONTENT
+    }
+}
+
+/// Starts a receiver on a random loopback port; returns it and its URL.
+async fn receiver() -> (Receiver, String) {
+    let r = Receiver::default();
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(receive))
+        .with_state(r.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (r, url)
+}
+
+async fn send(server: &Server, method: &str, path: &str, key: &str, body: Value) -> (u16, Value) {
+    let req = server
+        .client()
+        .request(method.parse().unwrap(), format!("{}{path}", server.base))
+        .header("Authorization", format!("Token {key}"))
+        .json(&body);
+    let resp = req.send().await.expect("request");
+    let status = resp.status().as_u16();
+    let text = resp.text().await.expect("body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn hook(url: &str, events: &[&str]) -> Value {
+    json!({"data": {"type": "webhook", "attributes": {
+        "url": url, "active": true, "events": events,
+        "headers": [{"name": "X-Secret-Sauce", "value": "sriracha"}]
+    }}})
+}
+
+fn valid(secret: &str, d: &Delivery) -> bool {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(&d.body);
+    hex::encode(mac.finalize().into_bytes()) == d.signature
+}
+
+/// Waits until `done` holds for what the receiver saw (at most 60 s).
+async fn wait_for(r: &Receiver, what: &str, done: impl Fn(&[Delivery]) -> bool) -> Vec<Delivery> {
+    let start = Instant::now();
+    loop {
+        let seen = r.seen.lock().unwrap().clone();
+        if done(&seen) {
+            return seen;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}; saw {:?}",
+            seen.iter()
+                .map(|d| d.json()["data"]["attributes"]["event"].clone())
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn events_of(seen: &[Delivery]) -> Vec<String> {
+    seen.iter()
+        .map(|d| {
+            d.json()["data"]["attributes"]["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// Container numbers of the stored containers, through `/v2`.
+async fn container_numbers(server: &Server, key: &str) -> BTreeMap<String, String> {
+    let (status, body) = server.get("/v2/containers?page[size]=100", Some(key)).await;
+    assert_eq!(status, 200, "{body}");
+    body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["attributes"]["number"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+async fn webhooks_are_managed_with_pointed_errors(db: &TestDb) {
+    let key = db.create_account("acme");
+    let other = db.create_account("other");
+    let server = Server::start_with_env(db, &[], ENV);
+
+    let (status, created) = send(
+        &server,
+        "POST",
+        "/v2/webhooks",
+        &key,
+        hook("https://example.com/t49", &["container.updated"]),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+    let attrs = &created["data"]["attributes"];
+    assert_eq!(created["data"]["type"], "webhook");
+    assert_eq!(attrs["url"], "https://example.com/t49");
+    assert_eq!(attrs["active"], true);
+    assert_eq!(attrs["events"], json!(["container.updated"]));
+    assert_eq!(
+        attrs["headers"],
+        json!([{"name": "X-Secret-Sauce", "value": "sriracha"}])
+    );
+    assert_eq!(attrs["secret"].as_str().unwrap().len(), 64);
+
+    // Each broken rule is a 422 pointing at its member.
+    for (body, pointer) in [
+        (json!({"data": {"type": "shipment"}}), "/data/type"),
+        (
+            hook("ftp://example.com", &["container.updated"]),
+            "/data/attributes/url",
+        ),
+        (hook("https://example.com", &[]), "/data/attributes/events"),
+        (
+            hook(
+                "https://example.com",
+                &["container.updated", "container.sunk"],
+            ),
+            "/data/attributes/events/1",
+        ),
+        (
+            hook(
+                "https://example.com",
+                &["container.updated", "container.updated"],
+            ),
+            "/data/attributes/events/1",
+        ),
+        (
+            json!({"data": {"type": "webhook", "attributes": {"url": "https://example.com",
+                "headers": [{"name": "Content-Type", "value": "text/plain"}]}}}),
+            "/data/attributes/headers/0/name",
+        ),
+        (
+            json!({"data": {"type": "webhook", "attributes": {"active": true}}}),
+            "/data/attributes/url",
+        ),
+    ] {
+        let (status, err) = send(&server, "POST", "/v2/webhooks", &key, body).await;
+        assert_eq!(status, 422, "{err}");
+        assert_eq!(err["errors"][0]["source"]["pointer"], pointer, "{err}");
+    }
+
+    // Read, list, update, and the other account sees none of it.
+    let (status, one) = server.get(&format!("/v2/webhooks/{id}"), Some(&key)).await;
+    assert_eq!(status, 200);
+    assert_eq!(one["data"], created["data"]);
+    let (status, list) = server.get("/v2/webhooks", Some(&key)).await;
+    assert_eq!(status, 200);
+    assert_eq!(list["meta"]["total"], 1);
+    let (status, patched) = send(
+        &server,
+        "PATCH",
+        &format!("/v2/webhooks/{id}"),
+        &key,
+        json!({"data": {"type": "webhook", "attributes": {"active": false,
+            "events": ["container.created", "tracking_request.succeeded"]}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{patched}");
+    assert_eq!(patched["data"]["attributes"]["active"], false);
+    assert_eq!(
+        patched["data"]["attributes"]["url"],
+        "https://example.com/t49"
+    );
+    assert_eq!(
+        patched["data"]["attributes"]["secret"],
+        created["data"]["attributes"]["secret"]
+    );
+    let (status, _) = server
+        .get(&format!("/v2/webhooks/{id}"), Some(&other))
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = send(
+        &server,
+        "DELETE",
+        &format!("/v2/webhooks/{id}"),
+        &other,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 404);
+    let (_, list) = server.get("/v2/webhooks", Some(&other)).await;
+    assert_eq!(list["meta"]["total"], 0);
+
+    // The catalog, and an example payload of one event.
+    let (status, events) = server.get("/v2/webhooks/events", Some(&key)).await;
+    assert_eq!(status, 200);
+    let names: Vec<&str> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["attributes"]["events"].as_array().unwrap())
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"container.transport.vessel_discharged"));
+    assert!(names.contains(&"tracking_request.succeeded"));
+    let (status, example) = server
+        .get(
+            "/v2/webhook_notifications/examples?event=container.updated",
+            Some(&key),
+        )
+        .await;
+    assert_eq!(status, 200, "{example}");
+    assert_eq!(example["data"][0]["type"], "webhook_notification");
+    assert_eq!(
+        example["data"][0]["attributes"]["event"],
+        "container.updated"
+    );
+    let (status, _) = server
+        .get("/v2/webhook_notifications/examples?event=nope", Some(&key))
+        .await;
+    assert_eq!(status, 400);
+
+    // Delete.
+    let (status, _) = send(
+        &server,
+        "DELETE",
+        &format!("/v2/webhooks/{id}"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, _) = server.get(&format!("/v2/webhooks/{id}"), Some(&key)).await;
+    assert_eq!(status, 404);
+}
+
+async fn an_ingest_is_delivered_signed_and_retried(db: &TestDb) {
+    let key = db.create_account("acme");
+    let other = db.create_account("other");
+    let server = Server::start_with_env(db, &[], ENV);
+    let (r, url) = receiver().await;
+    r.fail_first
+        .lock()
+        .unwrap()
+        .insert("tracking_request.succeeded".into());
+    let (status, created) = send(
+        &server,
+        "POST",
+        "/v2/webhooks",
+        &key,
+        hook(
+            &url,
+            &[
+                "tracking_request.succeeded",
+                "tracking_request.tracking_stopped",
+                "container.created",
+                "container.updated",
+                "container.transport.vessel_arrived",
+                "container.transport.vessel_discharged",
+                "container.transport.vessel_departed",
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let secret = created["data"]["attributes"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, request) = send(
+        &server,
+        "POST",
+        "/v2/tracking_requests",
+        &key,
+        json!({"data": {"type": "tracking_request", "attributes": {
+            "request_number": "APZU4812090", "scac": "CMDU", "request_type": "container"}}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{request}");
+    let request_id = request["data"]["id"].as_str().unwrap().to_string();
+
+    db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    let containers = container_numbers(&server, &key).await;
+    assert!(!containers.is_empty());
+
+    // Every container is created once; the request succeeds (after one 503, retried).
+    let seen = wait_for(&r, "the ingest's notifications", |seen| {
+        let events = events_of(seen);
+        events
+            .iter()
+            .filter(|e| *e == "tracking_request.succeeded")
+            .count()
+            == 2
+            && events.iter().filter(|e| *e == "container.created").count() == containers.len()
+    })
+    .await;
+    for d in &seen {
+        assert!(valid(&secret, d), "bad signature on {}", d.json());
+        assert_eq!(d.extra.as_deref(), Some("sriracha"));
+        let doc = d.json();
+        assert_eq!(doc["data"]["type"], "webhook_notification");
+        assert_eq!(
+            doc["data"]["relationships"]["webhook"]["data"]["id"],
+            created["data"]["id"]
+        );
+    }
+    let tr: Vec<&Delivery> = seen
+        .iter()
+        .filter(|d| d.json()["data"]["attributes"]["event"] == "tracking_request.succeeded")
+        .collect();
+    assert_eq!(tr[0].body, tr[1].body, "a retry sends the same bytes");
+    let doc = tr[0].json();
+    assert_eq!(
+        doc["data"]["relationships"]["reference_object"]["data"],
+        json!({"id": request_id, "type": "tracking_request"})
+    );
+    let included = doc["included"].as_array().unwrap();
+    assert!(included
+        .iter()
+        .any(|r| r["type"] == "tracking_request" && r["id"] == request_id.as_str()));
+    // container.created names each container, and includes it and its shipment.
+    let mut created_for = BTreeSet::new();
+    for d in seen
+        .iter()
+        .filter(|d| d.json()["data"]["attributes"]["event"] == "container.created")
+    {
+        let doc = d.json();
+        let container = doc["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["type"] == "container")
+            .expect("container included")
+            .clone();
+        assert!(doc["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "shipment"));
+        created_for.insert(container["id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        created_for,
+        containers.keys().cloned().collect::<BTreeSet<_>>()
+    );
+
+    // The notifications list shows each delivery's status; the retried one succeeded.
+    let start = Instant::now();
+    loop {
+        let (status, list) = server
+            .get("/v2/webhook_notifications?page[size]=100", Some(&key))
+            .await;
+        assert_eq!(status, 200, "{list}");
+        let statuses: Vec<&str> = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["attributes"]["delivery_status"].as_str().unwrap())
+            .collect();
+        if statuses.iter().all(|s| *s == "succeeded") {
+            let ids: BTreeSet<&str> = list["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["id"].as_str().unwrap())
+                .collect();
+            let delivered: BTreeSet<String> = seen
+                .iter()
+                .map(|d| d.json()["data"]["id"].as_str().unwrap().to_string())
+                .collect();
+            assert!(delivered.iter().all(|id| ids.contains(id.as_str())));
+            let one = ids.iter().next().unwrap();
+            let (status, got) = server
+                .get(&format!("/v2/webhook_notifications/{one}"), Some(&key))
+                .await;
+            assert_eq!(status, 200);
+            assert_eq!(got["data"]["attributes"]["delivery_status"], "succeeded");
+            let (status, _) = server
+                .get(&format!("/v2/webhook_notifications/{one}"), Some(&other))
+                .await;
+            assert_eq!(status, 404);
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{statuses:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, theirs) = server.get("/v2/webhook_notifications", Some(&other)).await;
+    assert_eq!(theirs["meta"]["total"], 0);
+
+    // Stopping the shipment's tracking tells the tracking request's webhook.
+    let (_, tr_now) = server
+        .get(&format!("/v2/tracking_requests/{request_id}"), Some(&key))
+        .await;
+    let shipment_id = tr_now["data"]["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .expect("linked shipment")
+        .to_string();
+    let (status, body) = server
+        .graphql(
+            Some(&key),
+            "mutation($s: ID!) { stopTracking(shipmentId: $s) { id } }",
+            json!({ "s": shipment_id }),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let seen = wait_for(&r, "tracking_request.tracking_stopped", |seen| {
+        events_of(seen)
+            .iter()
+            .any(|e| e == "tracking_request.tracking_stopped")
+    })
+    .await;
+    let stopped = seen
+        .iter()
+        .find(|d| d.json()["data"]["attributes"]["event"] == "tracking_request.tracking_stopped")
+        .unwrap()
+        .json();
+    assert_eq!(
+        stopped["data"]["relationships"]["reference_object"]["data"],
+        json!({"id": request_id, "type": "tracking_request"})
+    );
+
+    // The same file again changes nothing and notifies nothing.
+    let (_, before) = server.get("/v2/webhook_notifications", Some(&key)).await;
+    db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, after) = server.get("/v2/webhook_notifications", Some(&key)).await;
+    assert_eq!(before["meta"]["total"], after["meta"]["total"]);
+}
+
+async fn notifications_wait_in_the_outbox_for_a_server(db: &TestDb) {
+    // The ingest commits its notifications while no server runs (as if the server had been
+    // killed between the commit and the delivery); a server started later delivers them.
+    let key = db.create_account("acme");
+    let (r, url) = receiver().await;
+    let server = Server::start_with_env(db, &["--no-webhook-delivery"], ENV);
+    let (status, _) = send(
+        &server,
+        "POST",
+        "/v2/webhooks",
+        &key,
+        hook(&url, &["container.created"]),
+    )
+    .await;
+    assert_eq!(status, 201);
+    drop(server);
+    db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(r.seen.lock().unwrap().is_empty());
+    let server = Server::start_with_env(db, &[], ENV);
+    let n = container_numbers(&server, &key).await.len();
+    assert!(n > 0);
+    let seen = wait_for(&r, "the waiting notifications", |s| s.len() >= n).await;
+    assert_eq!(events_of(&seen), vec!["container.created".to_string(); n]);
+}
+
+async fn two_servers_deliver_each_notification_once(db: &TestDb) {
+    let key = db.create_account("acme");
+    let (r, url) = receiver().await;
+    let a = Server::start_with_env(db, &[], ENV);
+    let b = Server::start_with_env(db, &[], ENV);
+    let (status, _) = send(
+        &a,
+        "POST",
+        "/v2/webhooks",
+        &key,
+        hook(
+            &url,
+            &[
+                "container.created",
+                "container.transport.vessel_departed",
+                "container.transport.vessel_arrived",
+                "container.transport.vessel_discharged",
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let feed = common::generated_feed(20, 7);
+    db.ingest("acme", &[feed.path().to_path_buf()]);
+    let (_, list) = a
+        .get("/v2/webhook_notifications?page[size]=1", Some(&key))
+        .await;
+    let total = list["meta"]["total"].as_u64().unwrap() as usize;
+    assert!(total >= 20, "{list}");
+    let seen = wait_for(&r, "every notification", |s| s.len() >= total).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let seen_after = r.seen.lock().unwrap().len();
+    assert_eq!(seen_after, seen.len(), "no notification delivered twice");
+    let ids: BTreeSet<String> = seen
+        .iter()
+        .map(|d| d.json()["data"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), total);
+    drop(b);
+}
