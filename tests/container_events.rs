@@ -75,6 +75,8 @@ async fn a_transshipped_box_has_its_events_named_by_port(db: &TestDb) {
     for e in te["data"].as_array().unwrap() {
         assert!(related.contains(&&e["id"]), "{}", e["id"]);
     }
+    // …and nothing more: every id of the relationship is one the route serves.
+    assert_eq!(related.len(), te["data"].as_array().unwrap().len());
 
     let (status, raw) = server
         .get(&format!("/v2/containers/{id}/raw_events"), Some(&key))

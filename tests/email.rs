@@ -210,10 +210,12 @@ async fn email_submissions_end_to_end(db: &TestDb) {
         assert_eq!(status, 404, "{path}");
         assert_eq!(err0(&v)["status"], "404");
         assert_eq!(err0(&v)["title"], "Not Found");
-        let detail = err0(&v)["detail"].as_str().unwrap();
-        assert!(
-            detail.contains("EmailSubmission") && detail.contains("could not be found"),
-            "{detail}"
+        // Terminal49's documented wording: Couldn't find EmailSubmission with 'id'=<id>.
+        let id = path.rsplit('/').next().unwrap();
+        assert_eq!(
+            err0(&v)["detail"],
+            format!("Couldn't find EmailSubmission with 'id'={id}"),
+            "{path}"
         );
     }
 

@@ -138,7 +138,7 @@ async fn list_is_paginated(db: &TestDb) {
     assert_eq!(p1["meta"], json!({"size": 2, "total": 5}));
     assert_eq!(
         p1["links"],
-        json!({"first": link(1), "prev": null, "next": link(2), "last": link(3),
+        json!({"first": link(1), "next": link(2), "last": link(3),
                "self": link(1), "current": link(1)})
     );
     let mut walked: Vec<String> = Vec::new();
@@ -169,7 +169,7 @@ async fn list_is_paginated(db: &TestDb) {
     assert_eq!(status, 200);
     assert_eq!(past["data"], json!([]));
     assert_eq!(past["links"]["prev"], link(3));
-    assert_eq!(past["links"]["next"], Value::Null);
+    assert!(past["links"].get("next").is_none(), "{past}");
 
     // Bad values: 400 JSON:API errors naming the parameter.
     for (q, param) in [

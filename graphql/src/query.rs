@@ -191,6 +191,7 @@ impl ListFilter {
             lfd_after: self.lfd_after.map(|d| d.0),
             updated_after: self.updated_after.map(|d| d.0),
             tags,
+            tracking_stopped: None,
         })
     }
 }

@@ -190,6 +190,10 @@ impl TrackingRequestMutation {
                 field.camel_case(),
                 format!("{} {problem}", field.camel_case()),
             )),
+            Err(TrackingRequestError::InvalidList { field, problem }) => Err(error::bad_field(
+                field.camel_case(),
+                format!("{}: {problem}", field.camel_case()),
+            )),
             Err(TrackingRequestError::Store(e)) => Err(error::internal(&e)),
         }
     }

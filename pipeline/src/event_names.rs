@@ -95,6 +95,14 @@ pub fn name(e: &EventRow, ends: Ends<'_>) -> Option<&'static str> {
     }
 }
 
+/// Whether `e` has a name at all, wherever it happened: the ends only choose between names
+/// (`vessel_loaded` or `transshipment_loaded`), never between a name and none, so this needs no
+/// shipment. What a container's `transport_events` relationship lists: actual events with
+/// [`is_named`].
+pub fn is_named(e: &EventRow) -> bool {
+    name(e, Ends::default()).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +221,43 @@ mod tests {
         // Without known ends, a load is a vessel load, not a transshipment.
         let e = event(Eq, "LOAD", "SGSIN", Some("VESSEL"), Some(false));
         assert_eq!(name(&e, Ends::default()), Some("vessel_loaded"));
+    }
+
+    #[test]
+    fn whether_an_event_has_a_name_does_not_depend_on_the_ends() {
+        use EventType::{Equipment as Eq, Shipment as Sh, Transport as Tr};
+        let ends = [
+            Ends::default(),
+            Ends {
+                pol: Some("CNSHA"),
+                pod: Some("NLRTM"),
+                destination: Some("DEDUI"),
+            },
+            Ends {
+                pol: Some("SGSIN"),
+                pod: Some("CNSHA"),
+                destination: None,
+            },
+        ];
+        for kind in [Eq, Tr, Sh] {
+            for code in [
+                "GTOT", "GTIN", "LOAD", "DISC", "DEPA", "ARRI", "STUF", "PICK", "RECE",
+            ] {
+                for mode in [None, Some("VESSEL"), Some("RAIL"), Some("TRUCK")] {
+                    for empty in [None, Some(true), Some(false)] {
+                        for at in ["CNSHA", "SGSIN", "DEDUI"] {
+                            let e = event(kind, code, at, mode, empty);
+                            for end in ends {
+                                assert_eq!(
+                                    name(&e, end).is_some(),
+                                    is_named(&e),
+                                    "{kind:?} {code} {at} {mode:?} {empty:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -95,6 +95,9 @@ pub struct ListFilter {
     pub updated_after: Option<DateTime<Utc>>,
     /// The shipment carries every one of these tags.
     pub tags: Vec<String>,
+    /// Whether tracking of the shipment has stopped (`line_tracking_stopped_at` set, by the
+    /// feeds or by the user): Terminal49's `filter[tracking_stopped]`.
+    pub tracking_stopped: Option<bool>,
 }
 
 /// Order of a list. Ties are broken by id, so pages never overlap.
@@ -232,6 +235,16 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
             let p = cl.text(v);
             out.push(format!("{column} = {p}"));
         }
+    }
+    if let Some(stopped) = f.tracking_stopped {
+        // The derived stop lives in the body (a JSON string when set); the user's in its column.
+        let set = "(s.user_stopped_at IS NOT NULL \
+                   OR s.body LIKE '%\"line_tracking_stopped_at\":\"%')";
+        out.push(if stopped {
+            set.to_string()
+        } else {
+            format!("NOT {set}")
+        });
     }
     let reads_s = !out.is_empty();
     for tag in &f.tags {
@@ -390,7 +403,7 @@ impl Store {
             .try_get("n")?;
         let n = cl.binds.len();
         let page_sql = format!(
-            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.body \
+            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body \
              FROM shipments s WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
             n + 1,
             n + 2
@@ -574,7 +587,7 @@ impl Store {
         }
         loop {
             let rows = sqlx::query(
-                "SELECT id, created_at, refreshed_at, tags, user_stopped_at, body FROM shipments \
+                "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, body FROM shipments \
                  WHERE filters_at IS NULL LIMIT $1",
             )
             .bind(BATCH)

@@ -235,7 +235,8 @@ pub struct DerivedChanges {
 const CONTAINER_SELECT: &str =
     "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND id IN";
 /// Reads shipments by id (`shipment_row`'s columns); `IN (…)` follows.
-const SHIPMENT_SELECT: &str = "SELECT id, created_at, refreshed_at, tags, user_stopped_at, body \
+const SHIPMENT_SELECT: &str =
+    "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, body \
      FROM shipments WHERE account_id = $1 AND id IN";
 
 /// What one re-derivation read (see [`Store::upsert_derived`]): the stored events of the
@@ -1617,6 +1618,11 @@ pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
     if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {
         s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
         s.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_string());
+    }
+    // The user's reference numbers follow the feeds' (`crate::shipment_edits`).
+    if let Some(user) = r.try_get::<Option<String>, _>("user_ref_numbers")? {
+        let user: Vec<String> = from_json(&user, "shipment ref numbers", &id)?;
+        s.ref_numbers = crate::shipment_edits::merged_ref_numbers(&s.ref_numbers, &user);
     }
     Ok(s)
 }

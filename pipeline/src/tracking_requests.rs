@@ -19,6 +19,7 @@ use uuid::Uuid;
 use crate::ids;
 use crate::infer::NumberType;
 use crate::iso6346;
+use crate::shipment_edits::{json_list, merged_ref_numbers};
 use crate::store::{now, ts, Result, Store, StoreError};
 
 /// Longest accepted `request_number` (normalized).
@@ -33,6 +34,10 @@ pub enum RequestField {
     RequestType,
     /// `scac`.
     Scac,
+    /// `ref_numbers`.
+    RefNumbers,
+    /// `shipment_tags`.
+    ShipmentTags,
 }
 
 impl RequestField {
@@ -42,6 +47,8 @@ impl RequestField {
             RequestField::RequestNumber => "request_number",
             RequestField::RequestType => "request_type",
             RequestField::Scac => "scac",
+            RequestField::RefNumbers => "ref_numbers",
+            RequestField::ShipmentTags => "shipment_tags",
         }
     }
 
@@ -51,6 +58,8 @@ impl RequestField {
             RequestField::RequestNumber => "requestNumber",
             RequestField::RequestType => "requestType",
             RequestField::Scac => "scac",
+            RequestField::RefNumbers => "refNumbers",
+            RequestField::ShipmentTags => "shipmentTags",
         }
     }
 }
@@ -66,6 +75,15 @@ pub enum TrackingRequestError {
         field: RequestField,
         /// What is wrong with it.
         problem: &'static str,
+    },
+    /// A reference number or tag breaks its rule
+    /// ([`crate::shipment_edits::parse_ref_numbers`], [`crate::listing::parse_tags`]).
+    #[error("{} {problem}", field.as_str())]
+    InvalidList {
+        /// `ref_numbers` or `shipment_tags`.
+        field: RequestField,
+        /// What is wrong, e.g. `reference numbers must not be blank`.
+        problem: String,
     },
     /// The store failed.
     #[error(transparent)]
@@ -92,7 +110,7 @@ impl NewTrackingRequest {
     /// | `request_number` | not blank | is required |
     /// | `request_number` | after normalization, 1 to [`MAX_REQUEST_NUMBER_LEN`] ASCII letters and digits | must be letters and digits (at most 40) |
     /// | `request_type` | not blank | is required |
-    /// | `request_type` | `container`, `bill_of_lading` or `booking` | must be container, bill_of_lading or booking |
+    /// | `request_type` | `container`, `bill_of_lading` or `booking` (also `booking_number`, Terminal49's name) | must be container, bill_of_lading or booking |
     /// | `scac` | not blank | is required |
     /// | `scac` | 2 to 4 ASCII letters (any case; stored upper case) | must be a SCAC: 2 to 4 letters |
     ///
@@ -125,6 +143,12 @@ impl NewTrackingRequest {
             ));
         }
         let kind = required(RequestField::RequestType, request_type)?;
+        // Terminal49's documents call a booking `booking_number`; both names are accepted.
+        let kind = if kind == "booking_number" {
+            "booking".to_string()
+        } else {
+            kind
+        };
         let request_type = NumberType::parse(&kind).ok_or_else(|| {
             invalid(
                 RequestField::RequestType,
@@ -144,6 +168,76 @@ impl NewTrackingRequest {
             scac,
         })
     }
+}
+
+/// What a client attaches to a tracking request besides the number (Terminal49's
+/// `ref_numbers` and `shipment_tags`): both are given to the shipment the request finds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestExtras {
+    /// Reference numbers (checked by [`RequestExtras::parse`]).
+    pub ref_numbers: Vec<String>,
+    /// Tags for the shipment (checked by [`RequestExtras::parse`]).
+    pub shipment_tags: Vec<String>,
+}
+
+impl RequestExtras {
+    /// Checks `ref_numbers` ([`crate::shipment_edits::parse_ref_numbers`]) and `shipment_tags`
+    /// ([`crate::shipment_edits::parse_tag_list`]); empty lists are fine.
+    ///
+    /// # Errors
+    ///
+    /// [`TrackingRequestError::InvalidList`] naming the field.
+    pub fn parse(
+        ref_numbers: &[String],
+        shipment_tags: &[String],
+    ) -> std::result::Result<RequestExtras, TrackingRequestError> {
+        let ref_numbers = crate::shipment_edits::parse_ref_numbers(ref_numbers).map_err(|e| {
+            TrackingRequestError::InvalidList {
+                field: RequestField::RefNumbers,
+                problem: e.to_string(),
+            }
+        })?;
+        let shipment_tags = crate::shipment_edits::parse_tag_list(shipment_tags).map_err(|e| {
+            TrackingRequestError::InvalidList {
+                field: RequestField::ShipmentTags,
+                problem: e.to_string(),
+            }
+        })?;
+        Ok(RequestExtras {
+            ref_numbers,
+            shipment_tags,
+        })
+    }
+}
+
+/// Which of an account's tracking requests a list shows (Terminal49's `GET
+/// /v2/tracking_requests` filters); every field given must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrackingRequestFilter {
+    /// `filter[request_number]`: the number, compared normalized (upper case, no blanks or
+    /// punctuation).
+    pub request_number: Option<String>,
+    /// `filter[status]`: `pending`, `created`, `failed`, ….
+    pub status: Option<String>,
+    /// `filter[scac]`: the SCAC, any case.
+    pub scac: Option<String>,
+    /// `filter[created_at][start]`: created at or after (UTC).
+    pub created_from: Option<DateTime<Utc>>,
+    /// `filter[created_at][end]`: created at or before (UTC).
+    pub created_to: Option<DateTime<Utc>>,
+    /// `filter[updated_at][start]`: last changed at or after (UTC).
+    pub updated_from: Option<DateTime<Utc>>,
+    /// `filter[updated_at][end]`: last changed at or before (UTC).
+    pub updated_to: Option<DateTime<Utc>>,
+}
+
+/// A change to a tracking request's lists; `None` leaves that list as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestPatch {
+    /// New reference numbers (checked by [`RequestExtras::parse`]).
+    pub ref_numbers: Option<Vec<String>>,
+    /// New shipment tags (checked by [`RequestExtras::parse`]).
+    pub shipment_tags: Option<Vec<String>>,
 }
 
 /// `pending`: no feed data for the number yet.
@@ -170,10 +264,17 @@ pub struct TrackingRequest {
     pub created_at: DateTime<Utc>,
     /// When it last changed (UTC).
     pub updated_at: DateTime<Utc>,
+    /// Reference numbers the client gave (Terminal49 `ref_numbers`).
+    pub ref_numbers: Vec<String>,
+    /// Tags the client asked for on the shipment (Terminal49 `shipment_tags`).
+    pub shipment_tags: Vec<String>,
+    /// Why the request failed (Terminal49's `failed_reason` enum); `None` unless `status` is
+    /// `failed`.
+    pub failed_reason: Option<String>,
 }
 
-const COLUMNS: &str =
-    "id, request_number, request_type, scac, status, shipment_id, created_at, updated_at";
+const COLUMNS: &str = "id, request_number, request_type, scac, status, shipment_id, created_at, \
+     updated_at, ref_numbers, shipment_tags, failed_reason";
 
 fn from_row(row: &sqlx::any::AnyRow) -> Result<TrackingRequest> {
     let corrupt = |detail: String| StoreError::Corrupt {
@@ -182,6 +283,9 @@ fn from_row(row: &sqlx::any::AnyRow) -> Result<TrackingRequest> {
         detail,
     };
     let uuid = |s: String| Uuid::parse_str(&s).map_err(|e| corrupt(e.to_string()));
+    let list = |s: String| -> Result<Vec<String>> {
+        serde_json::from_str(&s).map_err(|e| corrupt(e.to_string()))
+    };
     let time = |s: String| {
         DateTime::parse_from_rfc3339(&s)
             .map(|d| d.with_timezone(&Utc))
@@ -199,6 +303,9 @@ fn from_row(row: &sqlx::any::AnyRow) -> Result<TrackingRequest> {
             .transpose()?,
         created_at: time(row.try_get("created_at")?)?,
         updated_at: time(row.try_get("updated_at")?)?,
+        ref_numbers: list(row.try_get("ref_numbers")?)?,
+        shipment_tags: list(row.try_get("shipment_tags")?)?,
+        failed_reason: row.try_get("failed_reason")?,
     })
 }
 
@@ -216,6 +323,31 @@ impl Store {
         request_type: &str,
         scac: &str,
     ) -> Result<TrackingRequest> {
+        self.create_tracking_request_with(
+            account,
+            request_number,
+            request_type,
+            scac,
+            &RequestExtras::default(),
+        )
+        .await
+    }
+
+    /// [`Store::create_tracking_request`] with the client's reference numbers and shipment
+    /// tags. Asking again for the same number keeps the first request and adds the new lists'
+    /// entries to it.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when a statement fails.
+    pub async fn create_tracking_request_with(
+        &self,
+        account: Uuid,
+        request_number: &str,
+        request_type: &str,
+        scac: &str,
+        extras: &RequestExtras,
+    ) -> Result<TrackingRequest> {
         let id = ids::scoped(
             account,
             "tracking_request",
@@ -224,8 +356,8 @@ impl Store {
         let at = ts(now());
         sqlx::query(
             "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, \
-             status, shipment_id, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $7) ON CONFLICT (id) DO NOTHING",
+             status, shipment_id, created_at, updated_at, ref_numbers, shipment_tags) \
+             VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
         )
         .bind(id.to_string())
         .bind(account.to_string())
@@ -234,8 +366,26 @@ impl Store {
         .bind(scac)
         .bind(PENDING)
         .bind(&at)
+        .bind(json_list(&extras.ref_numbers))
+        .bind(json_list(&extras.shipment_tags))
         .execute(self.pool())
         .await?;
+        if !(extras.ref_numbers.is_empty() && extras.shipment_tags.is_empty()) {
+            if let Some(before) = self.tracking_request(account, id).await? {
+                let patch = RequestPatch {
+                    ref_numbers: Some(merged_ref_numbers(&before.ref_numbers, &extras.ref_numbers)),
+                    shipment_tags: Some(merged_ref_numbers(
+                        &before.shipment_tags,
+                        &extras.shipment_tags,
+                    )),
+                };
+                if patch.ref_numbers.as_ref() != Some(&before.ref_numbers)
+                    || patch.shipment_tags.as_ref() != Some(&before.shipment_tags)
+                {
+                    self.patch_tracking_request(account, id, &patch).await?;
+                }
+            }
+        }
         self.link_tracking_requests(account).await?;
         self.tracking_request(account, id)
             .await?
@@ -261,15 +411,82 @@ impl Store {
         request_type: &str,
         scac: &str,
     ) -> std::result::Result<TrackingRequest, TrackingRequestError> {
+        self.submit_tracking_request_with(account, request_number, request_type, scac, &[], &[])
+            .await
+    }
+
+    /// [`Store::submit_tracking_request`] with the client's `ref_numbers` and `shipment_tags`
+    /// (checked by [`RequestExtras::parse`]).
+    ///
+    /// # Errors
+    ///
+    /// [`TrackingRequestError::Invalid`] or [`TrackingRequestError::InvalidList`] for a bad
+    /// attribute (nothing is stored), [`TrackingRequestError::Store`] when the store fails.
+    pub async fn submit_tracking_request_with(
+        &self,
+        account: Uuid,
+        request_number: &str,
+        request_type: &str,
+        scac: &str,
+        ref_numbers: &[String],
+        shipment_tags: &[String],
+    ) -> std::result::Result<TrackingRequest, TrackingRequestError> {
         let new = NewTrackingRequest::parse(request_number, request_type, scac)?;
+        let extras = RequestExtras::parse(ref_numbers, shipment_tags)?;
         Ok(self
-            .create_tracking_request(
+            .create_tracking_request_with(
                 account,
                 &new.request_number,
                 new.request_type.as_str(),
                 &new.scac,
+                &extras,
             )
             .await?)
+    }
+
+    /// Replaces the lists `patch` names on the account's request `id` (Terminal49's `PATCH
+    /// /v2/tracking_requests/{id}`); `updated_at` moves to now. When the request has found its
+    /// shipment, the new entries are given to the shipment too. `None` for an unknown id.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when a statement fails.
+    pub async fn patch_tracking_request(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        patch: &RequestPatch,
+    ) -> Result<Option<TrackingRequest>> {
+        let mut tx = self.pool().begin().await?;
+        let account_s = account.to_string();
+        let row = sqlx::query(
+            "UPDATE tracking_requests SET updated_at = $3, \
+             ref_numbers = COALESCE($4, ref_numbers), shipment_tags = COALESCE($5, shipment_tags) \
+             WHERE account_id = $1 AND id = $2 RETURNING shipment_id",
+        )
+        .bind(&account_s)
+        .bind(id.to_string())
+        .bind(ts(now()))
+        .bind(patch.ref_numbers.as_deref().map(json_list))
+        .bind(patch.shipment_tags.as_deref().map(json_list))
+        .fetch_optional(self.counted(&mut tx))
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        if let Some(shipment) = row.try_get::<Option<String>, _>("shipment_id")? {
+            let none = Vec::new();
+            self.add_request_fields(
+                &mut tx,
+                &account_s,
+                &shipment,
+                patch.ref_numbers.as_ref().unwrap_or(&none),
+                patch.shipment_tags.as_ref().unwrap_or(&none),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        self.tracking_request(account, id).await
     }
 
     /// Moves the account's pending requests whose number now has stored data to `created`,
@@ -289,7 +506,7 @@ impl Store {
         let sql = format!(
             "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
              WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL \
-             RETURNING id, shipment_id"
+             RETURNING id, shipment_id, ref_numbers, shipment_tags"
         );
         let at = now();
         let account_s = account.to_string();
@@ -316,6 +533,25 @@ impl Store {
                 .try_get::<Option<String>, _>("shipment_id")?
                 .map(|s| Uuid::parse_str(&s).map_err(|e| corrupt(s.clone(), e)))
                 .transpose()?;
+            if let Some(shipment) = shipment {
+                let list = |column: &str| -> Result<Vec<String>> {
+                    let text: String = r.try_get(column)?;
+                    serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                        what: "tracking request",
+                        id: id.clone(),
+                        detail: e.to_string(),
+                    })
+                };
+                let (numbers, tags) = (list("ref_numbers")?, list("shipment_tags")?);
+                self.add_request_fields(
+                    &mut tx,
+                    &account_s,
+                    &shipment.to_string(),
+                    &numbers,
+                    &tags,
+                )
+                .await?;
+            }
             linked.push(request);
             emissions.push(crate::webhooks::rules::tracking_request_succeeded(
                 request, shipment, at,
@@ -376,18 +612,72 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<TrackingRequest>, i64)> {
-        let total: i64 =
-            sqlx::query("SELECT COUNT(*) AS n FROM tracking_requests WHERE account_id = $1")
-                .bind(account.to_string())
-                .fetch_one(self.pool())
-                .await?
-                .try_get("n")?;
+        self.list_tracking_requests_filtered(
+            account,
+            &TrackingRequestFilter::default(),
+            offset,
+            limit,
+        )
+        .await
+    }
+
+    /// [`Store::list_tracking_requests`] narrowed by `filter`; the total counts the matching
+    /// requests.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::list_tracking_requests`].
+    pub async fn list_tracking_requests_filtered(
+        &self,
+        account: Uuid,
+        filter: &TrackingRequestFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<TrackingRequest>, i64)> {
+        // Conditions and their values, bound from $2 on ($1 is the account).
+        let mut conditions = vec!["account_id = $1".to_string()];
+        let mut values: Vec<String> = Vec::new();
+        let mut add = |condition: &str, value: String| {
+            values.push(value);
+            conditions.push(condition.replace('?', &format!("${}", values.len() + 1)));
+        };
+        if let Some(n) = &filter.request_number {
+            add("request_number = ?", iso6346::normalize(n));
+        }
+        if let Some(status) = &filter.status {
+            add("status = ?", status.clone());
+        }
+        if let Some(scac) = &filter.scac {
+            add("scac = ?", scac.trim().to_ascii_uppercase());
+        }
+        for (condition, at) in [
+            ("created_at >= ?", filter.created_from),
+            ("created_at <= ?", filter.created_to),
+            ("updated_at >= ?", filter.updated_from),
+            ("updated_at <= ?", filter.updated_to),
+        ] {
+            if let Some(at) = at {
+                add(condition, ts(at));
+            }
+        }
+        let where_sql = conditions.join(" AND ");
+        let count_sql = format!("SELECT COUNT(*) AS n FROM tracking_requests WHERE {where_sql}");
+        let mut count = sqlx::query(&count_sql).bind(account.to_string());
+        for v in &values {
+            count = count.bind(v);
+        }
+        let total: i64 = count.fetch_one(self.pool()).await?.try_get("n")?;
         let sql = format!(
-            "SELECT {COLUMNS} FROM tracking_requests WHERE account_id = $1 \
-             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
+            "SELECT {COLUMNS} FROM tracking_requests WHERE {where_sql} \
+             ORDER BY created_at DESC, id DESC LIMIT ${} OFFSET ${}",
+            values.len() + 2,
+            values.len() + 3
         );
-        let items = sqlx::query(&sql)
-            .bind(account.to_string())
+        let mut q = sqlx::query(&sql).bind(account.to_string());
+        for v in &values {
+            q = q.bind(v);
+        }
+        let items = q
             .bind(limit)
             .bind(offset)
             .fetch_all(self.pool())

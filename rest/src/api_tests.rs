@@ -230,7 +230,15 @@ async fn rest_api_end_to_end() {
             c.shipment_id.to_string()
         );
         let ev = events.get(&c.id).cloned().unwrap_or_default();
-        let te: Vec<String> = ev.iter().map(|e| e.id.to_string()).collect();
+        // Transport events: the actual events with a Terminal49 name (event_names).
+        let te: Vec<String> = ev
+            .iter()
+            .filter(|e| {
+                e.event.classifier == teu_pipeline::model::Classifier::Act
+                    && teu_pipeline::event_names::is_named(&e.event)
+            })
+            .map(|e| e.id.to_string())
+            .collect();
         let re: Vec<String> = ev.iter().map(|e| e.raw_event_id.to_string()).collect();
         assert_eq!(ids(&res["relationships"]["transport_events"]["data"]), te);
         assert_eq!(ids(&res["relationships"]["raw_events"]["data"]), re);

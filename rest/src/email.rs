@@ -12,7 +12,8 @@
 //! - Pagination, links and meta as on the other lists ([`crate::pagination`], [`crate::query`]).
 //! - An unknown, malformed or other account's submission id is a 404 whose detail says the
 //!   EmailSubmission could not be found; an unknown schema id a 404 saying the DocumentSchema
-//!   with that id could not be found.
+//!   with that id could not be found (`Couldn't find DocumentSchema with 'id'=…`, the wording of
+//!   Terminal49's examples).
 //!
 //! Store calls per request: the page (or one submission), then at most one `documents_by_ids`
 //! and one `document_representations_by_ids`, whatever the page size.

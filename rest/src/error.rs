@@ -237,11 +237,12 @@ impl ApiError {
         }
     }
 
-    /// Shorthand for [`ApiError::NotFound`] with the spec's wording: "The {kind} with id {id}
-    /// could not be found." (`kind` is e.g. `Container`).
+    /// Shorthand for [`ApiError::NotFound`] worded as Terminal49's documented examples
+    /// (`Couldn't find DocumentSchema with 'id'=unknown@2026-03-23`): "Couldn't find {kind} with
+    /// 'id'={id}" (`kind` is the model name, e.g. `Container`, `EmailSubmission`).
     pub fn not_found(kind: &str, id: &str) -> Self {
         ApiError::NotFound {
-            detail: format!("The {kind} with id {id:?} could not be found."),
+            detail: format!("Couldn't find {kind} with 'id'={id}"),
         }
     }
 
@@ -419,7 +420,7 @@ mod tests {
         assert_eq!(v["errors"][0]["title"], "Not Found");
         assert_eq!(
             v["errors"][0]["detail"],
-            "The Container with id \"abc\" could not be found."
+            "Couldn't find Container with 'id'=abc"
         );
     }
 

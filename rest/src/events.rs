@@ -76,16 +76,15 @@ fn voyage(e: &TransportEvent) -> Option<&str> {
     first.as_deref().or(second.as_deref())
 }
 
-/// `GET /containers/{id}/transport_events`.
-pub(crate) async fn transport_events(
-    State(state): State<RestState>,
-    Extension(account): Extension<Account>,
-    Path(id): Path<String>,
-    base: Base,
-) -> Result<Json<Value>, ApiError> {
-    let (container, shipment_id, events, shipment) = events_of(&state, &account, &id).await?;
-    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
-    let data: Vec<Value> = events
+/// The `transport_event` resources of one container's `events` (the actual events that have
+/// a normalized name), in event order; `ends` tells the POL, POD and transshipment ports apart.
+pub(crate) fn transport_event_values(
+    events: &[TransportEvent],
+    ends: Ends<'_>,
+    container: Uuid,
+    shipment_id: Uuid,
+) -> Vec<Value> {
+    events
         .iter()
         .filter(|e| e.event.classifier == Classifier::Act)
         .filter_map(|e| {
@@ -111,7 +110,19 @@ pub(crate) async fn transport_events(
                 }
             }))
         })
-        .collect();
+        .collect()
+}
+
+/// `GET /containers/{id}/transport_events`.
+pub(crate) async fn transport_events(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    Path(id): Path<String>,
+    base: Base,
+) -> Result<Json<Value>, ApiError> {
+    let (container, shipment_id, events, shipment) = events_of(&state, &account, &id).await?;
+    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
+    let data = transport_event_values(&events, ends, container, shipment_id);
     Ok(Json(json!({
         "data": data,
         "included": [],
@@ -119,16 +130,10 @@ pub(crate) async fn transport_events(
     })))
 }
 
-/// `GET /containers/{id}/raw_events`.
-pub(crate) async fn raw_events(
-    State(state): State<RestState>,
-    Extension(account): Extension<Account>,
-    Path(id): Path<String>,
-    base: Base,
-) -> Result<Json<Value>, ApiError> {
-    let (_, _, events, shipment) = events_of(&state, &account, &id).await?;
-    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
-    let data: Vec<Value> = events
+/// The `raw_event` resources of one container's `events` (every stored event, actual and
+/// estimated), in event order.
+pub(crate) fn raw_event_values(events: &[TransportEvent], ends: Ends<'_>) -> Vec<Value> {
+    events
         .iter()
         .enumerate()
         .map(|(index, e)| {
@@ -161,7 +166,19 @@ pub(crate) async fn raw_events(
                 }
             })
         })
-        .collect();
+        .collect()
+}
+
+/// `GET /containers/{id}/raw_events`.
+pub(crate) async fn raw_events(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    Path(id): Path<String>,
+    base: Base,
+) -> Result<Json<Value>, ApiError> {
+    let (_, _, events, shipment) = events_of(&state, &account, &id).await?;
+    let ends = shipment.as_ref().map(Ends::of).unwrap_or_default();
+    let data = raw_event_values(&events, ends);
     Ok(Json(json!({
         "data": data,
         "links": {"self": base.url(&format!("/containers/{id}/raw_events"))},

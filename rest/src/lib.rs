@@ -7,20 +7,22 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `GET /containers` | page of containers; `page[number]`, `page[size]`, `include=shipment` |
-//! | `GET /containers/{id}` | one container; `include=shipment` |
+//! | `GET /containers` | page of containers; `page[number]`, `page[size]`, `include` (`shipment`, `pod_terminal`, `transport_events`, `raw_events`), filters ([`list_filters`]) |
+//! | `GET /containers/{id}` | one container; the same `include` |
 //! | `GET /containers/{id}/map_geojson` | the container's route as a GeoJSON FeatureCollection ([`map`]); 403 without Routing Data |
 //! | `GET /containers/{id}/transport_events`, `GET /containers/{id}/raw_events` | the container's carrier events as Terminal49 names them ([`events`]) |
-//! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers` |
+//! | `GET /shipments` | page of shipments; `page[number]`, `page[size]`, `include=containers`, filters ([`list_filters`]: also `number`, `filter[tracking_stopped]`) |
 //! | `GET /shipments/{id}` | one shipment; `include=containers` |
+//! | `PATCH /shipments/{id}`, `PATCH /shipments/{id}/stop_tracking`, `PATCH /shipments/{id}/resume_tracking` | the user's `ref_numbers` and `tags`; stop and resume tracking ([`shipment_edits`]) |
 //! | `GET /email_submissions` | page of email submissions; `include` (default `documents,documents.last_document_representation`) |
 //! | `GET /email_submissions/{id}` | one email submission |
 //! | `GET /document_schemas/{id}` | one document schema by `<document_type>@<version>` |
 //! | `POST /tracking_requests/infer_number` | carrier inference for one number ([`infer`]); 200 requests per minute per account |
 //! | `POST /tracking_requests` | stores a tracking request (201; 422 with `source.pointer`) |
-//! | `GET /tracking_requests` | page of the account's tracking requests, `pending` or `created`; `page[number]`, `page[size]` |
-//! | `GET /tracking_requests/{id}` | one tracking request |
-//! | `GET /shipping_lines`, `GET /shipping_lines/{id}`, `GET /ports/{id}` | reference data, the same for every account ([`reference`]); `{id}` is the id, the SCAC or the UN/LOCODE |
+//! | `GET /tracking_requests` | page of the account's tracking requests; `page[number]`, `page[size]`, `filter[…]` |
+//! | `GET /tracking_requests/{id}`, `PATCH /tracking_requests/{id}` | one tracking request; its `ref_numbers` and `shipment_tags` |
+//! | `GET /shipping_lines`, `GET /shipping_lines/{id}`, `GET /ports/{id}`, `GET /terminals/{id}` | reference data, the same for every account ([`reference`]); `{id}` is the id, the SCAC, the UN/LOCODE or the FIRMS code |
+//! | `GET /vessels/{id}` | a vessel by id or IMO number with its latest AIS position ([`vessels`]); 403 without Routing Data |
 //! | `POST /webhooks`, `GET /webhooks`, `GET/PATCH/DELETE /webhooks/{id}` | the account's webhooks ([`webhooks`]) |
 //! | `GET /webhooks/events`, `POST /webhooks/trigger` | the event catalog; one test delivery |
 //! | `GET /webhook_notifications`, `GET /webhook_notifications/{id}`, `GET /webhook_notifications/examples` | notifications and their delivery status; example payloads |
@@ -32,25 +34,29 @@
 
 #![warn(missing_docs)]
 
+pub mod body_limit;
 pub mod delivery;
 mod email;
 pub mod error;
 mod events;
 pub mod infer;
+mod list_filters;
 pub mod map;
 pub mod pagination;
 pub mod query;
 pub mod reference;
 pub mod resources;
 mod routes;
+mod shipment_edits;
 mod tracking_requests;
+mod vessels;
 pub mod webhooks;
 
 use axum::extract::{Request, State};
 use axum::http::header;
 use axum::middleware::{from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::Router;
 use teu_pipeline::store::Store;
 
@@ -101,7 +107,18 @@ pub fn router(state: RestState) -> Router {
         )
         .route("/containers/{id}/raw_events", get(events::raw_events))
         .route("/shipments", get(routes::list_shipments))
-        .route("/shipments/{id}", get(routes::get_shipment))
+        .route(
+            "/shipments/{id}",
+            get(routes::get_shipment).patch(shipment_edits::patch_shipment),
+        )
+        .route(
+            "/shipments/{id}/stop_tracking",
+            patch(shipment_edits::stop_tracking),
+        )
+        .route(
+            "/shipments/{id}/resume_tracking",
+            patch(shipment_edits::resume_tracking),
+        )
         .route("/tracking_requests/infer_number", post(infer::infer_number))
         .route("/email_submissions", get(email::list_email_submissions))
         .route("/email_submissions/{id}", get(email::get_email_submission))
@@ -110,10 +127,15 @@ pub fn router(state: RestState) -> Router {
             "/tracking_requests",
             post(tracking_requests::create).get(tracking_requests::list),
         )
-        .route("/tracking_requests/{id}", get(tracking_requests::get_one))
+        .route(
+            "/tracking_requests/{id}",
+            get(tracking_requests::get_one).patch(tracking_requests::patch),
+        )
         .route("/shipping_lines", get(reference::list_shipping_lines))
         .route("/shipping_lines/{id}", get(reference::get_shipping_line))
         .route("/ports/{id}", get(reference::get_port))
+        .route("/terminals/{id}", get(reference::get_terminal))
+        .route("/vessels/{id}", get(vessels::get_vessel))
         .route("/webhooks", post(webhooks::create).get(webhooks::list))
         .route("/webhooks/events", get(webhooks::events))
         .route("/webhooks/trigger", post(webhooks::trigger))
@@ -137,6 +159,7 @@ pub fn router(state: RestState) -> Router {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(
             error::MAX_BODY_BYTES,
         ))
+        .layer(axum::middleware::from_fn(body_limit::limit_body))
         .layer(axum::middleware::from_fn(error::json_api_errors))
         .with_state(state)
 }

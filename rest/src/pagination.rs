@@ -5,9 +5,11 @@
 //! - pages are numbered from 1; `last` = ceil(total / size), but at least 1 (an empty list has
 //!   one, empty, page);
 //! - `first` is page 1 and `last` the last page, always present;
-//! - `prev` is null on page 1; on a page beyond the last it points at the last page (so a client
-//!   that overshot can step back onto data), otherwise at `number - 1`;
-//! - `next` is null on the last page and beyond, otherwise `number + 1`;
+//! - `prev` is left out on page 1; on a page beyond the last it points at the last page (so a
+//!   client that overshot can step back onto data), otherwise at `number - 1`;
+//! - `next` is left out on the last page and beyond, otherwise `number + 1` (Terminal49's
+//!   published schema types both as strings, not nullable, and its list examples leave out the
+//!   links that do not apply);
 //! - `self` and `current` are both the requested page (the spec lists `current` for
 //!   `/containers` only; teu emits it on every list for uniformity);
 //! - every link is absolute and carries `page[number]` then `page[size]`, then the request's
@@ -49,14 +51,16 @@ pub fn last_page(total: u64, size: u64) -> u64 {
 }
 
 /// `links` of a list response (spec: first, prev, next, last, self; `/containers` adds
-/// current). `prev` and `next` serialize as null when absent.
+/// current). `prev` and `next` are left out of the JSON when there is no such page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageLinks {
     /// Page 1.
     pub first: String,
-    /// The previous page; null on page 1.
+    /// The previous page; absent on page 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prev: Option<String>,
-    /// The next page; null on the last page and beyond.
+    /// The next page; absent on the last page and beyond.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
     /// The last page (page 1 when the list is empty).
     pub last: String,
@@ -197,20 +201,25 @@ mod tests {
     }
 
     #[test]
-    fn extra_query_is_kept_and_links_serialize_with_nulls() {
+    fn extra_query_is_kept_and_missing_links_are_left_out() {
         let l = page_links(B, "&include=shipment", Page { number: 1, size: 2 }, 3);
         assert_eq!(
             l.next.as_deref(),
             Some("http://h/v2/containers?page[number]=2&page[size]=2&include=shipment")
         );
         let v = serde_json::to_value(&l).unwrap();
-        assert!(v["prev"].is_null());
+        assert!(v.get("prev").is_none(), "{v}");
         assert_eq!(
             v["self"],
             "http://h/v2/containers?page[number]=1&page[size]=2&include=shipment"
         );
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-        assert_eq!(keys.len(), 6, "{keys:?}");
+        assert_eq!(keys.len(), 5, "{keys:?}");
+        let only = serde_json::to_value(page_links(B, "", Page { number: 1, size: 2 }, 2)).unwrap();
+        assert!(
+            only.get("prev").is_none() && only.get("next").is_none(),
+            "{only}"
+        );
     }
 
     mod properties {

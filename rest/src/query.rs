@@ -5,7 +5,8 @@
 //! | `page[number]` | decimal digits only, at least 1; default 1 | not an integer, 0 |
 //! | `page[size]` | decimal digits only, 1 to [`MAX_PAGE_SIZE`]; default [`DEFAULT_PAGE_SIZE`] | not an integer, 0, above the maximum |
 //! | `include` | comma-separated relationship names from the endpoint's allowed list; empty means none | unknown name |
-//! | `sort`, `filter[...]` | not implemented | always 400 (`unsupported_parameter`), as JSON:API requires |
+//! | `filter[...]`, `number` | only the names an endpoint lists ([`parse_list_filtered`]); each once; the endpoint checks the values | a name the endpoint does not serve: 400 (`unsupported_parameter`); a repeat: 400 |
+//! | `sort` | not implemented | always 400 (`unsupported_parameter`), as JSON:API requires |
 //!
 //! Names and values are percent-decoded first (`page%5Bsize%5D=10` is `page[size]=10`). Each of
 //! `page[number]`, `page[size]` and `include` may appear once; a repeat is a 400. Any other
@@ -37,6 +38,9 @@ pub struct ListQuery {
     /// Requested relationships, each once, in the order first given; every entry is one of
     /// the endpoint's allowed names.
     pub include: Vec<&'static str>,
+    /// Filters given, each one of the endpoint's names (`filter[status]`, `number`), with its
+    /// decoded value, in the order given.
+    pub filters: Vec<(&'static str, String)>,
 }
 
 impl ListQuery {
@@ -45,21 +49,46 @@ impl ListQuery {
         self.include.contains(&name)
     }
 
-    /// What pagination links append to their query: `&include=a,b`, or empty when nothing was
-    /// included (see [`crate::pagination::page_links`]).
+    /// The value of filter `name` (as listed by the endpoint), if given.
+    pub fn filter(&self, name: &str) -> Option<&str> {
+        self.filters
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// What pagination links append to their query: `&include=a,b` and every filter given
+    /// (percent-encoded values), or empty when there are none (see
+    /// [`crate::pagination::page_links`]), so following `next` keeps the same list.
     pub fn link_suffix(&self) -> String {
-        if self.include.is_empty() {
-            String::new()
-        } else {
-            format!("&include={}", self.include.join(","))
+        let mut out = String::new();
+        if !self.include.is_empty() {
+            out.push_str(&format!("&include={}", self.include.join(",")));
         }
+        for (name, value) in &self.filters {
+            let value: String = form_urlencoded::byte_serialize(value.as_bytes()).collect();
+            out.push_str(&format!("&{name}={value}"));
+        }
+        out
     }
 }
 
 /// Parses a list endpoint's query string (`None` when the URI has none). `allowed` is the
-/// endpoint's include list, e.g. `&["shipment"]`.
+/// endpoint's include list, e.g. `&["shipment"]`. Any filter is refused (400).
 pub fn parse_list(query: Option<&str>, allowed: &[&'static str]) -> Result<ListQuery, ApiError> {
-    let raw = Raw::parse(query)?;
+    parse_list_filtered(query, allowed, &[])
+}
+
+/// [`parse_list`] for an endpoint that serves the filters `filters` (names as written in the
+/// query, e.g. `filter[status]`, `filter[created_at][start]`, `number`). A filter not in the
+/// list is a 400 (`unsupported_parameter`), a repeated one a 400; an empty value is kept (the
+/// endpoint decides what it means).
+pub fn parse_list_filtered(
+    query: Option<&str>,
+    allowed: &[&'static str],
+    filters: &[&'static str],
+) -> Result<ListQuery, ApiError> {
+    let raw = Raw::parse(query, filters)?;
     let number = match raw.page_number {
         None => 1,
         Some(v) => parse_positive(PAGE_NUMBER, &v, None)?,
@@ -71,6 +100,7 @@ pub fn parse_list(query: Option<&str>, allowed: &[&'static str]) -> Result<ListQ
     Ok(ListQuery {
         page: Page { number, size },
         include: parse_include(raw.include.as_deref(), allowed)?,
+        filters: raw.filters,
     })
 }
 
@@ -80,7 +110,7 @@ pub fn parse_single(
     query: Option<&str>,
     allowed: &[&'static str],
 ) -> Result<Vec<&'static str>, ApiError> {
-    let raw = Raw::parse(query)?;
+    let raw = Raw::parse(query, &[])?;
     parse_include(raw.include.as_deref(), allowed)
 }
 
@@ -90,12 +120,23 @@ struct Raw {
     page_number: Option<String>,
     page_size: Option<String>,
     include: Option<String>,
+    filters: Vec<(&'static str, String)>,
 }
 
 impl Raw {
-    fn parse(query: Option<&str>) -> Result<Raw, ApiError> {
+    fn parse(query: Option<&str>, filters: &[&'static str]) -> Result<Raw, ApiError> {
         let mut raw = Raw::default();
         for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            if let Some(&known) = filters.iter().find(|f| **f == name) {
+                if raw.filters.iter().any(|(n, _)| *n == known) {
+                    return Err(ApiError::invalid(
+                        known,
+                        format!("{known} must be given at most once."),
+                    ));
+                }
+                raw.filters.push((known, value.into_owned()));
+                continue;
+            }
             let slot = match name.as_ref() {
                 PAGE_NUMBER => &mut raw.page_number,
                 PAGE_SIZE => &mut raw.page_size,
@@ -108,10 +149,15 @@ impl Raw {
                     })
                 }
                 n if n == "filter" || n.starts_with("filter[") => {
+                    let served = if filters.is_empty() {
+                        "this endpoint serves no filter".to_string()
+                    } else {
+                        format!("served here: {}", filters.join(", "))
+                    };
                     return Err(ApiError::UnsupportedParameter {
                         parameter: n.to_string(),
-                        detail: "Filtering is not supported on this endpoint.".into(),
-                    })
+                        detail: format!("{n} is not a filter of this endpoint ({served})."),
+                    });
                 }
                 _ => continue,
             };
@@ -125,6 +171,36 @@ impl Raw {
         }
         Ok(raw)
     }
+}
+
+/// The value of a time filter (`filter[created_at][start]`, …): an RFC 3339 time, or a date
+/// `YYYY-MM-DD` read in UTC as the start of that day, or, when `end` is true, its last
+/// millisecond (so an end date includes the whole day).
+///
+/// # Errors
+///
+/// 400 with `source.parameter` = `name` for any other text.
+pub fn parse_time_filter(
+    name: &str,
+    value: &str,
+    end: bool,
+) -> Result<chrono::DateTime<chrono::Utc>, ApiError> {
+    use chrono::{DateTime, NaiveDate, Utc};
+    if let Ok(t) = DateTime::parse_from_rfc3339(value) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+        ApiError::invalid(
+            name,
+            format!("{name} must be an RFC 3339 time or a YYYY-MM-DD date, got {value:?}."),
+        )
+    })?;
+    let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    Ok(if end {
+        start + chrono::Duration::days(1) - chrono::Duration::milliseconds(1)
+    } else {
+        start
+    })
 }
 
 /// A decimal integer of ASCII digits only (no sign, blank or fraction), at least 1 and at most
@@ -267,7 +343,11 @@ mod tests {
                 "at most once",
             ),
             ("sort=-created_at", "sort", "not supported"),
-            ("filter[status]=new", "filter[status]", "not supported"),
+            (
+                "filter[status]=new",
+                "filter[status]",
+                "not a filter of this endpoint",
+            ),
         ] {
             let (p, d) = param_of(parse_list(Some(q), SHIP).unwrap_err());
             assert_eq!(p, param, "{q}");

@@ -1,7 +1,8 @@
 //! Reference resources, the same for every account: `GET /shipping_lines`,
-//! `GET /shipping_lines/{id}` (the bundled carrier reference, `data/reference/ocean-carriers.csv`)
-//! and `GET /ports/{id}` (the bundled port list), with Terminal49's names (API reference
-//! "Shipping Lines" and "Ports").
+//! `GET /shipping_lines/{id}` (the bundled carrier reference, `data/reference/ocean-carriers.csv`),
+//! `GET /ports/{id}` (the bundled port list) and `GET /terminals/{id}` (the DCSA facility list
+//! and the FIRMS codes, `teu_pipeline::terminals`), with Terminal49's names (API reference
+//! "Shipping Lines", "Ports" and "Terminals").
 //!
 //! Ids are UUID v5 of the SCAC or the UN/LOCODE (`teu_pipeline::ids`), so they are the same on
 //! every teu; `{id}` also accepts the SCAC (any of a line's SCACs) or the UN/LOCODE itself.
@@ -17,6 +18,7 @@ use serde_json::{json, Value};
 use teu_pipeline::ids;
 use teu_pipeline::model::{Carrier, Port};
 use teu_pipeline::reference::bundled;
+use teu_pipeline::terminals::Terminal;
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -61,6 +63,48 @@ pub fn port_resource(p: &Port) -> Value {
             "longitude": p.longitude,
         }
     })
+}
+
+/// The resource object of a terminal (Terminal49's `terminal`): codes from the DCSA facility
+/// list and the FIRMS list; the address fields, which neither source gives, are null.
+pub fn terminal_resource(t: &Terminal) -> Value {
+    json!({
+        "id": t.id,
+        "type": "terminal",
+        "attributes": {
+            "name": t.name,
+            "nickname": null,
+            "firms_code": t.firms_code,
+            "smdg_code": t.smdg_code,
+            "bic_facility_code": t.bic_code,
+            "street": null,
+            "city": null,
+            "state": null,
+            "state_abbr": null,
+            "zip": null,
+            "country": t.locode.get(..2),
+        },
+        "relationships": {
+            "port": { "data": { "id": ids::port_id(&t.locode), "type": "port" } },
+        }
+    })
+}
+
+/// `GET /terminals/{id}`: by id, or by FIRMS code; 404 otherwise.
+pub(crate) async fn get_terminal(Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    let index = teu_pipeline::terminals::bundled();
+    let found = match Uuid::parse_str(&id) {
+        Ok(uuid) => index.get(uuid),
+        Err(_) => {
+            let code = id.trim().to_ascii_uppercase();
+            index
+                .resolve(None, &code)
+                .ok()
+                .filter(|t| t.firms_code.as_deref() == Some(code.as_str()))
+        }
+    };
+    let t = found.ok_or_else(|| ApiError::not_found("Terminal", &id))?;
+    Ok(Json(json!({ "data": terminal_resource(t) })))
 }
 
 /// `GET /shipping_lines`: every line of the bundled reference, in file order.

@@ -23,7 +23,7 @@ use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 use serde::{Serialize, Serializer};
 use teu_pipeline::ids::port_id;
 use teu_pipeline::model::{
-    Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent,
+    Classifier, Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent,
 };
 use uuid::Uuid;
 
@@ -271,9 +271,14 @@ pub fn container<'a>(c: &'a Container, events: &[TransportEvent]) -> ContainerRe
             shipment: ToOne::of("shipment", Some(c.shipment_id)),
             pickup_facility: ToOne::of("terminal", c.pickup_facility_id),
             pod_terminal: ToOne::of("terminal", c.pod_terminal_id),
+            // The events `GET /containers/{id}/transport_events` serves: actual, named ones.
             transport_events: ToMany {
                 data: events
                     .iter()
+                    .filter(|e| {
+                        e.event.classifier == Classifier::Act
+                            && teu_pipeline::event_names::is_named(&e.event)
+                    })
                     .map(|e| Identifier::new("transport_event", e.id))
                     .collect(),
             },

@@ -25,13 +25,15 @@ use teu_pipeline::model::{Account, Container, Shipment};
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::list_filters::{list_filter, CONTAINER_FILTERS, SHIPMENT_FILTERS};
 use crate::pagination::{page_links, PageLinks, PageMeta};
-use crate::query::{parse_list, parse_single};
+use crate::query::{parse_list_filtered, parse_single};
 use crate::resources::{self, SelfLink};
 use crate::RestState;
 
-/// Relationship names `include` accepts on container endpoints.
-const CONTAINER_INCLUDES: &[&str] = &["shipment"];
+/// Relationship names `include` accepts on container endpoints (Terminal49's container
+/// relationships).
+const CONTAINER_INCLUDES: &[&str] = &["shipment", "pod_terminal", "transport_events", "raw_events"];
 /// Relationship names `include` accepts on shipment endpoints.
 const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
@@ -191,8 +193,66 @@ async fn container_values(
         .collect())
 }
 
+/// The `included` resources of `containers` for the relationships in `include` (each
+/// resource once): shipments, POD terminals, then each container's transport events and raw
+/// events. Store calls: one for shipments, one more for the events when they are asked for.
+async fn container_includes(
+    state: &RestState,
+    account: &Account,
+    base: &Base,
+    containers: &[Container],
+    include: &[&str],
+) -> Result<Vec<Value>, ApiError> {
+    let mut included = Vec::new();
+    if include.contains(&"shipment") {
+        let ids = unique(containers.iter().map(|c| c.shipment_id));
+        included.extend(shipment_values(state, account, base, &ids).await?);
+    }
+    if include.contains(&"pod_terminal") {
+        let terminals = teu_pipeline::terminals::bundled();
+        for id in unique(containers.iter().filter_map(|c| c.pod_terminal_id)) {
+            if let Some(t) = terminals.get(id) {
+                included.push(crate::reference::terminal_resource(t));
+            }
+        }
+    }
+    let transport = include.contains(&"transport_events");
+    let raw = include.contains(&"raw_events");
+    if transport || raw {
+        let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+        let mut events = state.store.events_of_containers(account.id, &ids).await?;
+        let shipment_ids = unique(containers.iter().map(|c| c.shipment_id));
+        let shipments: HashMap<Uuid, Shipment> = state
+            .store
+            .shipments_by_ids(account.id, &shipment_ids)
+            .await?
+            .into_iter()
+            .map(|s| (s.id, s))
+            .collect();
+        for c in containers {
+            let list = events.remove(&c.id).unwrap_or_default();
+            let ends = shipments
+                .get(&c.shipment_id)
+                .map(teu_pipeline::event_names::Ends::of)
+                .unwrap_or_default();
+            if transport {
+                included.extend(crate::events::transport_event_values(
+                    &list,
+                    ends,
+                    c.id,
+                    c.shipment_id,
+                ));
+            }
+            if raw {
+                included.extend(crate::events::raw_event_values(&list, ends));
+            }
+        }
+    }
+    Ok(included)
+}
+
 /// Parses a path id; anything that is not a UUID is a 404, like an unknown id.
-fn path_id(id: &str, kind: &str) -> Result<Uuid, ApiError> {
+pub(crate) fn path_id(id: &str, kind: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(id).map_err(|_| ApiError::not_found(kind, id))
 }
 
@@ -203,18 +263,20 @@ pub(crate) async fn list_containers(
     base: Base,
     OriginalUri(uri): OriginalUri,
 ) -> Result<Response, ApiError> {
-    let q = parse_list(uri.query(), CONTAINER_INCLUDES)?;
+    let q = parse_list_filtered(uri.query(), CONTAINER_INCLUDES, CONTAINER_FILTERS)?;
+    let filter = list_filter(&q)?;
     let (containers, total) = state
         .store
-        .list_containers(account.id, q.page.offset(), q.page.limit())
+        .list_containers_filtered(
+            account.id,
+            &filter,
+            Default::default(),
+            q.page.offset(),
+            q.page.limit(),
+        )
         .await?;
     let data = container_values(&state, &account, &containers).await?;
-    let included = if q.includes("shipment") {
-        let ids = unique(containers.iter().map(|c| c.shipment_id));
-        shipment_values(&state, &account, &base, &ids).await?
-    } else {
-        Vec::new()
-    };
+    let included = container_includes(&state, &account, &base, &containers, &q.include).await?;
     let total = u64::try_from(total).unwrap_or(0);
     Ok(Json(ListDocument {
         data,
@@ -249,11 +311,7 @@ pub(crate) async fn get_container(
         .await?
         .pop()
         .unwrap_or(Value::Null);
-    let included = if include.contains(&"shipment") {
-        shipment_values(&state, &account, &base, &[containers[0].shipment_id]).await?
-    } else {
-        Vec::new()
-    };
+    let included = container_includes(&state, &account, &base, &containers, &include).await?;
     Ok(Json(SingleDocument {
         data,
         included,
@@ -271,10 +329,17 @@ pub(crate) async fn list_shipments(
     base: Base,
     OriginalUri(uri): OriginalUri,
 ) -> Result<Response, ApiError> {
-    let q = parse_list(uri.query(), SHIPMENT_INCLUDES)?;
+    let q = parse_list_filtered(uri.query(), SHIPMENT_INCLUDES, SHIPMENT_FILTERS)?;
+    let filter = list_filter(&q)?;
     let (shipments, total) = state
         .store
-        .list_shipments(account.id, q.page.offset(), q.page.limit())
+        .list_shipments_filtered(
+            account.id,
+            &filter,
+            Default::default(),
+            q.page.offset(),
+            q.page.limit(),
+        )
         .await?;
     let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
     let (data, included) = shipments_with_containers(
@@ -351,13 +416,33 @@ pub(crate) async fn get_shipment(
         .shipment(account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("Shipment", &raw))?;
-    let (mut data, included) = shipments_with_containers(
+    shipment_document(
         &state,
         &account,
         &base,
+        shipment,
+        include.contains(&"containers"),
+    )
+    .await
+}
+
+/// The single-resource document of `shipment` (with its containers included when asked):
+/// what `GET /shipments/{id}` and the shipment edits answer.
+pub(crate) async fn shipment_document(
+    state: &RestState,
+    account: &Account,
+    base: &Base,
+    shipment: Shipment,
+    include_containers: bool,
+) -> Result<Response, ApiError> {
+    let id = shipment.id;
+    let (mut data, included) = shipments_with_containers(
+        state,
+        account,
+        base,
         std::slice::from_ref(&shipment),
         &[id],
-        include.contains(&"containers"),
+        include_containers,
     )
     .await?;
     Ok(Json(SingleDocument {

@@ -1,7 +1,10 @@
-//! `POST /tracking_requests`, `GET /tracking_requests`, `GET /tracking_requests/{id}`.
+//! `POST /tracking_requests`, `GET /tracking_requests`, `GET /tracking_requests/{id}`,
+//! `PATCH /tracking_requests/{id}`.
 //!
 //! Body of the POST (spec: POST /tracking_requests): `{"data": {"type": "tracking_request",
-//! "attributes": {"request_number", "scac", "request_type"}}}`. Each failed rule is a 422 with
+//! "attributes": {"request_number", "scac", "request_type"}}}`, and optionally Terminal49's
+//! `ref_numbers` and `shipment_tags` (arrays of strings, given to the shipment the request
+//! finds). `request_type` also accepts Terminal49's `booking_number`. Each failed rule is a 422 with
 //! `source.pointer` at the member (`/data/type`, `/data/attributes/request_number`, …); a body
 //! that is not a JSON object is a 400. Success is 201 with the stored request, `status`
 //! `pending` until feed data for the number arrives, then `created` with a `shipment`
@@ -11,7 +14,17 @@
 //! The list is paginated like `/containers`: `page[number]` (default 1), `page[size]` (default
 //! 30, at most 100), `links` first/prev/next/last/self/current, `meta` size/total, and a 400
 //! JSON:API error with `source.parameter` for a bad value ([`crate::query`],
-//! [`crate::pagination`]).
+//! [`crate::pagination`]). Filters (Terminal49 API reference, "List tracking requests"), all
+//! given must match: `filter[request_number]`, `filter[status]` (`pending`, `created`,
+//! `failed`, `awaiting_manifest`, `tracking_stopped`), `filter[scac]`,
+//! `filter[created_at][start]`/`[end]` and `filter[updated_at][start]`/`[end]` (RFC 3339
+//! times or `YYYY-MM-DD` dates, UTC, inclusive).
+//!
+//! The PATCH body is `{"data": {"type": "tracking_request", "attributes": {…}}}` with any of
+//! `ref_number` (one string, Terminal49's documented attribute: the request's reference
+//! numbers become that one), `ref_numbers` and `shipment_tags` (arrays replacing the request's
+//! lists); 200 with the request, 404 for an unknown id, 422 with `source.pointer` for a bad
+//! value.
 
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, Path, State};
@@ -19,17 +32,45 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
-use teu_pipeline::tracking_requests::{RequestField, TrackingRequest, TrackingRequestError};
+use teu_pipeline::tracking_requests::{
+    RequestField, RequestPatch, TrackingRequest, TrackingRequestError, TrackingRequestFilter,
+};
 use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::pagination::{page_links, PageMeta};
-use crate::query::parse_list;
+use crate::query::{parse_list_filtered, parse_time_filter};
 use crate::routes::Base;
 use crate::RestState;
 
-/// The resource object of one tracking request.
+/// The filters of `GET /tracking_requests`, as written in the query.
+const FILTERS: &[&str] = &[
+    "filter[request_number]",
+    "filter[status]",
+    "filter[scac]",
+    "filter[created_at][start]",
+    "filter[created_at][end]",
+    "filter[updated_at][start]",
+    "filter[updated_at][end]",
+];
+
+/// The statuses a tracking request can take (Terminal49's enum).
+const STATUSES: &[&str] = &[
+    "pending",
+    "awaiting_manifest",
+    "created",
+    "failed",
+    "tracking_stopped",
+];
+
+/// The resource object of one tracking request, with Terminal49's attribute names:
+/// `is_retrying` is always false and `retry_count` 0 (teu waits for feeds, it does not poll
+/// carriers); `tracked_object` is the shipment once found. `shipment` carries the same
+/// relationship under the name teu served first.
 pub(crate) fn resource(r: &TrackingRequest) -> Value {
+    let shipment = r
+        .shipment_id
+        .map(|id| json!({"id": id, "type": "shipment"}));
     json!({
         "id": r.id,
         "type": "tracking_request",
@@ -37,22 +78,26 @@ pub(crate) fn resource(r: &TrackingRequest) -> Value {
             "request_number": r.request_number,
             "request_type": r.request_type,
             "scac": r.scac,
-            "status": r.status,
+            "ref_numbers": r.ref_numbers,
+            "shipment_tags": r.shipment_tags,
             "created_at": r.created_at,
             "updated_at": r.updated_at,
+            "status": r.status,
+            "failed_reason": r.failed_reason,
+            "is_retrying": false,
+            "retry_count": 0,
         },
         "relationships": {
-            "shipment": {
-                "data": r.shipment_id.map(|id| json!({"id": id, "type": "shipment"})),
-            }
-        }
+            "tracked_object": { "data": shipment },
+            "shipment": { "data": shipment },
+            "customer": { "data": null },
+        },
+        "links": { "self": format!("/v2/tracking_requests/{}", r.id) },
     })
 }
 
-/// The three attributes of a POST body as text (`""` when missing or null), after the JSON
-/// shape checks; the value rules are the pipeline's
-/// ([`teu_pipeline::tracking_requests::NewTrackingRequest::parse`]).
-fn attributes(body: &[u8]) -> Result<[String; 3], ApiError> {
+/// The request body as a JSON:API document of type `tracking_request`.
+fn document(body: &[u8]) -> Result<Value, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
         detail: format!("The request body is not JSON: {e}."),
     })?;
@@ -67,6 +112,13 @@ fn attributes(body: &[u8]) -> Result<[String; 3], ApiError> {
             "data.type must be \"tracking_request\".",
         ));
     }
+    Ok(value)
+}
+
+/// The three attributes of a POST body as text (`""` when missing or null), after the JSON
+/// shape checks; the value rules are the pipeline's
+/// ([`teu_pipeline::tracking_requests::NewTrackingRequest::parse`]).
+fn attributes(value: &Value) -> Result<[String; 3], ApiError> {
     let text = |field: RequestField| -> Result<String, ApiError> {
         let name = field.as_str();
         match &value["data"]["attributes"][name] {
@@ -96,6 +148,9 @@ impl From<TrackingRequestError> for ApiError {
             TrackingRequestError::Invalid { field, .. } => {
                 ApiError::invalid_attribute(&pointer(field), format!("{e}."))
             }
+            TrackingRequestError::InvalidList { field, .. } => {
+                ApiError::invalid_attribute(&pointer(field), format!("{e}."))
+            }
             TrackingRequestError::Store(e) => ApiError::Store(e),
         }
     }
@@ -107,10 +162,15 @@ pub(crate) async fn create(
     Extension(account): Extension<Account>,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let [number, request_type, scac] = attributes(&body)?;
+    let value = document(&body)?;
+    let [number, request_type, scac] = attributes(&value)?;
+    let refs = crate::shipment_edits::string_array(&value, "/data/attributes/ref_numbers")?
+        .unwrap_or_default();
+    let tags = crate::shipment_edits::string_array(&value, "/data/attributes/shipment_tags")?
+        .unwrap_or_default();
     let r = state
         .store
-        .submit_tracking_request(account.id, &number, &request_type, &scac)
+        .submit_tracking_request_with(account.id, &number, &request_type, &scac, &refs, &tags)
         .await?;
     Ok((StatusCode::CREATED, Json(json!({ "data": resource(&r) }))))
 }
@@ -123,15 +183,36 @@ pub(crate) async fn list(
     base: Base,
     OriginalUri(uri): OriginalUri,
 ) -> Result<Json<Value>, ApiError> {
-    let q = parse_list(uri.query(), &[])?;
+    let q = parse_list_filtered(uri.query(), &[], FILTERS)?;
+    let filter = TrackingRequestFilter {
+        request_number: q.filter("filter[request_number]").map(str::to_string),
+        status: match q.filter("filter[status]") {
+            None => None,
+            Some(s) if STATUSES.contains(&s) => Some(s.to_string()),
+            Some(s) => {
+                return Err(ApiError::invalid(
+                    "filter[status]",
+                    format!(
+                        "filter[status] must be one of {}, got {s:?}.",
+                        STATUSES.join(", ")
+                    ),
+                ))
+            }
+        },
+        scac: q.filter("filter[scac]").map(str::to_string),
+        created_from: time_filter(&q, "filter[created_at][start]", false)?,
+        created_to: time_filter(&q, "filter[created_at][end]", true)?,
+        updated_from: time_filter(&q, "filter[updated_at][start]", false)?,
+        updated_to: time_filter(&q, "filter[updated_at][end]", true)?,
+    };
     let (page, total) = state
         .store
-        .list_tracking_requests(account.id, q.page.offset(), q.page.limit())
+        .list_tracking_requests_filtered(account.id, &filter, q.page.offset(), q.page.limit())
         .await?;
     let total = u64::try_from(total).unwrap_or(0);
     Ok(Json(json!({
         "data": page.iter().map(resource).collect::<Vec<_>>(),
-        "links": page_links(&base.url("/tracking_requests"), "", q.page, total),
+        "links": page_links(&base.url("/tracking_requests"), &q.link_suffix(), q.page, total),
         "meta": PageMeta { size: q.page.size, total },
     })))
 }
@@ -147,6 +228,57 @@ pub(crate) async fn get_one(
     let r = state
         .store
         .tracking_request(account.id, uuid)
+        .await?
+        .ok_or_else(missing)?;
+    Ok(Json(json!({ "data": resource(&r) })))
+}
+
+/// A time filter of the list (`None` when not given); see [`parse_time_filter`].
+fn time_filter(
+    q: &crate::query::ListQuery,
+    name: &str,
+    end: bool,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, ApiError> {
+    q.filter(name)
+        .map(|v| parse_time_filter(name, v, end))
+        .transpose()
+}
+
+/// `PATCH /tracking_requests/{id}`: replaces the request's `ref_numbers` (or sets them to the
+/// one `ref_number`) and `shipment_tags`; 200 with the request, 404 for an unknown id.
+pub(crate) async fn patch(
+    State(state): State<RestState>,
+    Extension(account): Extension<Account>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let missing = || ApiError::not_found("TrackingRequest", &id);
+    let uuid = Uuid::parse_str(&id).map_err(|_| missing())?;
+    let value = document(&body)?;
+    let mut refs = crate::shipment_edits::string_array(&value, "/data/attributes/ref_numbers")?;
+    match value.pointer("/data/attributes/ref_number") {
+        None => {}
+        Some(Value::String(one)) => refs = Some(vec![one.clone()]),
+        Some(Value::Null) => refs = Some(Vec::new()),
+        Some(_) => {
+            return Err(ApiError::invalid_attribute(
+                "/data/attributes/ref_number",
+                "must be a string.",
+            ))
+        }
+    }
+    let tags = crate::shipment_edits::string_array(&value, "/data/attributes/shipment_tags")?;
+    let extras = teu_pipeline::tracking_requests::RequestExtras::parse(
+        refs.as_deref().unwrap_or_default(),
+        tags.as_deref().unwrap_or_default(),
+    )?;
+    let patch = RequestPatch {
+        ref_numbers: refs.map(|_| extras.ref_numbers),
+        shipment_tags: tags.map(|_| extras.shipment_tags),
+    };
+    let r = state
+        .store
+        .patch_tracking_request(account.id, uuid, &patch)
         .await?
         .ok_or_else(missing)?;
     Ok(Json(json!({ "data": resource(&r) })))

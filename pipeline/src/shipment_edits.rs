@@ -1,0 +1,275 @@
+//! What a user changes on a shipment (Terminal49's `PATCH /v2/shipments/{id}`, GraphQL tag
+//! mutations): its reference numbers and tags. Both are kept outside the derived `body`, so a
+//! re-derivation from the feeds never undoes them.
+//!
+//! | attribute | stored in | served as |
+//! |---|---|---|
+//! | `ref_numbers` | `shipments.user_ref_numbers` (JSON array) | the feeds' reference numbers (DCSA `references`), then the user's that are not among them |
+//! | `tags` | `shipment_tags` rows and `shipments.tags` | the user's tags, sorted |
+//!
+//! A `PATCH` replaces each list it names (Terminal49 API reference, "Edit a shipment": the new
+//! tags replace the existing ones) and leaves the other alone; an empty list clears it. The
+//! feeds' own reference numbers cannot be removed by a user, only added to.
+
+use serde::Deserialize;
+use sqlx::Row;
+use uuid::Uuid;
+
+use crate::listing::{parse_tags, TagError, MAX_TAGS};
+use crate::model::Shipment;
+use crate::store::{now, ts, Result, Store, StoreError};
+
+/// Most reference numbers a user may give one shipment or tracking request.
+pub const MAX_REF_NUMBERS: usize = 50;
+/// Longest reference number, in characters.
+pub const MAX_REF_NUMBER_LEN: usize = 64;
+
+/// Why a list of reference numbers is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefNumberError {
+    /// A reference number is empty or only blanks.
+    #[error("reference numbers must not be blank")]
+    Blank,
+    /// A reference number is longer than [`MAX_REF_NUMBER_LEN`].
+    #[error("reference number {0:?} is longer than {MAX_REF_NUMBER_LEN} characters")]
+    TooLong(String),
+    /// More than [`MAX_REF_NUMBERS`] reference numbers.
+    #[error("at most {MAX_REF_NUMBERS} reference numbers")]
+    TooMany,
+}
+
+/// Checks and normalizes reference numbers given by a user: trimmed, each 1 to
+/// [`MAX_REF_NUMBER_LEN`] characters, duplicates dropped (first kept), at most
+/// [`MAX_REF_NUMBERS`]. An empty list is accepted (it clears the user's numbers).
+///
+/// # Errors
+///
+/// The first [`RefNumberError`] met.
+pub fn parse_ref_numbers(numbers: &[String]) -> Result<Vec<String>, RefNumberError> {
+    let mut out: Vec<String> = Vec::with_capacity(numbers.len());
+    for n in numbers {
+        let n = n.trim();
+        if n.is_empty() {
+            return Err(RefNumberError::Blank);
+        }
+        if n.chars().count() > MAX_REF_NUMBER_LEN {
+            return Err(RefNumberError::TooLong(n.to_string()));
+        }
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    }
+    if out.len() > MAX_REF_NUMBERS {
+        return Err(RefNumberError::TooMany);
+    }
+    Ok(out)
+}
+
+/// Checks a replacement tag list: like [`parse_tags`], except that an empty list is accepted
+/// (it clears the tags).
+///
+/// # Errors
+///
+/// [`TagError`] for a blank, too long or too many tags.
+pub fn parse_tag_list(tags: &[String]) -> Result<Vec<String>, TagError> {
+    if tags.is_empty() {
+        Ok(Vec::new())
+    } else {
+        parse_tags(tags)
+    }
+}
+
+/// A change to a shipment's user fields; `None` leaves that list as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct ShipmentPatch {
+    /// The user's reference numbers (already checked by [`parse_ref_numbers`]).
+    pub ref_numbers: Option<Vec<String>>,
+    /// The tags (already checked by [`parse_tag_list`]).
+    pub tags: Option<Vec<String>>,
+}
+
+/// The reference numbers served for a shipment: `feed`'s, then `user`'s not among them.
+pub fn merged_ref_numbers(feed: &[String], user: &[String]) -> Vec<String> {
+    let mut out = feed.to_vec();
+    for n in user {
+        if !out.contains(n) {
+            out.push(n.clone());
+        }
+    }
+    out
+}
+
+impl Store {
+    /// Applies `patch` to the account's shipment `id` in one transaction (module table); the
+    /// shipment's `refreshed_at` moves to now. Returns the shipment as served afterwards, or
+    /// `None` when the account has no such shipment.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Tags`] when more than [`MAX_TAGS`] tags are given, [`StoreError::Sql`]
+    /// when a statement fails.
+    pub async fn patch_shipment(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        patch: &ShipmentPatch,
+    ) -> Result<Option<Shipment>> {
+        if patch.tags.as_ref().is_some_and(|t| t.len() > MAX_TAGS) {
+            return Err(StoreError::Tags(TagError::TooMany));
+        }
+        let account_s = account.to_string();
+        let id_s = id.to_string();
+        let mut tx = self.pool().begin().await?;
+        // A write first: on PostgreSQL it locks the row, so concurrent edits apply in turn.
+        let touched =
+            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
+                .bind(&account_s)
+                .bind(&id_s)
+                .bind(ts(now()))
+                .execute(self.counted(&mut tx))
+                .await?;
+        if touched.rows_affected() == 0 {
+            return Ok(None);
+        }
+        if let Some(numbers) = &patch.ref_numbers {
+            sqlx::query(
+                "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
+            )
+            .bind(&account_s)
+            .bind(&id_s)
+            .bind(json_list(numbers))
+            .execute(self.counted(&mut tx))
+            .await?;
+        }
+        if let Some(tags) = &patch.tags {
+            sqlx::query("DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2")
+                .bind(&account_s)
+                .bind(&id_s)
+                .execute(self.counted(&mut tx))
+                .await?;
+            for tag in tags {
+                sqlx::query(
+                    "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3)",
+                )
+                .bind(&account_s)
+                .bind(&id_s)
+                .bind(tag)
+                .execute(self.counted(&mut tx))
+                .await?;
+            }
+            let mut sorted = tags.clone();
+            sorted.sort();
+            sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
+                .bind(&account_s)
+                .bind(&id_s)
+                .bind(json_list(&sorted))
+                .execute(self.counted(&mut tx))
+                .await?;
+        }
+        tx.commit().await?;
+        self.shipment(account, id).await
+    }
+
+    /// Adds what tracking requests carried (`ref_numbers`, `shipment_tags`) to the shipment
+    /// they found, inside the transaction that links them: the tags join the shipment's, the
+    /// reference numbers the user's. A no-op when both are empty.
+    pub(crate) async fn add_request_fields(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        shipment: &str,
+        ref_numbers: &[String],
+        tags: &[String],
+    ) -> Result<()> {
+        if ref_numbers.is_empty() && tags.is_empty() {
+            return Ok(());
+        }
+        let row =
+            sqlx::query("SELECT user_ref_numbers FROM shipments WHERE account_id = $1 AND id = $2")
+                .bind(account)
+                .bind(shipment)
+                .fetch_optional(self.counted(conn))
+                .await?;
+        let Some(row) = row else { return Ok(()) };
+        if !ref_numbers.is_empty() {
+            let stored: Option<String> = row.try_get("user_ref_numbers")?;
+            let stored: Vec<String> = stored
+                .as_deref()
+                .and_then(|s| serde_json::from_str(s).ok())
+                .unwrap_or_default();
+            let merged = merged_ref_numbers(&stored, ref_numbers);
+            sqlx::query(
+                "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
+            )
+            .bind(account)
+            .bind(shipment)
+            .bind(json_list(&merged))
+            .execute(self.counted(conn))
+            .await?;
+        }
+        if !tags.is_empty() {
+            for tag in tags {
+                sqlx::query(
+                    "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
+                     ON CONFLICT (shipment_id, tag) DO NOTHING",
+                )
+                .bind(account)
+                .bind(shipment)
+                .bind(tag)
+                .execute(self.counted(conn))
+                .await?;
+            }
+            let all: Vec<String> = sqlx::query(
+                "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 \
+                 ORDER BY tag",
+            )
+            .bind(account)
+            .bind(shipment)
+            .fetch_all(self.counted(conn))
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>("tag"))
+            .collect::<Result<_, _>>()?;
+            sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
+                .bind(account)
+                .bind(shipment)
+                .bind(json_list(&all))
+                .execute(self.counted(conn))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A list of strings as the JSON text the store keeps.
+pub(crate) fn json_list(items: &[String]) -> String {
+    serde_json::Value::from(items.to_vec()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_numbers_are_trimmed_deduplicated_and_bounded() {
+        let given = [" PO-1 ", "PO-1", "REF 2"].map(String::from);
+        assert_eq!(parse_ref_numbers(&given).unwrap(), ["PO-1", "REF 2"]);
+        assert_eq!(parse_ref_numbers(&[]).unwrap(), Vec::<String>::new());
+        assert_eq!(parse_ref_numbers(&[" ".into()]), Err(RefNumberError::Blank));
+        let long = "x".repeat(MAX_REF_NUMBER_LEN + 1);
+        assert_eq!(
+            parse_ref_numbers(std::slice::from_ref(&long)),
+            Err(RefNumberError::TooLong(long))
+        );
+        let many: Vec<String> = (0..=MAX_REF_NUMBERS).map(|i| format!("R{i}")).collect();
+        assert_eq!(parse_ref_numbers(&many), Err(RefNumberError::TooMany));
+    }
+
+    #[test]
+    fn users_numbers_follow_the_feeds_without_repeats() {
+        let feed = ["BKG1", "PO7"].map(String::from);
+        let user = ["PO7", "MINE"].map(String::from);
+        assert_eq!(merged_ref_numbers(&feed, &user), ["BKG1", "PO7", "MINE"]);
+        assert_eq!(parse_tag_list(&[]).unwrap(), Vec::<String>::new());
+    }
+}
