@@ -135,6 +135,115 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
             "map_geojson: an existing id must look like a missing one"
         );
     }
+    // A container's events, and the edits: another account's id answers as a made-up one.
+    let sid = ids
+        .iter()
+        .find(|(k, _)| *k == "shipments")
+        .unwrap()
+        .1
+        .clone();
+    let tid = ids
+        .iter()
+        .find(|(k, _)| *k == "tracking_requests")
+        .unwrap()
+        .1
+        .clone();
+    for (method, path, body) in [
+        (
+            "GET",
+            format!("/v2/containers/{cid}/transport_events"),
+            None,
+        ),
+        ("GET", format!("/v2/containers/{cid}/raw_events"), None),
+        (
+            "PATCH",
+            format!("/v2/shipments/{sid}"),
+            Some(json!({"data": {"attributes": {"tags": ["x"]}}})),
+        ),
+        ("PATCH", format!("/v2/shipments/{sid}/stop_tracking"), None),
+        (
+            "PATCH",
+            format!("/v2/shipments/{sid}/resume_tracking"),
+            None,
+        ),
+        (
+            "PATCH",
+            format!("/v2/tracking_requests/{tid}"),
+            Some(json!({"data": {"type": "tracking_request", "attributes": {"ref_number": "X"}}})),
+        ),
+    ] {
+        let made_up = path
+            .replace(&cid, missing)
+            .replace(&sid, missing)
+            .replace(&tid, missing);
+        let mut answers = Vec::new();
+        for target in [&path, &made_up] {
+            let mut req = server
+                .client()
+                .request(method.parse().unwrap(), format!("{}{target}", server.base))
+                .header("Authorization", format!("Token {intruder}"));
+            if let Some(b) = &body {
+                req = req.json(b);
+            }
+            let resp = req.send().await.expect("request");
+            let status = resp.status().as_u16();
+            let v: Value = resp.json().await.expect("JSON");
+            let (status, title, detail) = not_found_shape(status, &v, missing);
+            let detail = [&cid, &sid, &tid]
+                .iter()
+                .fold(detail, |d, id| d.replace(id.as_str(), "<id>"));
+            answers.push((status, title, detail));
+        }
+        assert_eq!(answers[0].0, 404, "{method} {path}: {answers:?}");
+        assert_eq!(
+            answers[0], answers[1],
+            "{method} {path}: an existing id must look like a missing one"
+        );
+    }
+    // The owner's shipment is untouched by those attempts.
+    let (_, s) = server
+        .get(&format!("/v2/shipments/{sid}"), Some(&owner))
+        .await;
+    assert_eq!(s["data"]["attributes"]["tags"], json!([]), "{s}");
+    // Vessels the owner's events name (no AIS here) are unknown to another account.
+    let (_, raw) = server
+        .get(&format!("/v2/containers/{cid}/raw_events"), Some(&owner))
+        .await;
+    let imo = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|e| e["attributes"]["vessel_imo"].as_str())
+        .expect("an event with a vessel")
+        .to_string();
+    let (s1, b1) = server
+        .get(&format!("/v2/vessels/{imo}"), Some(&mapper))
+        .await;
+    let (s2, b2) = server.get("/v2/vessels/9999998", Some(&mapper)).await;
+    assert_eq!(s1, 404, "{b1}");
+    assert_eq!(
+        not_found_shape(s1, &b1, &imo),
+        not_found_shape(s2, &b2, "9999998")
+    );
+    // Filtered lists count nothing of another account's.
+    let (_, c) = server
+        .get(&format!("/v2/containers/{cid}"), Some(&owner))
+        .await;
+    let number = c["data"]["attributes"]["number"].as_str().unwrap();
+    let (_, mine) = server
+        .get(
+            &format!("/v2/containers?filter[number]={number}"),
+            Some(&owner),
+        )
+        .await;
+    assert_eq!(mine["meta"]["total"], 1);
+    let (_, theirs) = server
+        .get(
+            &format!("/v2/containers?filter[number]={number}"),
+            Some(&intruder),
+        )
+        .await;
+    assert_eq!(theirs["meta"]["total"], 0);
     let (status, body) = server
         .graphql(
             Some(&mapper),
