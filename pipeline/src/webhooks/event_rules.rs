@@ -161,7 +161,7 @@ pub fn event_emissions(
             let Some(event) = event_names::name(&e.event, ends).and_then(sourced) else {
                 continue;
             };
-            let names_it = e.event.containers.iter().any(|n| *n == c.number);
+            let names_it = e.event.containers.contains(&c.number);
             if !names_it && !on_the_boxs_vessel(&e.event, &rows) {
                 continue;
             }
