@@ -27,8 +27,7 @@ on_both_backends!(
     notifications_wait_in_the_outbox_for_a_server,
     two_servers_deliver_each_notification_once,
     transport_events_are_notified_once_per_container_and_event,
-    file_order_does_not_change_the_transport_notifications,
-    a_bill_named_without_containers_awaits_its_manifest
+    file_order_does_not_change_the_transport_notifications
 );
 
 /// Lets the server deliver to the test's loopback receiver, and retry fast.
@@ -860,116 +859,4 @@ async fn file_order_does_not_change_the_transport_notifications(db: &TestDb) {
         (3, 3),
         "each event once"
     );
-}
-
-async fn a_bill_named_without_containers_awaits_its_manifest(db: &TestDb) {
-    let key = db.create_account("acme");
-    let server = Server::start_with_env(db, &[], ENV);
-    let (r, url) = receiver().await;
-    let events = [
-        "tracking_request.succeeded",
-        "tracking_request.awaiting_manifest",
-        "tracking_request.failed",
-    ];
-    let (status, created) = send(&server, "POST", "/v2/webhooks", &key, hook(&url, &events)).await;
-    assert_eq!(status, 201, "{created}");
-    let request = |number: &str, kind: &str| {
-        json!({"data": {"type": "tracking_request", "attributes": {
-            "request_number": number, "scac": "MAEU", "request_type": kind}}})
-    };
-    let mut ids = BTreeMap::new();
-    for (number, kind) in [
-        ("MAEU262000002", "bill_of_lading"),
-        ("MAEU999999997", "bill_of_lading"),
-        ("MSKU2000010", "container"),
-    ] {
-        let (status, body) = send(
-            &server,
-            "POST",
-            "/v2/tracking_requests",
-            &key,
-            request(number, kind),
-        )
-        .await;
-        assert_eq!(status, 201, "{body}");
-        assert_eq!(body["data"]["attributes"]["status"], "pending", "{body}");
-        ids.insert(number, body["data"]["id"].as_str().unwrap().to_string());
-    }
-    let status_of = |number: &'static str| {
-        let id = ids[number].clone();
-        let server = &server;
-        let key = &key;
-        async move {
-            let (code, body) = server
-                .get(&format!("/v2/tracking_requests/{id}"), Some(key))
-                .await;
-            assert_eq!(code, 200, "{body}");
-            body["data"]["attributes"]["status"]
-                .as_str()
-                .unwrap_or("")
-                .to_string()
-        }
-    };
-    // data/dcsa-cases/02-booking-then-bill/2-bill.json: one estimated arrival that names the
-    // booking and the bill of lading MAEU262000002, and no container. The line knows the bill,
-    // not yet its manifest (which containers).
-    db.ingest(
-        "acme",
-        &[data("dcsa-cases/02-booking-then-bill/2-bill.json")],
-    );
-    assert_eq!(status_of("MAEU262000002").await, "awaiting_manifest");
-    assert_eq!(
-        status_of("MAEU999999997").await,
-        "pending",
-        "no feed names it"
-    );
-    assert_eq!(
-        status_of("MSKU2000010").await,
-        "pending",
-        "container requests do not wait for a manifest"
-    );
-    // The booking's file brings the container: the bill's shipment exists, both requests
-    // succeed; the awaiting one was notified once, before.
-    db.ingest(
-        "acme",
-        &[data("dcsa-cases/02-booking-then-bill/1-booking.json")],
-    );
-    assert_eq!(status_of("MAEU262000002").await, "created");
-    assert_eq!(status_of("MSKU2000010").await, "created");
-    assert_eq!(status_of("MAEU999999997").await, "pending");
-    let seen = wait_for(&r, "three notifications", |seen| seen.len() >= 3).await;
-    let mut got: Vec<(String, String)> = seen
-        .iter()
-        .map(|d| {
-            let doc = d.json();
-            (
-                doc["data"]["attributes"]["event"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-                doc["data"]["relationships"]["reference_object"]["data"]["id"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-            )
-        })
-        .collect();
-    got.sort();
-    let mut want = vec![
-        (
-            "tracking_request.awaiting_manifest".to_string(),
-            ids["MAEU262000002"].clone(),
-        ),
-        (
-            "tracking_request.succeeded".to_string(),
-            ids["MAEU262000002"].clone(),
-        ),
-        (
-            "tracking_request.succeeded".to_string(),
-            ids["MSKU2000010"].clone(),
-        ),
-    ];
-    want.sort();
-    assert_eq!(got, want);
-    assert_eq!(notification_total(&server, &key).await, 3);
 }

@@ -3,16 +3,8 @@
 //! A request is stored `pending`; [`Store::link_tracking_requests`] (run after every ingest)
 //! moves it to `created` and sets its shipment once feed data for the number is stored: a
 //! container request matches a stored container number, a bill of lading or booking request a
-//! shipment's `bill_of_lading_number` when that shipment has a container. A bill of lading or
-//! booking request whose number stored events name while no shipment with a container has it
-//! (the events name no container yet: the line knows the number, not its manifest) is
-//! `awaiting_manifest` until then ([`AWAITING_MANIFEST`]). Requests never become `failed`:
-//! Terminal49 fails a number the shipping line does not find (at once for a container, after
-//! 7 days awaiting a manifest for a bill of lading or booking); teu asks no shipping line, it
-//! waits for feeds, and a number absent from them today may arrive in tomorrow's file.
-//!
-//! The id is a UUID v5 of (account, request type, number, SCAC), so asking twice for the same
-//! number gives the same request.
+//! shipment's `bill_of_lading_number`. The id is a UUID v5 of (account, request type, number,
+//! SCAC), so asking twice for the same number gives the same request.
 //!
 //! Both APIs create requests through [`Store::submit_tracking_request`], which validates the
 //! three attributes with [`NewTrackingRequest::parse`] (the one set of rules, table there) and
@@ -158,10 +150,6 @@ impl NewTrackingRequest {
 pub const PENDING: &str = "pending";
 /// `created`: feed data arrived; `shipment_id` is set.
 pub const CREATED: &str = "created";
-/// `awaiting_manifest`: a bill of lading or booking request whose number stored events name,
-/// but no shipment with a container has it yet (the events name no container). Terminal49's lifecycle guide: "the line knows the number but has no manifest for it
-/// yet"; the request stays open and becomes [`CREATED`] when a container's events arrive.
-pub const AWAITING_MANIFEST: &str = "awaiting_manifest";
 
 /// One stored tracking request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -174,7 +162,7 @@ pub struct TrackingRequest {
     pub request_type: String,
     /// The shipping line's SCAC.
     pub scac: String,
-    /// [`PENDING`], [`AWAITING_MANIFEST`] or [`CREATED`].
+    /// [`PENDING`] or [`CREATED`].
     pub status: String,
     /// The shipment the number belongs to, once known.
     pub shipment_id: Option<Uuid>,
@@ -284,13 +272,8 @@ impl Store {
             .await?)
     }
 
-    /// Moves the account's pending and awaiting-manifest requests whose number now has stored
-    /// data (for a bill of lading or booking: a shipment with a container) to `created`, with the shipment id (module documentation), each with a
-    /// `tracking_request.succeeded` notification; then moves the pending bill of lading and
-    /// booking requests whose number stored events name, without such a shipment, to
-    /// [`AWAITING_MANIFEST`], each with one `tracking_request.awaiting_manifest` notification
-    /// (the first time only: a request leaves `pending` once). Both in one transaction.
-    /// Returns the ids of the requests that became `created`.
+    /// Moves the account's pending requests whose number now has stored data to `created`,
+    /// with the shipment id (module documentation). Returns the ids of those that changed.
     ///
     /// # Errors
     ///
@@ -302,12 +285,10 @@ impl Store {
               AND c.number = tracking_requests.request_number ORDER BY c.id LIMIT 1), \
              (SELECT s.id FROM shipments s WHERE s.account_id = tracking_requests.account_id \
               AND tracking_requests.request_type <> 'container' \
-              AND s.bill_of_lading_number = tracking_requests.request_number \
-              AND EXISTS (SELECT 1 FROM containers k WHERE k.account_id = s.account_id \
-              AND k.shipment_id = s.id) ORDER BY s.id LIMIT 1))";
+              AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))";
         let sql = format!(
             "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
-             WHERE account_id = $1 AND status IN ($4, $5) AND {shipment} IS NOT NULL \
+             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL \
              RETURNING id, shipment_id"
         );
         let at = now();
@@ -319,7 +300,6 @@ impl Store {
             .bind(CREATED)
             .bind(ts(at))
             .bind(PENDING)
-            .bind(AWAITING_MANIFEST)
             .fetch_all(self.counted(&mut tx))
             .await?;
         let corrupt = |id: String, e: uuid::Error| StoreError::Corrupt {
@@ -339,28 +319,6 @@ impl Store {
             linked.push(request);
             emissions.push(crate::webhooks::rules::tracking_request_succeeded(
                 request, shipment, at,
-            ));
-        }
-        // Still without a shipment that has a container (the update above took those), but
-        // named by stored events as a bill of lading or booking.
-        let awaiting = sqlx::query(
-            "UPDATE tracking_requests SET status = $2, updated_at = $3 \
-             WHERE account_id = $1 AND status = $4 AND request_type <> 'container' \
-             AND EXISTS (SELECT 1 FROM event_keys k WHERE k.account_id = tracking_requests.account_id \
-             AND k.kind IN ('bill_of_lading', 'booking') AND k.value = tracking_requests.request_number) \
-             RETURNING id",
-        )
-        .bind(&account_s)
-        .bind(AWAITING_MANIFEST)
-        .bind(ts(at))
-        .bind(PENDING)
-        .fetch_all(self.counted(&mut tx))
-        .await?;
-        for r in &awaiting {
-            let id: String = r.try_get("id")?;
-            let request = Uuid::parse_str(&id).map_err(|e| corrupt(id.clone(), e))?;
-            emissions.push(crate::webhooks::rules::tracking_request_awaiting_manifest(
-                request, at,
             ));
         }
         if !emissions.is_empty() {

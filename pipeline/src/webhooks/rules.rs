@@ -35,18 +35,13 @@ use crate::model::{Container, ContainerStatus, Shipment};
 /// Not emitted, because teu's data cannot tell them: `container.transport.feeder_*` (DCSA
 /// events do not say whether a vessel is a feeder), `container.transport.vessel_berthed`
 /// (DCSA Track & Trace has no berthing event), `tracking_request.failed` (teu asks no shipping
-/// line, so a number is never "not found", only not in the feeds yet) and `document.*`.
+/// line, so a number is never "not found", only not in the feeds yet),
+/// `tracking_request.awaiting_manifest` (a number any stored event names has its shipment:
+/// teu derives one even from events without a container) and `document.*`.
 pub const RULES: &[(&str, &str)] = &[
     (
         "tracking_request.succeeded",
-        "a pending or awaiting_manifest tracking request finds its shipment, for a bill of \
-         lading or booking one with a container (status → created)",
-    ),
-    (
-        "tracking_request.awaiting_manifest",
-        "a pending bill of lading or booking request is named by stored events but no shipment \
-         with a container has its number yet (the events name no container): status pending → \
-         awaiting_manifest, once per request",
+        "a pending tracking request finds its shipment (status pending → created)",
     ),
     (
         "container.created",
@@ -675,25 +670,6 @@ pub fn emissions(
         ));
     }
     out
-}
-
-/// `tracking_request.awaiting_manifest` for `request`, which moved from `pending` to
-/// `awaiting_manifest` at `at` (UTC): stored events name its bill of lading or booking number,
-/// but no shipment with a container has it yet (`crate::tracking_requests::AWAITING_MANIFEST`).
-pub fn tracking_request_awaiting_manifest(request: Uuid, at: DateTime<Utc>) -> Emission {
-    let event = "tracking_request.awaiting_manifest";
-    Emission {
-        event,
-        reference_type: "tracking_request",
-        reference_id: request,
-        container_id: None,
-        shipment_id: None,
-        tracking_request_id: Some(request),
-        detail: Detail {
-            timestamp: Some(at),
-            ..Detail::default()
-        },
-    }
 }
 
 /// `tracking_request.tracking_stopped` for a request whose shipment the user stopped tracking.
