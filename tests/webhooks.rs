@@ -25,7 +25,9 @@ on_both_backends!(
     webhooks_are_managed_with_pointed_errors,
     an_ingest_is_delivered_signed_and_retried,
     notifications_wait_in_the_outbox_for_a_server,
-    two_servers_deliver_each_notification_once
+    two_servers_deliver_each_notification_once,
+    transport_events_are_notified_once_per_container_and_event,
+    file_order_does_not_change_the_transport_notifications
 );
 
 /// Lets the server deliver to the test's loopback receiver, and retry fast.
@@ -570,4 +572,291 @@ async fn two_servers_deliver_each_notification_once(db: &TestDb) {
         .collect();
     assert_eq!(ids.len(), total);
     drop(b);
+}
+
+/// Every `container.transport.*` milestone (not the estimates, not availability): what a
+/// webhook of the per-event tests subscribes to.
+const MILESTONES: &[&str] = &[
+    "container.transport.empty_out",
+    "container.transport.full_in",
+    "container.transport.vessel_loaded",
+    "container.transport.vessel_departed",
+    "container.transport.transshipment_arrived",
+    "container.transport.transshipment_discharged",
+    "container.transport.transshipment_loaded",
+    "container.transport.transshipment_departed",
+    "container.transport.vessel_arrived",
+    "container.transport.vessel_discharged",
+    "container.transport.full_out",
+    "container.transport.rail_loaded",
+    "container.transport.rail_departed",
+    "container.transport.rail_arrived",
+    "container.transport.rail_unloaded",
+    "container.transport.arrived_at_inland_destination",
+    "container.transport.empty_in",
+];
+
+/// One delivered transport notification as the receiver read it from the payload's
+/// `transport_event`: (container number, event, UN/LOCODE, timestamp, voyage, vessel id).
+type Milestone = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+/// The transport notifications of `seen`, read from each payload (the reference object and
+/// the included container).
+fn milestones(seen: &[Delivery]) -> Vec<Milestone> {
+    seen.iter()
+        .map(|d| {
+            let doc = d.json();
+            let reference = &doc["data"]["relationships"]["reference_object"]["data"];
+            let included = doc["included"].as_array().cloned().unwrap_or_default();
+            let event = included
+                .iter()
+                .find(|r| r["type"] == "transport_event" && r["id"] == reference["id"])
+                .unwrap_or_else(|| panic!("no transport_event in {doc}"));
+            let number = included
+                .iter()
+                .find(|r| r["type"] == "container")
+                .map(|c| c["attributes"]["number"].as_str().unwrap_or("").to_string())
+                .unwrap_or_default();
+            let a = &event["attributes"];
+            (
+                number,
+                a["event"].as_str().unwrap_or("").to_string(),
+                a["location_locode"].as_str().unwrap_or("").to_string(),
+                a["timestamp"].as_str().unwrap_or("").to_string(),
+                a["voyage_number"].as_str().map(str::to_string),
+                event["relationships"]["vessel"]["data"]["id"]
+                    .as_str()
+                    .map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// The account's notification count (`GET /v2/webhook_notifications`, `meta.total`): written
+/// in the ingest's transaction, so exact as soon as `teu ingest` returns.
+async fn notification_total(server: &Server, key: &str) -> u64 {
+    let (status, list) = server.get("/v2/webhook_notifications", Some(key)).await;
+    assert_eq!(status, 200, "{list}");
+    list["meta"]["total"].as_u64().expect("meta.total")
+}
+
+/// A webhook on every milestone for `key`'s account, delivering to a new receiver.
+async fn milestone_hook(server: &Server, key: &str) -> Receiver {
+    let (r, url) = receiver().await;
+    let (status, created) = send(server, "POST", "/v2/webhooks", key, hook(&url, MILESTONES)).await;
+    assert_eq!(status, 201, "{created}");
+    r
+}
+
+/// Waits until the receiver has every one of the account's `total` notifications.
+async fn all_delivered(r: &Receiver, total: u64) -> Vec<Milestone> {
+    let seen = wait_for(r, "every notification", |seen| seen.len() as u64 >= total).await;
+    milestones(&seen)
+}
+
+/// `(number, event, locode, timestamp, voyage, IMO)` written by hand, as [`Milestone`].
+fn m(
+    number: &str,
+    event: &str,
+    locode: &str,
+    at: &str,
+    voyage: Option<&str>,
+    imo: Option<&str>,
+) -> Milestone {
+    (
+        number.to_string(),
+        format!("container.transport.{event}"),
+        locode.to_string(),
+        at.to_string(),
+        voyage.map(str::to_string),
+        imo.map(|i| teu_pipeline::ids::vessel_id(i).to_string()),
+    )
+}
+
+async fn transport_events_are_notified_once_per_container_and_event(db: &TestDb) {
+    let key = db.create_account("acme");
+    let server = Server::start_with_env(db, &[], ENV);
+    let r = milestone_hook(&server, &key).await;
+    let case = data("dcsa-cases/04-transshipment-rolled/events.json");
+    db.ingest("acme", std::slice::from_ref(&case));
+    let total = notification_total(&server, &key).await;
+    let mut got = all_delivered(&r, total).await;
+    got.sort();
+
+    // Written by hand from the case's events (data/dcsa-cases/04-transshipment-rolled): the box
+    // is loaded at Ho Chi Minh (VNSGN) on the feeder 9312345 voyage 254S, which departs, arrives
+    // at Singapore (SGSIN) and discharges it there: the transshipment port. It is loaded on
+    // 9454436 voyage 256W, which departs; Hamburg (DEHAM) is only estimated, so nothing at the
+    // POD. The actual arrival of 9321488 (255W) at Singapore, the vessel the box was planned on
+    // but never loaded onto, is not the box's. Plans and estimates notify no milestone.
+    // vessel_departed comes from the derived pol_atd_at rule, which says the shipment's
+    // voyage: its voyage and vessel are left out of the comparison.
+    let feeder = Some("9312345");
+    let mother = Some("9454436");
+    let b = "MSKU4000010";
+    let mut want = vec![
+        m(
+            b,
+            "vessel_loaded",
+            "VNSGN",
+            "2026-09-01T08:00:00Z",
+            Some("254S"),
+            feeder,
+        ),
+        m(
+            b,
+            "vessel_departed",
+            "VNSGN",
+            "2026-09-01T20:00:00Z",
+            None,
+            None,
+        ),
+        m(
+            b,
+            "transshipment_arrived",
+            "SGSIN",
+            "2026-09-04T06:00:00Z",
+            Some("254S"),
+            feeder,
+        ),
+        m(
+            b,
+            "transshipment_discharged",
+            "SGSIN",
+            "2026-09-04T12:00:00Z",
+            Some("254S"),
+            feeder,
+        ),
+        m(
+            b,
+            "transshipment_loaded",
+            "SGSIN",
+            "2026-09-13T08:00:00Z",
+            Some("256W"),
+            mother,
+        ),
+        m(
+            b,
+            "transshipment_departed",
+            "SGSIN",
+            "2026-09-13T22:00:00Z",
+            Some("256W"),
+            mother,
+        ),
+    ];
+    want.sort();
+    for g in &mut got {
+        if g.1.ends_with("vessel_departed") {
+            (g.4, g.5) = (None, None);
+        }
+    }
+    assert_eq!(got, want, "one notification per milestone of the box");
+
+    // The same file again, and a late file with an older version of a stored event (same
+    // eventID, issued earlier), link nothing new: nothing is notified.
+    db.ingest("acme", std::slice::from_ref(&case));
+    let mut events: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(&case).expect("case")).expect("JSON");
+    let mut late = events.swap_remove(0);
+    assert_eq!(late["equipmentEventTypeCode"], "LOAD");
+    late["eventCreatedDateTime"] = json!("2026-09-01T08:30:00Z");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let late_file = dir.path().join("late.json");
+    std::fs::write(
+        &late_file,
+        serde_json::to_vec(&json!([late])).expect("JSON"),
+    )
+    .expect("write");
+    db.ingest("acme", &[late_file]);
+    assert_eq!(notification_total(&server, &key).await, total);
+}
+
+async fn file_order_does_not_change_the_transport_notifications(db: &TestDb) {
+    // Two accounts of one database: one ingests the files of case 02 in their order, the other
+    // reversed (data/dcsa-cases/02-booking-then-bill: the box's events name only the booking;
+    // the second file pairs the booking with the bill of lading).
+    let files = [
+        data("dcsa-cases/02-booking-then-bill/1-booking.json"),
+        data("dcsa-cases/02-booking-then-bill/2-bill.json"),
+    ];
+    let forward = db.create_account("forward");
+    let reverse = db.create_account("reverse");
+    let server = Server::start_with_env(db, &[], ENV);
+    let rf = milestone_hook(&server, &forward).await;
+    let rr = milestone_hook(&server, &reverse).await;
+    for f in &files {
+        db.ingest("forward", std::slice::from_ref(f));
+    }
+    for f in files.iter().rev() {
+        db.ingest("reverse", std::slice::from_ref(f));
+    }
+    // Compared: event, place, time; and voyage and vessel of the per-event milestones. Not the
+    // container number: in file order the box is first keyed by its booking, and that
+    // container is replaced by the bill of lading's when the second file arrives, so a payload
+    // rendered later no longer includes it; and the derived vessel_departed is notified once
+    // per container id, so once for each (docs/NOTES.md, issue 19).
+    let read = |got: Vec<Milestone>| -> (BTreeSet<Milestone>, usize) {
+        let per_event = got
+            .iter()
+            .filter(|g| !g.1.ends_with("vessel_departed"))
+            .count();
+        let set = got
+            .into_iter()
+            .map(|(_, event, at, time, voyage, vessel)| {
+                if event.ends_with("vessel_departed") {
+                    (String::new(), event, at, time, None, None)
+                } else {
+                    (String::new(), event, at, time, voyage, vessel)
+                }
+            })
+            .collect();
+        (set, per_event)
+    };
+    let total = notification_total(&server, &forward).await;
+    let (got_forward, per_event_forward) = read(all_delivered(&rf, total).await);
+    let total = notification_total(&server, &reverse).await;
+    let (got_reverse, per_event_reverse) = read(all_delivered(&rr, total).await);
+
+    // By hand from the case: an empty box out at Singapore, back in laden (at the POL: full_in),
+    // loaded on 9778844 voyage 252E, which departs; New York is only estimated.
+    let vessel = Some("9778844");
+    let want: BTreeSet<Milestone> = [
+        m("", "empty_out", "SGSIN", "2026-09-10T08:00:00Z", None, None),
+        m("", "full_in", "SGSIN", "2026-09-12T08:00:00Z", None, None),
+        m(
+            "",
+            "vessel_loaded",
+            "SGSIN",
+            "2026-09-14T08:00:00Z",
+            Some("252E"),
+            vessel,
+        ),
+        m(
+            "",
+            "vessel_departed",
+            "SGSIN",
+            "2026-09-15T02:00:00Z",
+            None,
+            None,
+        ),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        got_reverse, got_forward,
+        "the same milestones in either order"
+    );
+    assert_eq!(got_forward, want);
+    assert_eq!(
+        (per_event_forward, per_event_reverse),
+        (3, 3),
+        "each event once"
+    );
 }

@@ -474,6 +474,7 @@ async fn derive_and_write(
             &derived.containers,
             &links,
             &scope,
+            &history,
         )
         .await?;
     // Pending tracking requests for numbers that now have data become `created`.

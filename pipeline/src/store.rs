@@ -1144,6 +1144,10 @@ impl Store {
     /// lading; an event that moved to another container) are deleted in the same transaction,
     /// so the tables depend only on the stored events, not on the order files arrived in.
     /// Pass [`DerivationScope::default`] to only add.
+    ///
+    /// `history` is the stored events the derivation read (those `links` point at): the
+    /// per-event webhook rules (`crate::webhooks::event_rules`) name the actual events newly
+    /// linked to each container. Pass `&[]` when there are none.
     pub async fn upsert_derived(
         &self,
         account: Uuid,
@@ -1151,6 +1155,7 @@ impl Store {
         containers: &[Container],
         links: &[(Uuid, Uuid)],
         scope: &DerivationScope,
+        history: &[TransportEvent],
     ) -> Result<DerivedChanges> {
         let mut changes = DerivedChanges::default();
         let account_s = account.to_string();
@@ -1178,7 +1183,11 @@ impl Store {
                 .into_iter()
                 .map(|s| (s.id, s))
                 .collect();
-            Some((old_containers, old_shipments))
+            let numbers: Vec<&str> = containers.iter().map(|c| c.number.as_str()).collect();
+            let seen = self
+                .linked_event_numbers(&mut conn, &account_s, &numbers)
+                .await?;
+            Some((old_containers, old_shipments, seen))
         };
         drop(conn);
         let mut tx = self.pool.begin().await?;
@@ -1269,14 +1278,17 @@ impl Store {
             }
             q.execute(self.counted(&mut tx)).await?;
         }
-        if let Some((old_containers, old_shipments)) = before {
-            let emissions = crate::webhooks::rules::emissions(
+        if let Some((old_containers, old_shipments, seen)) = before {
+            let mut emissions = crate::webhooks::rules::emissions(
                 &old_containers,
                 &old_shipments,
                 shipments,
                 containers,
                 &changes,
             );
+            emissions.extend(crate::webhooks::event_rules::event_emissions(
+                containers, shipments, history, links, &seen,
+            ));
             changes.notifications = crate::webhooks::outbox::enqueue(
                 self.counted(&mut tx),
                 &account_s,
@@ -1287,6 +1299,36 @@ impl Store {
         }
         tx.commit().await?;
         Ok(changes)
+    }
+
+    /// The (container number, event id) pairs linked to the account's stored containers with
+    /// one of `numbers`, read on `conn`: what the per-event webhook rules already saw.
+    async fn linked_event_numbers(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        numbers: &[&str],
+    ) -> Result<HashSet<(String, Uuid)>> {
+        let mut numbers = numbers.to_vec();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut seen = HashSet::new();
+        for chunk in numbers.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+            let sql = format!(
+                "SELECT c.number, l.event_id FROM containers c CROSS JOIN container_events l \
+                 WHERE c.account_id = $1 AND c.number IN ({}) AND l.container_id = c.id",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for n in chunk {
+                q = q.bind(*n);
+            }
+            for row in q.fetch_all(self.counted(conn)).await? {
+                let event = parse_uuid(&row.try_get::<String, _>("event_id")?, "container event")?;
+                seen.insert((row.try_get::<String, _>("number")?, event));
+            }
+        }
+        Ok(seen)
     }
 
     /// Deletes the derived rows and links of `scope` that this derivation did not produce (see

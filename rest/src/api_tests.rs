@@ -89,7 +89,7 @@ async fn add_synthetic(store: &Store, a: &Account) {
         extra.push(c);
     }
     store
-        .upsert_derived(a.id, &[ship], &extra, &[], &Default::default())
+        .upsert_derived(a.id, &[ship], &extra, &[], &Default::default(), &[])
         .await
         .unwrap();
 }

@@ -15,6 +15,7 @@
 //! and the delivery loses nothing. Delivery itself (HTTP, signatures, retries) is the web
 //! layer's (`teu_rest::delivery`).
 
+pub mod event_rules;
 pub mod outbox;
 pub mod rules;
 mod store;

@@ -20,8 +20,24 @@ use uuid::Uuid;
 
 use crate::model::{Container, ContainerStatus, Shipment};
 
-/// Every event teu emits and the change that emits it. Events of the catalog not listed here
-/// are accepted in subscriptions but not emitted yet (`docs/NOTES.md` says why).
+/// Every event teu emits and the change that emits it: one source per event name. Events of
+/// the catalog not listed here are accepted in subscriptions but not emitted (`docs/NOTES.md`,
+/// issue 19, says why).
+///
+/// Sources: the `container.transport.*` milestones named in
+/// [`super::event_rules::EVENT_SOURCED`] come from individual actual carrier events, new to the
+/// container in this ingest ([`super::event_rules`]); the other milestones (`vessel_departed`,
+/// `vessel_arrived`, `vessel_discharged`, `full_out`, `rail_loaded`, `rail_departed`,
+/// `rail_unloaded`, `arrived_at_inland_destination`, `empty_in`, `delivered`) from a derived
+/// container or shipment field that gets a value ([`container_emissions`]), never from both.
+/// `tracking_request.*` come from the tracking request's status (`crate::tracking_requests`).
+///
+/// Not emitted, because teu's data cannot tell them: `container.transport.feeder_*` (DCSA
+/// events do not say whether a vessel is a feeder), `container.transport.vessel_berthed`
+/// (DCSA Track & Trace has no berthing event), `tracking_request.failed` (teu asks no shipping
+/// line, so a number is never "not found", only not in the feeds yet),
+/// `tracking_request.awaiting_manifest` (a number any stored event names has its shipment:
+/// teu derives one even from events without a container) and `document.*`.
 pub const RULES: &[(&str, &str)] = &[
     (
         "tracking_request.succeeded",
@@ -73,6 +89,46 @@ pub const RULES: &[(&str, &str)] = &[
     (
         "container.transport.vessel_discharged",
         "pod_discharged_at gets a value",
+    ),
+    (
+        "container.transport.vessel_loaded",
+        "an actual EQUIPMENT LOAD by vessel at the port of lading (or where no POL is known) is \
+         linked to the container for the first time (per event; webhooks::event_rules)",
+    ),
+    (
+        "container.transport.transshipment_arrived",
+        "an actual TRANSPORT ARRI by vessel at a port between the POL and the POD, of the vessel \
+         that brought the box there, is linked to the container for the first time (per event)",
+    ),
+    (
+        "container.transport.transshipment_discharged",
+        "an actual EQUIPMENT DISC by vessel at a port other than the POD is linked to the \
+         container for the first time (per event)",
+    ),
+    (
+        "container.transport.transshipment_loaded",
+        "an actual EQUIPMENT LOAD by vessel at a port other than the POL is linked to the \
+         container for the first time (per event)",
+    ),
+    (
+        "container.transport.transshipment_departed",
+        "an actual TRANSPORT DEPA by vessel at a port other than the POL, of the vessel that took \
+         the box on, is linked to the container for the first time (per event)",
+    ),
+    (
+        "container.transport.rail_arrived",
+        "an actual TRANSPORT ARRI by rail is linked to the container for the first time (per \
+         event)",
+    ),
+    (
+        "container.transport.empty_out",
+        "an actual EQUIPMENT GTOT of the empty box is linked to the container for the first time \
+         (per event)",
+    ),
+    (
+        "container.transport.full_in",
+        "an actual EQUIPMENT GTIN of the laden box is linked to the container for the first time \
+         (per event)",
     ),
     (
         "container.transport.available",

@@ -371,3 +371,208 @@ fn retries_double_from_the_base_up_to_six_hours() {
     assert_eq!(d.delay(1).as_secs(), 60);
     assert_eq!(d.delay(12).as_secs(), 6 * 3600);
 }
+
+/// A stored actual (or other `classifier`) event: `containers` named, at `at` by `mode`, on
+/// vessel `imo` voyage `voyage`, at `time`; its id is UUID v5 of `source_id`.
+#[allow(clippy::too_many_arguments)]
+fn stored(
+    source_id: &str,
+    kind: &str,
+    code: &str,
+    classifier: &str,
+    at: &str,
+    time: &str,
+    imo: Option<&str>,
+    voyage: Option<&str>,
+    containers: &[&str],
+) -> crate::model::TransportEvent {
+    serde_json::from_value(json!({
+        "id": Uuid::new_v5(&Uuid::NAMESPACE_OID, source_id.as_bytes()),
+        "raw_event_id": Uuid::new_v5(&Uuid::NAMESPACE_URL, source_id.as_bytes()),
+        "timezone": null,
+        "event_id": source_id, "event_type": kind, "classifier": classifier, "code": code,
+        "event_at": time, "containers": containers, "bills_of_lading": ["MAEU123456789"],
+        "bookings": [], "references": [], "locode": at, "mode_of_transport": "VESSEL",
+        "vessel_imo": imo, "export_voyage": voyage, "import_voyage": voyage,
+        "empty": if kind == "EQUIPMENT" { Some(false) } else { None },
+    }))
+    .unwrap()
+}
+
+#[test]
+fn actual_events_new_to_a_container_are_named_leg_by_leg_once() {
+    use super::event_rules::{event_emissions, EVENT_SOURCED};
+    // Shanghai → Singapore (transshipment) → Los Angeles, written by hand: the feeder 1111111
+    // (voyage F1) brings the box to Singapore; 2222222 (M1) takes it on. 3333333 (X1), a
+    // vessel the box never boarded, also arrives at Singapore and names the bill of lading.
+    let c = afloat();
+    let s = shipment(Some("2026-03-02T00:00:00Z"), None);
+    let n = "MSKU1234565";
+    let (f, m, x) = (Some("1111111"), Some("2222222"), Some("3333333"));
+    let history = vec![
+        stored(
+            "l1",
+            "EQUIPMENT",
+            "LOAD",
+            "ACT",
+            "CNSHA",
+            "2026-03-01T08:00:00Z",
+            f,
+            Some("F1"),
+            &[n],
+        ),
+        stored(
+            "d1",
+            "TRANSPORT",
+            "DEPA",
+            "ACT",
+            "CNSHA",
+            "2026-03-02T00:00:00Z",
+            f,
+            Some("F1"),
+            &[],
+        ),
+        stored(
+            "a1",
+            "TRANSPORT",
+            "ARRI",
+            "ACT",
+            "SGSIN",
+            "2026-03-05T00:00:00Z",
+            f,
+            Some("F1"),
+            &[],
+        ),
+        stored(
+            "x1",
+            "TRANSPORT",
+            "ARRI",
+            "ACT",
+            "SGSIN",
+            "2026-03-04T00:00:00Z",
+            x,
+            Some("X1"),
+            &[],
+        ),
+        stored(
+            "u1",
+            "EQUIPMENT",
+            "DISC",
+            "ACT",
+            "SGSIN",
+            "2026-03-05T06:00:00Z",
+            f,
+            Some("F1"),
+            &[n],
+        ),
+        stored(
+            "l2",
+            "EQUIPMENT",
+            "LOAD",
+            "ACT",
+            "SGSIN",
+            "2026-03-07T06:00:00Z",
+            m,
+            Some("M1"),
+            &[n],
+        ),
+        stored(
+            "d2",
+            "TRANSPORT",
+            "DEPA",
+            "ACT",
+            "SGSIN",
+            "2026-03-07T20:00:00Z",
+            m,
+            Some("M1"),
+            &[],
+        ),
+        stored(
+            "p2",
+            "TRANSPORT",
+            "ARRI",
+            "PLN",
+            "USLAX",
+            "2026-03-20T00:00:00Z",
+            m,
+            Some("M1"),
+            &[],
+        ),
+    ];
+    let links: Vec<(Uuid, Uuid)> = history.iter().map(|e| (c.id, e.id)).collect();
+    let seen = std::collections::HashSet::new();
+    let got = event_emissions(
+        std::slice::from_ref(&c),
+        std::slice::from_ref(&s),
+        &history,
+        &links,
+        &seen,
+    );
+    let named: Vec<(&str, &str, &str)> = got
+        .iter()
+        .map(|e| {
+            (
+                e.event.trim_start_matches("container.transport."),
+                e.detail.location_locode.as_deref().unwrap_or(""),
+                e.detail.voyage_number.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    // vessel_departed at Shanghai is the derived pol_atd_at rule's, not an event's; the plan
+    // at Los Angeles and X1's arrival are not the box's milestones.
+    assert_eq!(
+        named,
+        [
+            ("vessel_loaded", "CNSHA", "F1"),
+            ("transshipment_arrived", "SGSIN", "F1"),
+            ("transshipment_discharged", "SGSIN", "F1"),
+            ("transshipment_loaded", "SGSIN", "M1"),
+            ("transshipment_departed", "SGSIN", "M1"),
+        ]
+    );
+    let loaded = &got[0];
+    assert_eq!(loaded.reference_id, history[0].id);
+    assert_eq!(loaded.detail.timestamp, Some(t("2026-03-01T08:00:00Z")));
+    assert_eq!(loaded.detail.vessel_imo.as_deref(), Some("1111111"));
+    assert_eq!(loaded.container_id, Some(c.id));
+    // Events already linked to a container with this number emit nothing, whatever its id.
+    let seen: std::collections::HashSet<(String, Uuid)> = history
+        .iter()
+        .take(5)
+        .map(|e| (n.to_string(), e.id))
+        .collect();
+    let again = event_emissions(
+        std::slice::from_ref(&c),
+        std::slice::from_ref(&s),
+        &history,
+        &links,
+        &seen,
+    );
+    let again: Vec<&str> = again.iter().map(|e| e.event).collect();
+    assert_eq!(
+        again,
+        [
+            "container.transport.transshipment_loaded",
+            "container.transport.transshipment_departed"
+        ]
+    );
+    // One source per event name: no event-sourced name is also a derived-field rule.
+    let mut all = afloat();
+    all.pod_arrived_at = Some(t("2026-03-21T00:00:00Z"));
+    all.pod_discharged_at = Some(t("2026-03-21T06:00:00Z"));
+    all.pod_full_out_at = Some(t("2026-03-22T00:00:00Z"));
+    all.pod_rail_loaded_at = Some(t("2026-03-22T01:00:00Z"));
+    all.pod_rail_departed_at = Some(t("2026-03-22T02:00:00Z"));
+    all.ind_rail_unloaded_at = Some(t("2026-03-25T00:00:00Z"));
+    all.ind_ata_at = Some(t("2026-03-25T01:00:00Z"));
+    all.empty_terminated_at = Some(t("2026-03-28T00:00:00Z"));
+    let derived = container_emissions(None, &all, None, Some(&s));
+    assert!(derived.len() >= 10, "{:?}", events(&derived));
+    assert!(derived.iter().all(|e| !EVENT_SOURCED.contains(&e.event)));
+    for name in EVENT_SOURCED {
+        assert!(
+            RULES.iter().any(|(r, _)| r == name),
+            "{name} has no RULES line"
+        );
+    }
+}
