@@ -273,24 +273,30 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
 
     // GraphQL: the same ids are null, the connections empty.
     let id_of = |kind: &str| ids.iter().find(|(k, _)| *k == kind).unwrap().1.clone();
-    let query = "query($c: ID!, $s: ID!, $e: ID!, $t: ID!) {
+    let query = "query($c: ID!, $s: ID!, $e: ID!, $t: ID!, $w: ID!, $n: ID!) {
         container(id: $c) { id } shipment(id: $s) { id }
         emailSubmission(id: $e) { id } trackingRequest(id: $t) { id }
+        webhook(id: $w) { id } webhookNotification(id: $n) { id }
         containers(first: 5) { totalCount } shipments(first: 5) { totalCount }
-        emailSubmissions(first: 5) { totalCount } trackingRequests(first: 5) { totalCount } }";
+        emailSubmissions(first: 5) { totalCount } trackingRequests(first: 5) { totalCount }
+        webhooks(first: 5) { totalCount } webhookNotifications(first: 5) { totalCount } }";
     let vars = json!({
         "c": id_of("containers"), "s": id_of("shipments"),
         "e": id_of("email_submissions"), "t": id_of("tracking_requests"),
+        "w": id_of("webhooks"), "n": id_of("webhook_notifications"),
     });
     let (status, body) = server.graphql(Some(&intruder), query, vars.clone()).await;
     assert_eq!(status, 200, "{body}");
     let d = &body["data"];
-    for field in [
+    let by_id = [
         "container",
         "shipment",
         "emailSubmission",
         "trackingRequest",
-    ] {
+        "webhook",
+        "webhookNotification",
+    ];
+    for field in by_id {
         assert_eq!(d[field], Value::Null, "{field}: {body}");
     }
     for field in [
@@ -298,16 +304,13 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
         "shipments",
         "emailSubmissions",
         "trackingRequests",
+        "webhooks",
+        "webhookNotifications",
     ] {
         assert_eq!(d[field]["totalCount"], 0, "{field}: {body}");
     }
     let (_, body) = server.graphql(Some(&owner), query, vars).await;
-    for field in [
-        "container",
-        "shipment",
-        "emailSubmission",
-        "trackingRequest",
-    ] {
+    for field in by_id {
         assert!(
             body["data"][field]["id"].as_str().is_some(),
             "owner {field}: {body}"

@@ -17,6 +17,7 @@ use async_graphql::{Context, Error, ErrorExtensions};
 use teu_pipeline::infer::limit::RateLimited;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::StoreError;
+use teu_pipeline::webhooks::WebhookError;
 
 /// Every error the GraphQL API answers, with its `extensions.code`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -142,6 +143,42 @@ pub(crate) fn internal(err: &StoreError) -> Error {
     internal_opaque()
 }
 
+/// A refused webhook input (`BAD_USER_INPUT` with `extensions.field` the input field at fault:
+/// `url`, `events` or `headers`; the message names the list item, `events[1]`) or a store
+/// failure (`INTERNAL`). The rules are the pipeline's ([`WebhookAttributes::check`]), the same
+/// as `/v2/webhooks`.
+///
+/// [`WebhookAttributes::check`]: teu_pipeline::webhooks::WebhookAttributes::check
+pub(crate) fn webhook(err: WebhookError) -> Error {
+    match err {
+        WebhookError::Invalid(invalid) => {
+            // `events/1` is `input.events[1]`, `headers/0/name` is `input.headers[0].name`.
+            let mut path = String::from("input");
+            for (i, part) in invalid.attribute.split('/').enumerate() {
+                if i > 0 && part.bytes().all(|b| b.is_ascii_digit()) {
+                    path.push_str(&format!("[{part}]"));
+                } else {
+                    path.push('.');
+                    path.push_str(part);
+                }
+            }
+            let field = match invalid.attribute.split('/').next() {
+                Some("url") => Some("url"),
+                Some("active") => Some("active"),
+                Some("events") => Some("events"),
+                Some("headers") => Some("headers"),
+                _ => None,
+            };
+            GqlError::BadUserInput {
+                message: format!("{path}: {}", invalid.detail),
+                field,
+            }
+            .into_graphql()
+        }
+        WebhookError::Store(e) => internal(&e),
+    }
+}
+
 /// The client-facing side of a store failure that was already logged (by a loader).
 pub(crate) fn internal_opaque() -> Error {
     GqlError::Internal.into_graphql()
@@ -151,4 +188,45 @@ pub(crate) fn internal_opaque() -> Error {
 pub(crate) fn account<'a>(ctx: &Context<'a>) -> Result<&'a Account, Error> {
     ctx.data_opt::<Account>()
         .ok_or_else(|| GqlError::Unauthenticated.into_graphql())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use teu_pipeline::webhooks::{check_events, check_headers, WebhookHeader};
+
+    /// The extension `name` of `e` as text.
+    fn extension(e: &Error, name: &str) -> Option<String> {
+        match e.extensions.as_ref()?.get(name)? {
+            async_graphql::Value::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_refused_webhook_input_names_its_field_and_item() {
+        let events = vec![
+            "container.updated".to_string(),
+            "container.sunk".to_string(),
+        ];
+        let e = webhook(check_events(&events).unwrap_err().into());
+        assert!(e.message.starts_with("input.events[1]: "), "{}", e.message);
+        assert_eq!(extension(&e, "field").as_deref(), Some("events"));
+        assert_eq!(extension(&e, "code").as_deref(), Some("BAD_USER_INPUT"));
+
+        let headers = vec![WebhookHeader {
+            name: "Host".into(),
+            value: "x".into(),
+        }];
+        let e = webhook(check_headers(&headers).unwrap_err().into());
+        assert!(
+            e.message.starts_with("input.headers[0].name: "),
+            "{}",
+            e.message
+        );
+        assert_eq!(extension(&e, "field").as_deref(), Some("headers"));
+
+        let e = webhook(check_events(&[]).unwrap_err().into());
+        assert!(e.message.starts_with("input.events: "), "{}", e.message);
+    }
 }

@@ -10,10 +10,13 @@
 //! | `trackingRequests` (connection), `trackingRequest(id)`; mutation `createTrackingRequest(input)` | `tracking` |
 //! | subscriptions `containerUpdated(containerId, shipmentId)`, `trackingRequestUpdated` (WebSocket) | `subscription` |
 //! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
+//! | `webhooks` (connection), `webhook(id)`, `webhookEvents`; mutations `createWebhook(input)`, `updateWebhook(id, input)`, `deleteWebhook(id)` | `webhooks` |
+//! | `webhookNotifications(filter)` (connection), `webhookNotification(id)` | `notifications` |
+//! | `Container.transportEvents`, `Container.rawEvents` (the `/v2` transport and raw events of a container) | `events` |
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
 //! `TrackingRequest.shipment`, `EmailSubmission.documents`,
-//! `Document.lastDocumentRepresentation`) are batch-loaded through a
+//! `Document.lastDocumentRepresentation`, `WebhookNotification.webhook`) are batch-loaded through a
 //! [`DataLoader`](async_graphql::dataloader::DataLoader), one store call per field and page,
 //! never one per record.
 //!
@@ -44,14 +47,17 @@
 
 mod email;
 mod error;
+mod events;
 mod inference;
 mod loaders;
 mod mutations;
+mod notifications;
 mod query;
 mod route;
 mod subscription;
 mod tracking;
 mod types;
+mod webhooks;
 
 use std::time::Duration;
 

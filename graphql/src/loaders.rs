@@ -1,5 +1,6 @@
 //! Batch loading of the nested fields (`Container.shipment`, `Container.events`,
 //! `Shipment.containers`, `TrackingRequest.shipment`, `EmailSubmission.documents`,
+//! `WebhookNotification.webhook`,
 //! `Document.lastDocumentRepresentation`), so that a page of 100 containers costs one store
 //! call per field, not one per container.
 //!
@@ -117,6 +118,13 @@ pub(crate) struct RepresentationKey {
     pub representation: Uuid,
 }
 
+/// Key of `WebhookNotification.webhook`: a webhook of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct WebhookKey {
+    pub account: Uuid,
+    pub webhook: Uuid,
+}
+
 /// Store calls made by each loader (for tests and debugging).
 #[derive(Debug, Default)]
 pub(crate) struct LoaderCalls {
@@ -125,12 +133,13 @@ pub(crate) struct LoaderCalls {
     pub containers_of_shipments: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
+    pub webhooks_by_ids: AtomicUsize,
 }
 
 /// Loads shipments, events and containers in batches from the store.
 pub(crate) struct StoreLoader {
     store: Store,
-    calls: Arc<LoaderCalls>,
+    pub(crate) calls: Arc<LoaderCalls>,
 }
 
 /// Groups `(account, id)` keys by account, deduplicating ids.
@@ -315,8 +324,40 @@ impl Loader<RepresentationKey> for StoreLoader {
     }
 }
 
+impl Loader<WebhookKey> for StoreLoader {
+    type Value = teu_pipeline::webhooks::Webhook;
+    type Error = LoadFailed;
+
+    async fn load(
+        &self,
+        keys: &[WebhookKey],
+    ) -> Result<HashMap<WebhookKey, Self::Value>, Self::Error> {
+        let mut out = HashMap::with_capacity(keys.len());
+        for (account, ids) in by_account(keys, |k| (k.account, k.webhook)) {
+            self.calls.webhooks_by_ids.fetch_add(1, Ordering::Relaxed);
+            let hooks = self
+                .store
+                .webhooks_by_ids(account, &ids)
+                .await
+                .map_err(logged("webhooks_by_ids"))?;
+            for w in hooks {
+                if w.account_id == account {
+                    out.insert(
+                        WebhookKey {
+                            account,
+                            webhook: w.id,
+                        },
+                        w,
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The sub-selections named `name` of the selections in `looks` that exist.
-fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>> {
+pub(crate) fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>> {
     looks
         .iter()
         .map(|l| l.field(name))
@@ -338,7 +379,7 @@ pub(crate) mod prefetch {
             .collect()
     }
 
-    fn unique<T: Copy + PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    pub(crate) fn unique<T: Copy + PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
         let mut out: Vec<T> = Vec::new();
         for i in items {
             if !out.contains(&i) {
@@ -362,7 +403,9 @@ pub(crate) mod prefetch {
                 return Ok(());
             }
             let ids = unique(containers.iter().map(|c| c.id));
-            if !sub(&looks, "events").is_empty() || !sub(&looks, "vessels").is_empty() {
+            let named =
+                !sub(&looks, "transportEvents").is_empty() || !sub(&looks, "rawEvents").is_empty();
+            if named || !sub(&looks, "events").is_empty() || !sub(&looks, "vessels").is_empty() {
                 loader
                     .loader()
                     .calls
@@ -381,8 +424,9 @@ pub(crate) mod prefetch {
                     }))
                     .await;
             }
+            // `transportEvents` and `rawEvents` name events by the shipment's ends.
             let ship_looks = sub(&looks, "shipment");
-            if !ship_looks.is_empty() {
+            if named || !ship_looks.is_empty() {
                 let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
                 loader
                     .loader()

@@ -1,5 +1,6 @@
-//! The mutation root, merged from the tracking-request part ([`crate::tracking`]) and the
-//! shipment part here: tags, and stopping or resuming tracking at the shipping line.
+//! The mutation root, merged from the tracking-request part ([`crate::tracking`]), the webhook
+//! part ([`crate::webhooks`]) and the shipment part here: tags, and stopping or resuming
+//! tracking at the shipping line.
 //!
 //! The changes are the store's ([`teu_pipeline::listing`]), so `/v2/shipments` shows them at
 //! once (`tags`, `line_tracking_stopped_at`, `line_tracking_stopped_reason`).
@@ -11,10 +12,11 @@ use crate::error;
 use crate::query::{parse_id, store};
 use crate::tracking::TrackingRequestMutation;
 use crate::types::Shipment;
+use crate::webhooks::WebhookMutation;
 
 /// The mutation root.
 #[derive(MergedObject, Default)]
-pub struct Mutation(TrackingRequestMutation, ShipmentMutation);
+pub struct Mutation(TrackingRequestMutation, ShipmentMutation, WebhookMutation);
 
 /// The shipment part of [`Mutation`].
 #[derive(Default)]

@@ -1,7 +1,8 @@
 //! The query root, merged ([`MergedObject`]) from one part per area: containers and shipments
 //! (here), carrier inference ([`crate::inference`]), tracking requests ([`crate::tracking`]),
-//! email submissions and document schemas ([`crate::email`]); and the pagination helpers the
-//! parts share.
+//! email submissions and document schemas ([`crate::email`]), webhooks
+//! ([`crate::webhooks`]) and their notifications ([`crate::notifications`]); and the
+//! pagination helpers the parts share.
 
 use async_graphql::connection::{Connection, CursorType, Edge, EmptyFields, OpaqueCursor};
 use async_graphql::{Context, Enum, InputObject, MergedObject, Object, SimpleObject, ID};
@@ -14,9 +15,11 @@ use crate::email::EmailQuery;
 use crate::error;
 use crate::inference::InferenceQuery;
 use crate::loaders::prefetch;
+use crate::notifications::NotificationQuery;
 use crate::tracking::TrackingRequestQuery;
 use crate::types::loader;
 use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
+use crate::webhooks::WebhookQuery;
 
 /// Page size when `first` is not given.
 pub(crate) const DEFAULT_PAGE_SIZE: i32 = 30;
@@ -46,6 +49,8 @@ pub struct Query(
     InferenceQuery,
     TrackingRequestQuery,
     EmailQuery,
+    WebhookQuery,
+    NotificationQuery,
 );
 
 /// What a `containers` or `shipments` list is narrowed to. Fields left out match everything;

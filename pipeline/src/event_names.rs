@@ -30,7 +30,9 @@
 //!
 //! Other events (shipment events, `STUF`, `STRP`, `PICK`, `DROP`, `INSP`, …) have no name.
 
-use crate::model::{EventRow, EventType, Shipment};
+use chrono::{DateTime, Utc};
+
+use crate::model::{Classifier, EventRow, EventType, Shipment};
 
 /// Where the shipment starts and ends, to tell the POL, the POD and transshipment ports apart.
 #[derive(Debug, Clone, Copy, Default)]
@@ -101,6 +103,38 @@ pub fn name(e: &EventRow, ends: Ends<'_>) -> Option<&'static str> {
 /// [`is_named`].
 pub fn is_named(e: &EventRow) -> bool {
     name(e, Ends::default()).is_some()
+}
+
+/// The `event` of a Terminal49 `transport_event` (`GET /v2/containers/{id}/transport_events`,
+/// GraphQL `Container.transportEvents`): `container.transport.<name>` for an actual event that
+/// has a [`name`], `None` for every other event (estimated, planned, or without a name).
+pub fn transport_event(e: &EventRow, ends: Ends<'_>) -> Option<String> {
+    if e.classifier != Classifier::Act {
+        return None;
+    }
+    name(e, ends).map(|n| format!("container.transport.{n}"))
+}
+
+/// The `voyage_number` served with an event: the export voyage for what leaves a port (`LOAD`,
+/// `DEPA`, `GTIN`), the import voyage for the rest, whichever of the two is known.
+pub fn voyage(e: &EventRow) -> Option<&str> {
+    let leaving = matches!(e.code.as_str(), "LOAD" | "DEPA" | "GTIN");
+    let (first, second) = if leaving {
+        (&e.export_voyage, &e.import_voyage)
+    } else {
+        (&e.import_voyage, &e.export_voyage)
+    };
+    first.as_deref().or(second.as_deref())
+}
+
+/// The `created_at` served with an event: when the carrier issued it, else when it happened.
+pub fn created_at(e: &EventRow) -> DateTime<Utc> {
+    e.event_created_at.unwrap_or(e.event_at)
+}
+
+/// The `original_event` of a raw event: the DCSA event type and code (`EQUIPMENT LOAD`).
+pub fn original_event(e: &EventRow) -> String {
+    format!("{} {}", e.event_type.as_str(), e.code)
 }
 
 #[cfg(test)]

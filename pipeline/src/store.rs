@@ -1562,7 +1562,9 @@ impl Store {
             .collect()
     }
 
-    async fn select_in<T>(
+    /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`) for `ids`, read with
+    /// `read`; several statements when `ids` is longer than one statement may bind.
+    pub(crate) async fn select_in<T>(
         &self,
         prefix: &str,
         account: Uuid,

@@ -64,18 +64,6 @@ async fn events_of(
     Ok((uuid, container.shipment_id, events, shipment))
 }
 
-/// The voyage an event belongs to: the export voyage for what leaves a port, the import voyage
-/// for what arrives, whichever is known.
-fn voyage(e: &TransportEvent) -> Option<&str> {
-    let leaving = matches!(e.event.code.as_str(), "LOAD" | "DEPA" | "GTIN");
-    let (first, second) = if leaving {
-        (&e.event.export_voyage, &e.event.import_voyage)
-    } else {
-        (&e.event.import_voyage, &e.event.export_voyage)
-    };
-    first.as_deref().or(second.as_deref())
-}
-
 /// The `transport_event` resources of one container's `events` (the actual events that have
 /// a normalized name), in event order; `ends` tells the POL, POD and transshipment ports apart.
 pub(crate) fn transport_event_values(
@@ -86,16 +74,15 @@ pub(crate) fn transport_event_values(
 ) -> Vec<Value> {
     events
         .iter()
-        .filter(|e| e.event.classifier == Classifier::Act)
         .filter_map(|e| {
-            let name = event_names::name(&e.event, ends)?;
+            let event = event_names::transport_event(&e.event, ends)?;
             Some(json!({
                 "id": e.id,
                 "type": "transport_event",
                 "attributes": {
-                    "event": format!("container.transport.{name}"),
-                    "created_at": timestamp(&e.event.event_created_at.unwrap_or(e.event.event_at)),
-                    "voyage_number": voyage(e),
+                    "event": event,
+                    "created_at": timestamp(&event_names::created_at(&e.event)),
+                    "voyage_number": event_names::voyage(&e.event),
                     "timestamp": timestamp(&e.event.event_at),
                     "timezone": e.timezone,
                     "location_locode": e.event.locode,
@@ -144,7 +131,7 @@ pub(crate) fn raw_event_values(events: &[TransportEvent], ends: Ends<'_>) -> Vec
                 "type": "raw_event",
                 "attributes": {
                     "event": event_names::name(&e.event, ends),
-                    "original_event": format!("{} {}", e.event.event_type.as_str(), e.event.code),
+                    "original_event": event_names::original_event(&e.event),
                     "timestamp": at,
                     "estimated": estimated,
                     "actual_on": null,
@@ -152,8 +139,8 @@ pub(crate) fn raw_event_values(events: &[TransportEvent], ends: Ends<'_>) -> Vec
                     "actual_at": (!estimated).then(|| at.clone()),
                     "estimated_at": estimated.then(|| at.clone()),
                     "index": index,
-                    "created_at": timestamp(&e.event.event_created_at.unwrap_or(e.event.event_at)),
-                    "voyage_number": voyage(e),
+                    "created_at": timestamp(&event_names::created_at(&e.event)),
+                    "voyage_number": event_names::voyage(&e.event),
                     "location_name": e.event.location_name,
                     "location_locode": e.event.locode,
                     "vessel_name": e.event.vessel_name,

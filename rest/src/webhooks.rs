@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
 use teu_pipeline::store::Store;
-use teu_pipeline::webhooks::rules::{Detail, RULES};
+use teu_pipeline::webhooks::rules::Detail;
 use teu_pipeline::webhooks::{
     self, InvalidWebhook, Notification, Webhook, WebhookAttributes, WebhookError, WebhookHeader,
     CATALOG,
@@ -245,8 +245,8 @@ pub(crate) async fn events() -> Json<Value> {
                 "attributes": {
                     "name": name,
                     "events": events.iter().map(|(event, description)| {
-                        let rule = RULES.iter().find(|(e, _)| e == event).map(|(_, r)| *r);
-                        json!({"name": event, "description": description, "emitted_when": rule})
+                        json!({"name": event, "description": description,
+                               "emitted_when": webhooks::emitted_when(event)})
                     }).collect::<Vec<_>>(),
                 }
             })

@@ -242,6 +242,15 @@ pub fn is_event(name: &str) -> bool {
         .any(|(_, _, events)| events.iter().any(|(n, _)| *n == name))
 }
 
+/// On what change teu emits `event` ([`rules::RULES`]); `None` for a catalog event it accepts in
+/// subscriptions but does not emit yet.
+pub fn emitted_when(event: &str) -> Option<&'static str> {
+    rules::RULES
+        .iter()
+        .find(|(e, _)| *e == event)
+        .map(|(_, when)| *when)
+}
+
 /// Header names a webhook may not set: teu sets them on every delivery.
 pub const RESERVED_HEADERS: &[&str] = &[
     "content-type",

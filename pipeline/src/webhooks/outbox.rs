@@ -230,6 +230,20 @@ fn from_row(row: &sqlx::any::AnyRow) -> Result<Notification> {
     })
 }
 
+/// What [`Store::list_notifications_filtered`] narrows the list to; fields left `None` match
+/// every notification.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NotificationFilter {
+    /// Notifications for this webhook.
+    pub webhook_id: Option<Uuid>,
+    /// Notifications of this event name.
+    pub event: Option<String>,
+    /// Notifications in this delivery state.
+    pub delivery_status: Option<DeliveryStatus>,
+    /// Notifications about this container.
+    pub container_id: Option<Uuid>,
+}
+
 /// How one delivery attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attempt {
@@ -389,21 +403,58 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<Notification>, i64)> {
-        let total: i64 =
-            sqlx::query("SELECT COUNT(*) AS n FROM webhook_notifications WHERE account_id = $1")
-                .bind(account.to_string())
-                .fetch_one(self.pool())
-                .await?
-                .try_get("n")?;
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM webhook_notifications WHERE account_id = $1 \
-             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
-        ))
-        .bind(account.to_string())
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(self.pool())
-        .await?;
+        self.list_notifications_filtered(account, &NotificationFilter::default(), offset, limit)
+            .await
+    }
+
+    /// One page of the account's notifications that match every field `filter` gives, newest
+    /// first, and the number of matches.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::list_notifications`].
+    pub async fn list_notifications_filtered(
+        &self,
+        account: Uuid,
+        filter: &NotificationFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Notification>, i64)> {
+        let mut clause = String::from("account_id = $1");
+        let mut binds: Vec<String> = vec![account.to_string()];
+        let mut add = |column: &str, value: String| {
+            binds.push(value);
+            clause.push_str(&format!(" AND {column} = ${}", binds.len()));
+        };
+        if let Some(w) = filter.webhook_id {
+            add("webhook_id", w.to_string());
+        }
+        if let Some(e) = &filter.event {
+            add("event", e.clone());
+        }
+        if let Some(d) = filter.delivery_status {
+            add("delivery_status", d.as_str().to_string());
+        }
+        if let Some(c) = filter.container_id {
+            add("container_id", c.to_string());
+        }
+        let count = format!("SELECT COUNT(*) AS n FROM webhook_notifications WHERE {clause}");
+        let mut q = sqlx::query(&count);
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        let total: i64 = q.fetch_one(self.pool()).await?.try_get("n")?;
+        let select = format!(
+            "SELECT {COLUMNS} FROM webhook_notifications WHERE {clause} \
+             ORDER BY created_at DESC, id DESC LIMIT ${} OFFSET ${}",
+            binds.len() + 1,
+            binds.len() + 2
+        );
+        let mut q = sqlx::query(&select);
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        let rows = q.bind(limit).bind(offset).fetch_all(self.pool()).await?;
         Ok((rows.iter().map(from_row).collect::<Result<_>>()?, total))
     }
 

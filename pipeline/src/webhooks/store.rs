@@ -135,6 +135,22 @@ impl Store {
         .transpose()
     }
 
+    /// The account's webhooks among `ids` (unknown and other accounts' ids are left out), in
+    /// no particular order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::list_webhooks`].
+    pub async fn webhooks_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Webhook>> {
+        self.select_in(
+            &format!("SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 AND id IN"),
+            account,
+            ids,
+            from_row,
+        )
+        .await
+    }
+
     /// Replaces the present attributes of one of the account's webhooks; `None` when there is
     /// no such webhook. The secret never changes.
     ///
