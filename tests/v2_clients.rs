@@ -259,9 +259,46 @@ async fn shipment_edits_and_tracking_requests(db: &TestDb) {
         .await;
         assert_eq!(status, 201, "{r}");
     }
+    // GraphQL creates the same kind of request through the same rules.
+    let (status, g) = server
+        .graphql(
+            Some(&key),
+            "mutation { createTrackingRequest(input: {requestNumber: \"MSKU4000034\", \
+             requestType: CONTAINER, scac: \"MAEU\", refNumbers: [\"G-1\"], \
+             shipmentTags: [\"gql\"]}) { id refNumbers shipmentTags failedReason } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{g}");
+    let made = &g["data"]["createTrackingRequest"];
+    let (_, rest) = server
+        .get(
+            &format!("/v2/tracking_requests/{}", made["id"].as_str().unwrap()),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(
+        made["refNumbers"],
+        rest["data"]["attributes"]["ref_numbers"]
+    );
+    assert_eq!(
+        made["shipmentTags"],
+        rest["data"]["attributes"]["shipment_tags"]
+    );
+    assert_eq!(strings(&made["refNumbers"]), ["G-1"]);
+    let (_, g) = server
+        .graphql(
+            Some(&key),
+            "mutation { createTrackingRequest(input: {requestNumber: \"MSKU4000041\", \
+             requestType: CONTAINER, scac: \"MAEU\", refNumbers: [\"\"]}) { id } }",
+            json!({}),
+        )
+        .await;
+    assert_eq!(g["errors"][0]["extensions"]["field"], "refNumbers", "{g}");
+
     let (_, all) = server.get("/v2/tracking_requests", Some(&key)).await;
     let all = all["data"].as_array().unwrap().clone();
-    assert_eq!(all.len(), 4);
+    assert_eq!(all.len(), 5);
     let count = |f: &dyn Fn(&Value) -> bool| all.iter().filter(|r| f(r)).count();
     for (query, expected) in [
         (
@@ -278,7 +315,7 @@ async fn shipment_edits_and_tracking_requests(db: &TestDb) {
         ),
         ("filter[request_number]=hlxu-123456-1", 1),
         ("filter[created_at][end]=2000-01-01", 0),
-        ("filter[updated_at][start]=2000-01-01&filter[scac]=MAEU", 2),
+        ("filter[updated_at][start]=2000-01-01&filter[scac]=MAEU", 3),
     ] {
         let (status, page) = server
             .get(&format!("/v2/tracking_requests?{query}"), Some(&key))

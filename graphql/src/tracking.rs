@@ -67,6 +67,22 @@ impl TrackingRequest {
         }
     }
 
+    /// Reference numbers the client gave (`/v2` `ref_numbers`); they are added to the
+    /// shipment's once it is found.
+    async fn ref_numbers(&self) -> &[String] {
+        &self.0.ref_numbers
+    }
+
+    /// Tags for the shipment (`/v2` `shipment_tags`), added to it once it is found.
+    async fn shipment_tags(&self) -> &[String] {
+        &self.0.shipment_tags
+    }
+
+    /// Why the request failed (`/v2` `failed_reason`); null unless it failed.
+    async fn failed_reason(&self) -> Option<&str> {
+        self.0.failed_reason.as_deref()
+    }
+
     /// When the request was first made.
     async fn created_at(&self) -> DateTime {
         DateTime(self.0.created_at)
@@ -156,6 +172,12 @@ pub struct CreateTrackingRequestInput {
     pub request_type: NumberType,
     /// The shipping line's SCAC, 2 to 4 letters (as `inferNumber` selects it).
     pub scac: String,
+    /// Reference numbers for the shipment (each 1 to 64 characters, at most 50).
+    #[graphql(default)]
+    pub ref_numbers: Vec<String>,
+    /// Tags for the shipment (each at most 64 characters, at most 50).
+    #[graphql(default)]
+    pub shipment_tags: Vec<String>,
 }
 
 /// The tracking-request part of the mutation root ([`crate::Mutation`]).
@@ -177,11 +199,13 @@ impl TrackingRequestMutation {
         let account = error::account(ctx)?;
         let kind = teu_pipeline::infer::NumberType::from(input.request_type);
         match store(ctx)?
-            .submit_tracking_request(
+            .submit_tracking_request_with(
                 account.id,
                 &input.request_number,
                 kind.as_str(),
                 &input.scac,
+                &input.ref_numbers,
+                &input.shipment_tags,
             )
             .await
         {
