@@ -86,6 +86,9 @@ pub struct Route {
     pub extra_errors: &'static [u16],
     /// Whether the operation needs no API key.
     pub public: bool,
+    /// Whether the success body is a JSON:API document (`Document`); else any JSON object
+    /// (GeoJSON, this document).
+    pub json_api: bool,
 }
 
 /// What `{id}` is for resources addressed by their teu id.
@@ -109,6 +112,7 @@ const fn route(
         ok: (200, "A JSON:API document."),
         extra_errors: &[],
         public: false,
+        json_api: true,
     }
 }
 
@@ -137,6 +141,10 @@ impl Route {
         self.public = true;
         self
     }
+    const fn not_json_api(mut self) -> Route {
+        self.json_api = false;
+        self
+    }
 }
 
 /// A page with no `include` and no filters.
@@ -154,6 +162,7 @@ pub const ROUTES: &[Route] = &[
         "This OpenAPI document (no API key needed)",
     )
     .ok(200, "The OpenAPI 3.1 document.")
+    .not_json_api()
     .public(),
     route(
         "get",
@@ -175,6 +184,7 @@ pub const ROUTES: &[Route] = &[
         "The container's route as a GeoJSON FeatureCollection (Routing Data)",
     )
     .ok(200, "A GeoJSON FeatureCollection.")
+    .not_json_api()
     .errors(&[403]),
     route(
         "get",
@@ -515,9 +525,15 @@ fn operation(r: &Route) -> utoipa::openapi::path::Operation {
             .description(description)
             .content(
                 "application/json",
-                ContentBuilder::new()
-                    .schema(Some(Ref::from_schema_name(DOCUMENT_SCHEMA)))
-                    .build(),
+                if r.json_api {
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name(DOCUMENT_SCHEMA)))
+                        .build()
+                } else {
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new().schema_type(Type::Object)))
+                        .build()
+                },
             )
             .build()
     };
@@ -920,5 +936,14 @@ pub fn router(state: RestState) -> Router {
         assert!(infer["429"].is_object());
         assert!(d["paths"]["/vessels/{id}"]["get"]["responses"]["403"].is_object());
         assert!(d["paths"]["/tracking_requests"]["post"]["responses"]["201"].is_object());
+        let document_ref = format!("#/components/schemas/{DOCUMENT_SCHEMA}");
+        let ok_schema = |path: &str| {
+            d["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+                ["$ref"]
+                .clone()
+        };
+        assert_eq!(ok_schema("/containers"), document_ref.as_str());
+        assert_eq!(ok_schema("/openapi.json"), Value::Null);
+        assert_eq!(ok_schema("/containers/{id}/map_geojson"), Value::Null);
     }
 }
