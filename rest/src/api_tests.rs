@@ -474,3 +474,62 @@ async fn rest_api_end_to_end() {
     .await;
     assert_error(&r, 405, None);
 }
+
+/// `GET /v2/openapi.json` answers without a key while the other routes still need one, and
+/// every documented (method, path) is routed with that method (no 405).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_document_is_public_and_routed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let (_, key) = store.create_account("alpha", false).await.unwrap();
+    let app = Router::new().nest("/v2", router(RestState::new(store)));
+
+    let r = send(&app, Method::GET, "/v2/openapi.json", None, &[]).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert!(r.headers[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("application/json"));
+    assert!(
+        r.body["openapi"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("3.")),
+        "{}",
+        r.body["openapi"]
+    );
+    let paths = r.body["paths"].as_object().expect("paths is an object");
+    assert!(!paths.is_empty());
+
+    // The exemption is exactly that route: the rest still answers 401 without a key.
+    for uri in ["/v2/containers", "/v2/openapi.json/x", "/v2/nowhere"] {
+        let r = send(&app, Method::GET, uri, None, &[]).await;
+        assert_error(&r, 401, None);
+    }
+    // A wrong method on the public route is a JSON:API 405.
+    let r = send(&app, Method::POST, "/v2/openapi.json", None, &[]).await;
+    assert_error(&r, 405, None);
+
+    let auth = format!("Token {key}");
+    let id = Uuid::new_v4().to_string();
+    let mut checked = 0;
+    for (path, item) in paths {
+        for method in item.as_object().expect("path item").keys() {
+            let Ok(method) = Method::from_bytes(method.to_ascii_uppercase().as_bytes()) else {
+                continue;
+            };
+            let uri = format!("/v2{}", path.replace("{id}", &id));
+            let r = send(&app, method.clone(), &uri, Some(&auth), &[]).await;
+            assert_ne!(
+                r.status,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {uri}: {}",
+                r.body
+            );
+            assert_ne!(r.status, StatusCode::UNAUTHORIZED, "{method} {uri}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "only {checked} operations checked");
+}

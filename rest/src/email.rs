@@ -37,7 +37,7 @@ use crate::routes::Base;
 use crate::RestState;
 
 /// Relationship names `include` accepts on email submission endpoints.
-const EMAIL_INCLUDES: &[&str] = &[
+pub(crate) const EMAIL_INCLUDES: &[&str] = &[
     "account",
     "user",
     "documents",

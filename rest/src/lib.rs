@@ -2,8 +2,9 @@
 //! pipeline's [`Store`].
 //!
 //! The binary mounts it with `Router::new().nest("/v2", teu_rest::router(state))`. Every request
-//! under `/v2` first passes [`require_account`]; handlers then read the store only through its
-//! account-scoped query functions, so one account never sees another's data.
+//! under `/v2` but `GET /v2/openapi.json` first passes [`require_account`]; handlers then read
+//! the store only through its account-scoped query functions, so one account never sees
+//! another's data.
 //!
 //! | route | answer |
 //! |---|---|
@@ -26,6 +27,7 @@
 //! | `POST /webhooks`, `GET /webhooks`, `GET/PATCH/DELETE /webhooks/{id}` | the account's webhooks ([`webhooks`]) |
 //! | `GET /webhooks/events`, `POST /webhooks/trigger` | the event catalog; one test delivery |
 //! | `GET /webhook_notifications`, `GET /webhook_notifications/{id}`, `GET /webhook_notifications/examples` | notifications and their delivery status; example payloads |
+//! | `GET /openapi.json` | the OpenAPI 3.1 document of these routes ([`openapi`]); the one route that needs no API key |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
 //! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
@@ -42,6 +44,7 @@ mod events;
 pub mod infer;
 mod list_filters;
 pub mod map;
+pub mod openapi;
 pub mod pagination;
 pub mod query;
 pub mod reference;
@@ -93,11 +96,13 @@ impl RestState {
 /// `Router::new().nest("/v2", teu_rest::router(state))`.
 ///
 /// Every request, including unknown paths and wrong methods, must carry a valid API key (see
-/// [`require_account`]): without one the answer is 401 whatever the path, so unauthenticated
-/// callers learn nothing about the routes. Authenticated requests to unknown paths get a 404 and
-/// wrong methods a 405 (with `Allow`), both with JSON:API error bodies.
+/// [`require_account`]): without one the answer is 401 whatever the path. The one exception is
+/// `GET /openapi.json` ([`openapi`]), mounted in a router of its own merged outside the
+/// authentication layer: it describes the routes, so keeping them secret has no point there.
+/// Authenticated requests to unknown paths get a 404 and wrong methods a 405 (with `Allow`), both
+/// with JSON:API error bodies.
 pub fn router(state: RestState) -> Router {
-    Router::new()
+    let authenticated = Router::new()
         .route("/containers", get(routes::list_containers))
         .route("/containers/{id}", get(routes::get_container))
         .route("/containers/{id}/map_geojson", get(map::map_geojson))
@@ -154,7 +159,12 @@ pub fn router(state: RestState) -> Router {
         // Must follow the routes: it is applied to the routes registered so far.
         .method_not_allowed_fallback(routes::method_not_allowed)
         .fallback(routes::not_found)
-        .layer(from_fn_with_state(state.clone(), require_account))
+        .layer(from_fn_with_state(state.clone(), require_account));
+    // Public: no `require_account`. The body limits and the JSON:API error shape apply to both.
+    Router::new()
+        .route("/openapi.json", get(openapi::serve))
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .merge(authenticated)
         .layer(axum::extract::DefaultBodyLimit::max(error::MAX_BODY_BYTES))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(
             error::MAX_BODY_BYTES,

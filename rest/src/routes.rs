@@ -33,9 +33,10 @@ use crate::RestState;
 
 /// Relationship names `include` accepts on container endpoints (Terminal49's container
 /// relationships).
-const CONTAINER_INCLUDES: &[&str] = &["shipment", "pod_terminal", "transport_events", "raw_events"];
+pub(crate) const CONTAINER_INCLUDES: &[&str] =
+    &["shipment", "pod_terminal", "transport_events", "raw_events"];
 /// Relationship names `include` accepts on shipment endpoints.
-const SHIPMENT_INCLUDES: &[&str] = &["containers"];
+pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
 /// Where the request came from, for absolute links: `origin` is `scheme://host`, `prefix` the
 /// mount point of the router (`/v2` when nested there, empty when not).

@@ -44,7 +44,7 @@ use crate::routes::Base;
 use crate::RestState;
 
 /// The filters of `GET /tracking_requests`, as written in the query.
-const FILTERS: &[&str] = &[
+pub(crate) const FILTERS: &[&str] = &[
     "filter[request_number]",
     "filter[status]",
     "filter[scac]",

@@ -23,9 +23,9 @@ use crate::query::parse_time_filter;
 use crate::RestState;
 
 /// `show_positions[from_timestamp]`.
-const FROM: &str = "show_positions[from_timestamp]";
+pub(crate) const FROM: &str = "show_positions[from_timestamp]";
 /// `show_positions[to_timestamp]`.
-const TO: &str = "show_positions[to_timestamp]";
+pub(crate) const TO: &str = "show_positions[to_timestamp]";
 
 /// `GET /vessels/{id}` (module documentation).
 pub(crate) async fn get_vessel(
