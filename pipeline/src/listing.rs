@@ -50,21 +50,39 @@ pub fn parse_tags(tags: &[String]) -> Result<Vec<String>, TagError> {
     if tags.is_empty() {
         return Err(TagError::Empty);
     }
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for tag in tags {
-        let tag = tag.trim();
-        if tag.is_empty() {
-            return Err(TagError::Blank);
-        }
-        if tag.chars().count() > MAX_TAG_LEN {
-            return Err(TagError::TooLong(tag.to_string()));
-        }
-        if !out.iter().any(|t| t == tag) {
-            out.push(tag.to_string());
-        }
-    }
+    let out = trimmed_unique(tags, MAX_TAG_LEN).map_err(|bad| match bad {
+        BadItem::Blank => TagError::Blank,
+        BadItem::TooLong(t) => TagError::TooLong(t),
+    })?;
     if out.len() > MAX_TAGS {
         return Err(TagError::TooMany);
+    }
+    Ok(out)
+}
+
+/// What is wrong with one item of a user's list ([`trimmed_unique`]).
+pub(crate) enum BadItem {
+    /// Empty or only blanks.
+    Blank,
+    /// Longer than allowed (the trimmed item).
+    TooLong(String),
+}
+
+/// The items trimmed, each 1 to `max_len` characters, duplicates dropped (first kept): the
+/// shared rule of user-given tags and reference numbers.
+pub(crate) fn trimmed_unique(items: &[String], max_len: usize) -> Result<Vec<String>, BadItem> {
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(BadItem::Blank);
+        }
+        if item.chars().count() > max_len {
+            return Err(BadItem::TooLong(item.to_string()));
+        }
+        if !out.iter().any(|o| o == item) {
+            out.push(item.to_string());
+        }
     }
     Ok(out)
 }

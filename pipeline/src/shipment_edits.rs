@@ -15,7 +15,7 @@ use serde::Deserialize;
 use sqlx::Row;
 use uuid::Uuid;
 
-use crate::listing::{parse_tags, TagError, MAX_TAGS};
+use crate::listing::{parse_tags, trimmed_unique, BadItem, TagError, MAX_TAGS};
 use crate::model::Shipment;
 use crate::store::{now, ts, Result, Store, StoreError};
 
@@ -46,19 +46,10 @@ pub enum RefNumberError {
 ///
 /// The first [`RefNumberError`] met.
 pub fn parse_ref_numbers(numbers: &[String]) -> Result<Vec<String>, RefNumberError> {
-    let mut out: Vec<String> = Vec::with_capacity(numbers.len());
-    for n in numbers {
-        let n = n.trim();
-        if n.is_empty() {
-            return Err(RefNumberError::Blank);
-        }
-        if n.chars().count() > MAX_REF_NUMBER_LEN {
-            return Err(RefNumberError::TooLong(n.to_string()));
-        }
-        if !out.iter().any(|o| o == n) {
-            out.push(n.to_string());
-        }
-    }
+    let out = trimmed_unique(numbers, MAX_REF_NUMBER_LEN).map_err(|bad| match bad {
+        BadItem::Blank => RefNumberError::Blank,
+        BadItem::TooLong(n) => RefNumberError::TooLong(n),
+    })?;
     if out.len() > MAX_REF_NUMBERS {
         return Err(RefNumberError::TooMany);
     }

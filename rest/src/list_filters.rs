@@ -27,25 +27,18 @@ use teu_pipeline::model::ContainerStatus;
 use crate::error::ApiError;
 use crate::query::{parse_time_filter, ListQuery};
 
-/// Filters served by `GET /containers`.
-pub(crate) const CONTAINER_FILTERS: &[&str] = &[
-    "filter[number]",
-    "filter[status]",
-    "filter[bill_of_lading_number]",
-    "filter[pol]",
-    "filter[pod]",
-    "filter[shipping_line_scac]",
-    "filter[line_scac]",
-    "filter[has_holds]",
-    "filter[pickup_lfd][start]",
-    "filter[pickup_lfd][end]",
-    "filter[updated_at][start]",
-    "filter[tags]",
-];
+/// Defines the filter lists of the two endpoints from one list of the container filters (both
+/// serve them) and the shipment-only ones.
+macro_rules! filter_lists {
+    ($($common:literal),* ; $($shipment_only:literal),*) => {
+        /// Filters served by `GET /containers`.
+        pub(crate) const CONTAINER_FILTERS: &[&str] = &[$($common),*];
+        /// Filters served by `GET /shipments`: the container ones, then the shipment-only ones.
+        pub(crate) const SHIPMENT_FILTERS: &[&str] = &[$($common,)* $($shipment_only),*];
+    };
+}
 
-/// Filters served by `GET /shipments`: the container ones, `number` and
-/// `filter[tracking_stopped]`.
-pub(crate) const SHIPMENT_FILTERS: &[&str] = &[
+filter_lists!(
     "filter[number]",
     "filter[status]",
     "filter[bill_of_lading_number]",
@@ -57,10 +50,10 @@ pub(crate) const SHIPMENT_FILTERS: &[&str] = &[
     "filter[pickup_lfd][start]",
     "filter[pickup_lfd][end]",
     "filter[updated_at][start]",
-    "filter[tags]",
+    "filter[tags]";
     "number",
-    "filter[tracking_stopped]",
-];
+    "filter[tracking_stopped]"
+);
 
 /// `true` or `false`, else a 400 naming `name`.
 fn boolean(name: &str, value: &str) -> Result<bool, ApiError> {

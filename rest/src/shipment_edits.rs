@@ -91,12 +91,8 @@ pub(crate) async fn patch_shipment(
 ) -> Result<Response, ApiError> {
     let id = path_id(&raw, "Shipment")?;
     let patch = patch_of(&body)?;
-    let shipment = state
-        .store
-        .patch_shipment(account.id, id, &patch)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Shipment", &raw))?;
-    shipment_document(&state, &account, &base, shipment, false).await
+    let shipment = state.store.patch_shipment(account.id, id, &patch).await?;
+    answer(&state, &account, &base, &raw, shipment).await
 }
 
 /// `PATCH /shipments/{id}/stop_tracking`: `line_tracking_stopped_at` now, reason
@@ -109,12 +105,8 @@ pub(crate) async fn stop_tracking(
     Path(raw): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = path_id(&raw, "Shipment")?;
-    let shipment = state
-        .store
-        .stop_tracking(account.id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Shipment", &raw))?;
-    shipment_document(&state, &account, &base, shipment, false).await
+    let shipment = state.store.stop_tracking(account.id, id).await?;
+    answer(&state, &account, &base, &raw, shipment).await
 }
 
 /// `PATCH /shipments/{id}/resume_tracking`: undoes the user's stop.
@@ -125,10 +117,18 @@ pub(crate) async fn resume_tracking(
     Path(raw): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = path_id(&raw, "Shipment")?;
-    let shipment = state
-        .store
-        .resume_tracking(account.id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("Shipment", &raw))?;
-    shipment_document(&state, &account, &base, shipment, false).await
+    let shipment = state.store.resume_tracking(account.id, id).await?;
+    answer(&state, &account, &base, &raw, shipment).await
+}
+
+/// The answer of an edit: the shipment's document, or 404 naming the id as given.
+async fn answer(
+    state: &RestState,
+    account: &Account,
+    base: &Base,
+    raw: &str,
+    shipment: Option<teu_pipeline::model::Shipment>,
+) -> Result<Response, ApiError> {
+    let shipment = shipment.ok_or_else(|| ApiError::not_found("Shipment", raw))?;
+    shipment_document(state, account, base, shipment, false).await
 }
