@@ -149,8 +149,14 @@ fn clean_bounds(points: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
 /// order (module documentation). `eps` that is negative or not a number leaves the line as it
 /// is. Points must be finite ([`clean`] makes them so); never panics.
 pub fn simplify_with(points: &[[f64; 2]], eps: f64) -> Vec<[f64; 2]> {
-    if points.len() < 3 || eps.is_nan() || eps < 0.0 {
+    if eps.is_nan() || eps < 0.0 {
         return points.to_vec();
+    }
+    if points.len() < 3 {
+        // Nothing to simplify, but two equal points are one, as in GEOS (and as below).
+        let mut out: Vec<[f64; 2]> = points.to_vec();
+        out.dedup();
+        return out;
     }
     let last = points.len() - 1;
     let mut kept = Vec::new();
@@ -502,6 +508,10 @@ mod tests {
         assert_eq!(simplify_track(&pts), vec![[10.0, 20.0]]);
         // Uncleaned, as GEOS issue #1515 fed them: the two ends, equal, are one point.
         assert_eq!(simplify_with(&pts, 0.001), vec![[10.0, 20.0]]);
+        // Two equal points too (found by `equals_geos_on_any_line`).
+        let two = [[4.0, 0.0], [4.0, 0.0]];
+        assert_eq!(simplify_with(&two, 0.0), geos_reference(&two, 0.0));
+        assert_eq!(simplify_with(&two, 0.0), vec![[4.0, 0.0]]);
     }
 
     #[test]
