@@ -75,6 +75,37 @@ pub fn error_response(status: StatusCode, title: &str, detail: &str) -> Response
     )
 }
 
+/// A request body read as a JSON:API document whose `data.type` is `kind`: 400
+/// `malformed_body` when it is not JSON or not an object, 422 at `/data/type` when the type
+/// differs, or is absent while `type_required`.
+///
+/// # Errors
+///
+/// As above, with the JSON parser's message (line and column) in the detail.
+pub fn request_document(
+    body: &[u8],
+    kind: &str,
+    type_required: bool,
+) -> Result<serde_json::Value, ApiError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
+            detail: format!("The request body is not JSON: {e}."),
+        })?;
+    if !value.is_object() {
+        return Err(ApiError::MalformedBody {
+            detail: "The request body must be a JSON:API document object.".into(),
+        });
+    }
+    let given = &value["data"]["type"];
+    if given != kind && (type_required || !given.is_null()) {
+        return Err(ApiError::invalid_attribute(
+            "/data/type",
+            format!("data.type must be \"{kind}\"."),
+        ));
+    }
+    Ok(value)
+}
+
 /// Largest request body `/v2` accepts, in bytes (1 MiB). Every body teu takes (an inferred
 /// number, a tracking request) is a few hundred bytes; a larger one is refused with 413 before
 /// it is read further.

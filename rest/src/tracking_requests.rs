@@ -98,21 +98,7 @@ pub(crate) fn resource(r: &TrackingRequest) -> Value {
 
 /// The request body as a JSON:API document of type `tracking_request`.
 fn document(body: &[u8]) -> Result<Value, ApiError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
-        detail: format!("The request body is not JSON: {e}."),
-    })?;
-    if !value.is_object() {
-        return Err(ApiError::MalformedBody {
-            detail: "The request body must be a JSON:API document object.".into(),
-        });
-    }
-    if value["data"]["type"] != "tracking_request" {
-        return Err(ApiError::invalid_attribute(
-            "/data/type",
-            "data.type must be \"tracking_request\".",
-        ));
-    }
-    Ok(value)
+    crate::error::request_document(body, "tracking_request", true)
 }
 
 /// The three attributes of a POST body as text (`""` when missing or null), after the JSON

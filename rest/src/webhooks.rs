@@ -70,20 +70,7 @@ pub fn webhook_resource(w: &Webhook) -> Value {
 
 /// The attributes of a POST or PATCH body, with JSON-shape errors pointing at the member.
 fn attributes(body: &[u8]) -> Result<WebhookAttributes, ApiError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| ApiError::MalformedBody {
-        detail: format!("The request body is not JSON: {e}."),
-    })?;
-    if !value.is_object() {
-        return Err(ApiError::MalformedBody {
-            detail: "The request body must be a JSON:API document object.".into(),
-        });
-    }
-    if value["data"]["type"] != "webhook" {
-        return Err(ApiError::invalid_attribute(
-            "/data/type",
-            "data.type must be \"webhook\".",
-        ));
-    }
+    let value = crate::error::request_document(body, "webhook", true)?;
     let attrs = &value["data"]["attributes"];
     if !attrs.is_object() {
         return Err(ApiError::invalid_attribute(
