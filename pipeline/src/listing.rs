@@ -449,29 +449,10 @@ impl Store {
         let account_s = account.to_string();
         let id_s = id.to_string();
         let mut tx = self.pool().begin().await?;
-        // First a write to the row: on PostgreSQL it locks the shipment, so concurrent tag
-        // changes of one shipment run one after the other and none is lost.
-        let touched =
-            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
-                .bind(&account_s)
-                .bind(&id_s)
-                .bind(ts(now()))
-                .execute(self.counted(&mut tx))
-                .await?;
-        if touched.rows_affected() == 0 {
+        if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
             return Ok(None);
         }
-        for tag in add {
-            sqlx::query(
-                "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
-                 ON CONFLICT (shipment_id, tag) DO NOTHING",
-            )
-            .bind(&account_s)
-            .bind(&id_s)
-            .bind(tag)
-            .execute(self.counted(&mut tx))
-            .await?;
-        }
+        self.insert_tags(&mut tx, &account_s, &id_s, add).await?;
         for tag in remove {
             sqlx::query(
                 "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 AND tag = $3",
@@ -482,27 +463,81 @@ impl Store {
             .execute(self.counted(&mut tx))
             .await?;
         }
+        // Not committed when too many: the transaction rolls back on drop.
+        if self.sync_tags_column(&mut tx, &account_s, &id_s).await? > MAX_TAGS {
+            return Err(StoreError::Tags(TagError::TooMany));
+        }
+        tx.commit().await?;
+        self.shipment(account, id).await
+    }
+
+    /// Moves the shipment's `refreshed_at` to now, first thing in a transaction that edits it:
+    /// on PostgreSQL the write locks the row, so concurrent edits of one shipment run one after
+    /// the other and none is lost. `false` when the account has no such shipment.
+    pub(crate) async fn touch_shipment(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+    ) -> Result<bool> {
+        let touched =
+            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
+                .bind(account)
+                .bind(id)
+                .bind(ts(now()))
+                .execute(self.counted(conn))
+                .await?;
+        Ok(touched.rows_affected() > 0)
+    }
+
+    /// Adds `tags` to the shipment's `shipment_tags` rows (a tag it has already is skipped);
+    /// [`Store::sync_tags_column`] must follow.
+    pub(crate) async fn insert_tags(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+        tags: &[String],
+    ) -> Result<()> {
+        for tag in tags {
+            sqlx::query(
+                "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
+                 ON CONFLICT (shipment_id, tag) DO NOTHING",
+            )
+            .bind(account)
+            .bind(id)
+            .bind(tag)
+            .execute(self.counted(conn))
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Writes the shipment's `tags` column (what lists serve, sorted) from its `shipment_tags`
+    /// rows (what filters read), and returns how many tags it carries.
+    pub(crate) async fn sync_tags_column(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+    ) -> Result<usize> {
         let tags: Vec<String> = sqlx::query(
             "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 ORDER BY tag",
         )
-        .bind(&account_s)
-        .bind(&id_s)
-        .fetch_all(self.counted(&mut tx))
+        .bind(account)
+        .bind(id)
+        .fetch_all(self.counted(conn))
         .await?
         .iter()
         .map(|r| r.try_get::<String, _>("tag"))
         .collect::<Result<_, _>>()?;
-        if tags.len() > MAX_TAGS {
-            return Err(StoreError::Tags(TagError::TooMany));
-        }
         sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
-            .bind(&account_s)
-            .bind(&id_s)
-            .bind(serde_json::to_string(&tags).unwrap_or_else(|_| "[]".into()))
-            .execute(self.counted(&mut tx))
+            .bind(account)
+            .bind(id)
+            .bind(crate::shipment_edits::json_list(&tags))
+            .execute(self.counted(conn))
             .await?;
-        tx.commit().await?;
-        self.shipment(account, id).await
+        Ok(tags.len())
     }
 
     /// Stops tracking the shipment at the shipping line on the user's behalf:

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::listing::{parse_tags, trimmed_unique, BadItem, TagError, MAX_TAGS};
 use crate::model::Shipment;
-use crate::store::{now, ts, Result, Store, StoreError};
+use crate::store::{Result, Store, StoreError};
 
 /// Most reference numbers a user may give one shipment or tracking request.
 pub const MAX_REF_NUMBERS: usize = 50;
@@ -111,15 +111,7 @@ impl Store {
         let account_s = account.to_string();
         let id_s = id.to_string();
         let mut tx = self.pool().begin().await?;
-        // A write first: on PostgreSQL it locks the row, so concurrent edits apply in turn.
-        let touched =
-            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
-                .bind(&account_s)
-                .bind(&id_s)
-                .bind(ts(now()))
-                .execute(self.counted(&mut tx))
-                .await?;
-        if touched.rows_affected() == 0 {
+        if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
             return Ok(None);
         }
         if let Some(numbers) = &patch.ref_numbers {
@@ -138,24 +130,8 @@ impl Store {
                 .bind(&id_s)
                 .execute(self.counted(&mut tx))
                 .await?;
-            for tag in tags {
-                sqlx::query(
-                    "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3)",
-                )
-                .bind(&account_s)
-                .bind(&id_s)
-                .bind(tag)
-                .execute(self.counted(&mut tx))
-                .await?;
-            }
-            let mut sorted = tags.clone();
-            sorted.sort();
-            sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
-                .bind(&account_s)
-                .bind(&id_s)
-                .bind(json_list(&sorted))
-                .execute(self.counted(&mut tx))
-                .await?;
+            self.insert_tags(&mut tx, &account_s, &id_s, tags).await?;
+            self.sync_tags_column(&mut tx, &account_s, &id_s).await?;
         }
         tx.commit().await?;
         self.shipment(account, id).await
@@ -199,34 +175,8 @@ impl Store {
             .await?;
         }
         if !tags.is_empty() {
-            for tag in tags {
-                sqlx::query(
-                    "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
-                     ON CONFLICT (shipment_id, tag) DO NOTHING",
-                )
-                .bind(account)
-                .bind(shipment)
-                .bind(tag)
-                .execute(self.counted(conn))
-                .await?;
-            }
-            let all: Vec<String> = sqlx::query(
-                "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 \
-                 ORDER BY tag",
-            )
-            .bind(account)
-            .bind(shipment)
-            .fetch_all(self.counted(conn))
-            .await?
-            .iter()
-            .map(|r| r.try_get::<String, _>("tag"))
-            .collect::<Result<_, _>>()?;
-            sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
-                .bind(account)
-                .bind(shipment)
-                .bind(json_list(&all))
-                .execute(self.counted(conn))
-                .await?;
+            self.insert_tags(conn, account, shipment, tags).await?;
+            self.sync_tags_column(conn, account, shipment).await?;
         }
         Ok(())
     }
