@@ -1163,26 +1163,42 @@ impl Store {
         // Read before the transaction: on SQLite a transaction that reads first and writes later
         // fails with SQLITE_BUSY_SNAPSHOT when another process wrote in between, and the
         // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
+        // Each record's body and content hash, computed once: compared with the stored hashes
+        // below and written by the upserts.
+        let shipment_bodies: Vec<(String, String)> = shipments
+            .iter()
+            .map(|s| {
+                hashed_body(s, |s| {
+                    s.created_at = DateTime::UNIX_EPOCH;
+                    s.refreshed_at = DateTime::UNIX_EPOCH;
+                })
+            })
+            .collect();
+        let container_bodies: Vec<(String, String)> = containers
+            .iter()
+            .map(|c| {
+                hashed_body(c, |c| {
+                    c.created_at = DateTime::UNIX_EPOCH;
+                    c.refreshed_at = DateTime::UNIX_EPOCH;
+                })
+            })
+            .collect();
         let mut conn = self.pool.acquire().await?;
         let hooks =
             crate::webhooks::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
             None
         } else {
-            let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
-            let old_containers: HashMap<Uuid, Container> = self
-                .select_in_on(&mut conn, CONTAINER_SELECT, account, &ids, container_row)
-                .await?
-                .into_iter()
-                .map(|c| (c.id, c))
-                .collect();
-            let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
-            let old_shipments: HashMap<Uuid, Shipment> = self
-                .select_in_on(&mut conn, SHIPMENT_SELECT, account, &ids, shipment_row)
-                .await?
-                .into_iter()
-                .map(|s| (s.id, s))
-                .collect();
+            let (old_containers, old_shipments) = self
+                .stored_before(
+                    &mut conn,
+                    account,
+                    shipments,
+                    &shipment_bodies,
+                    containers,
+                    &container_bodies,
+                )
+                .await?;
             let numbers: Vec<&str> = containers.iter().map(|c| c.number.as_str()).collect();
             let seen = self
                 .linked_event_numbers(&mut conn, &account_s, &numbers)
@@ -1191,7 +1207,8 @@ impl Store {
         };
         drop(conn);
         let mut tx = self.pool.begin().await?;
-        for chunk in shipments.chunks(self.rows_per_statement(12)) {
+        let per = self.rows_per_statement(12);
+        for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
                  pol_locode, pod_locode, shipping_line_scac, pod_eta_at, filters_at) \
@@ -1204,11 +1221,7 @@ impl Store {
                 values_placeholders(chunk.len(), 12)
             );
             let mut q = sqlx::query(&sql);
-            for s in chunk {
-                let (hash, body) = hashed_body(s, |s| {
-                    s.created_at = DateTime::UNIX_EPOCH;
-                    s.refreshed_at = DateTime::UNIX_EPOCH;
-                });
+            for (s, (hash, body)) in chunk.iter().zip(bodies) {
                 q = q
                     .bind(s.id.to_string())
                     .bind(&account_s)
@@ -1229,7 +1242,8 @@ impl Store {
                 .shipments
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        for chunk in containers.chunks(self.rows_per_statement(13)) {
+        let per = self.rows_per_statement(13);
+        for (chunk, bodies) in containers.chunks(per).zip(container_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
                  refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
@@ -1241,11 +1255,7 @@ impl Store {
                 values_placeholders(chunk.len(), 13)
             );
             let mut q = sqlx::query(&sql);
-            for c in chunk {
-                let (hash, body) = hashed_body(c, |c| {
-                    c.created_at = DateTime::UNIX_EPOCH;
-                    c.refreshed_at = DateTime::UNIX_EPOCH;
-                });
+            for (c, (hash, body)) in chunk.iter().zip(bodies) {
                 q = q
                     .bind(c.id.to_string())
                     .bind(&account_s)
@@ -1299,6 +1309,91 @@ impl Store {
         }
         tx.commit().await?;
         Ok(changes)
+    }
+
+    /// What the webhook rules compare a derivation with (`crate::webhooks::rules::emissions`):
+    /// the stored containers and shipments, by id, for every record the rules look at. Only
+    /// records whose stored `content_hash` differs from `*_bodies`' are read and parsed; an
+    /// unchanged record (same hash: the same body but for its `created_at`/`refreshed_at`,
+    /// which no rule compares) stands for itself, and a record not stored yet is absent.
+    async fn stored_before(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: Uuid,
+        shipments: &[Shipment],
+        shipment_bodies: &[(String, String)],
+        containers: &[Container],
+        container_bodies: &[(String, String)],
+    ) -> Result<(HashMap<Uuid, Container>, HashMap<Uuid, Shipment>)> {
+        const SHIPMENT_HASHES: &str =
+            "SELECT id, content_hash FROM shipments WHERE account_id = $1 AND id IN";
+        const CONTAINER_HASHES: &str =
+            "SELECT id, content_hash FROM containers WHERE account_id = $1 AND id IN";
+        let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let stored: HashMap<Uuid, String> = self
+            .select_in_on(conn, SHIPMENT_HASHES, account, &ids, hash_row)
+            .await?
+            .into_iter()
+            .collect();
+        let changed_shipments: HashSet<Uuid> = shipments
+            .iter()
+            .zip(shipment_bodies)
+            .filter(|(s, (hash, _))| stored.get(&s.id) != Some(hash))
+            .map(|(s, _)| s.id)
+            .collect();
+        let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+        let stored_containers: HashMap<Uuid, String> = self
+            .select_in_on(conn, CONTAINER_HASHES, account, &ids, hash_row)
+            .await?
+            .into_iter()
+            .collect();
+        let mut old_containers = HashMap::new();
+        let mut read_containers = Vec::new();
+        for (c, (hash, _)) in containers.iter().zip(container_bodies) {
+            match stored_containers.get(&c.id) {
+                None => {}
+                Some(h) if h != hash => read_containers.push(c.id),
+                Some(_) if changed_shipments.contains(&c.shipment_id) => {
+                    old_containers.insert(c.id, c.clone());
+                }
+                Some(_) => {}
+            }
+        }
+        old_containers.extend(
+            self.select_in_on(
+                conn,
+                CONTAINER_SELECT,
+                account,
+                &read_containers,
+                container_row,
+            )
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c)),
+        );
+        let read_shipments: Vec<Uuid> = changed_shipments
+            .iter()
+            .copied()
+            .filter(|id| stored.contains_key(id))
+            .collect();
+        let mut old_shipments: HashMap<Uuid, Shipment> = shipments
+            .iter()
+            .filter(|s| stored.contains_key(&s.id) && !changed_shipments.contains(&s.id))
+            .map(|s| (s.id, s.clone()))
+            .collect();
+        old_shipments.extend(
+            self.select_in_on(
+                conn,
+                SHIPMENT_SELECT,
+                account,
+                &read_shipments,
+                shipment_row,
+            )
+            .await?
+            .into_iter()
+            .map(|s| (s.id, s)),
+        );
+        Ok((old_containers, old_shipments))
     }
 
     /// The (container number, event id) pairs linked to the account's stored containers with
@@ -1489,6 +1584,40 @@ impl Store {
         Ok(items)
     }
 
+    /// The ids of the account's containers of each of `shipment_ids`, ordered by container
+    /// number (the order of [`Store::containers_of_shipments`]), without reading their bodies.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable id.
+    pub async fn container_ids_of_shipments(
+        &self,
+        account: Uuid,
+        shipment_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<Uuid>>> {
+        fn row(r: &AnyRow) -> Result<(Uuid, Uuid, String)> {
+            Ok((
+                parse_uuid(&r.try_get::<String, _>("shipment_id")?, "container")?,
+                parse_uuid(&r.try_get::<String, _>("id")?, "container")?,
+                r.try_get("number")?,
+            ))
+        }
+        let mut rows = self
+            .select_in(
+                "SELECT id, shipment_id, number FROM containers WHERE account_id = $1 AND shipment_id IN",
+                account,
+                shipment_ids,
+                row,
+            )
+            .await?;
+        rows.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
+        let mut out: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
+        for (shipment, container, _) in rows {
+            out.entry(shipment).or_default().push(container);
+        }
+        Ok(out)
+    }
+
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
         self.select_in(SHIPMENT_SELECT, account, ids, shipment_row)
@@ -1631,6 +1760,12 @@ fn hashed_body<T: serde::Serialize + Clone>(
         serde_json::to_vec(&plain).unwrap_or_default(),
     ));
     (hash, body)
+}
+
+/// An (id, content_hash) row.
+fn hash_row(r: &AnyRow) -> Result<(Uuid, String)> {
+    let id: String = r.try_get("id")?;
+    Ok((parse_uuid(&id, "content hash")?, r.try_get("content_hash")?))
 }
 
 fn account_row(r: &AnyRow) -> Result<Account> {

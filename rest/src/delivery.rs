@@ -26,7 +26,7 @@ use std::time::Duration;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use teu_pipeline::store::Store;
-use teu_pipeline::webhooks::outbox::{Attempt, RetryBaseError, RetryPolicy};
+use teu_pipeline::webhooks::outbox::{Attempt, RetryBaseError, RetryPolicy, Settlement};
 use teu_pipeline::webhooks::{Notification, Webhook};
 use tokio::sync::Semaphore;
 use uuid::Uuid;
@@ -307,67 +307,73 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
-/// Delivers one claimed notification to `hook` (`None`: the webhook was deleted, so the
-/// notification fails): renders its payload at the first attempt, POSTs it, and settles the row
-/// (keeping the payload for retries).
-async fn deliver(
-    store: &Store,
+/// Attempts one claimed notification: POSTs `body` to `hook` (`None`: the webhook was
+/// deleted, so the notification fails at once) and says how it ended. `new_body` is whether
+/// `body` was rendered for this attempt (then the settlement keeps it for retries).
+async fn attempt(
     client: &reqwest::Client,
     config: &DeliveryConfig,
     hook: Option<&Webhook>,
-    n: &Notification,
-) -> Result<(), teu_pipeline::store::StoreError> {
+    mut n: Notification,
+    body: String,
+    new_body: bool,
+) -> Settlement {
     let Some(hook) = hook else {
-        let gone = Attempt::Failed {
-            status: None,
-            error: "the webhook was deleted".into(),
+        n.attempts = config.policy.max_attempts;
+        return Settlement {
+            notification: n,
+            attempt: Attempt::Failed {
+                status: None,
+                error: "the webhook was deleted".into(),
+            },
+            body: None,
         };
-        let mut last = n.clone();
-        last.attempts = config.policy.max_attempts;
-        store
-            .settle_notification(&last, &gone, &config.policy, None)
-            .await?;
-        return Ok(());
     };
-    let (body, new_body) = match &n.body {
-        Some(b) => (b.clone(), false),
-        None => {
-            let rendered = crate::webhooks::payload(store, n, &config.public_base)
-                .await
-                .map_err(|e| match e {
-                    crate::ApiError::Store(s) => s,
-                    other => teu_pipeline::store::StoreError::Corrupt {
-                        what: "webhook notification",
-                        id: n.id.to_string(),
-                        detail: other.to_string(),
-                    },
-                })?;
-            (rendered, true)
-        }
-    };
-    let report = send(client, config, hook, &body).await;
-    let attempt = report.attempt();
-    let status = store
-        .settle_notification(
-            n,
-            &attempt,
-            &config.policy,
-            new_body.then_some(body.as_str()),
-        )
-        .await?;
-    match &attempt {
-        Attempt::Delivered { status: code } => tracing::debug!(
-            notification = %n.id, webhook = %n.webhook_id, event = %n.event, code, "webhook delivered"
-        ),
-        Attempt::Failed {
-            status: code,
-            error,
-        } => tracing::info!(
-            notification = %n.id, webhook = %n.webhook_id, event = %n.event, attempt = n.attempts,
-            code = ?code, %error, now = status.as_str(), "webhook delivery failed"
-        ),
+    let attempt = send(client, config, hook, &body).await.attempt();
+    Settlement {
+        notification: n,
+        attempt,
+        body: new_body.then_some(body),
     }
-    Ok(())
+}
+
+/// Records finished attempts as they arrive, many per transaction (whatever has arrived since
+/// the last one, at most 256), until every sender is gone.
+async fn settle_loop(
+    store: Store,
+    policy: RetryPolicy,
+    mut finished: tokio::sync::mpsc::Receiver<Settlement>,
+) {
+    let mut batch = Vec::new();
+    while finished.recv_many(&mut batch, 256).await > 0 {
+        match store.settle_notifications(&batch, &policy).await {
+            Ok(statuses) => {
+                for (s, now) in batch.iter().zip(statuses) {
+                    let n = &s.notification;
+                    match &s.attempt {
+                        Attempt::Delivered { status: code } => tracing::debug!(
+                            notification = %n.id, webhook = %n.webhook_id, event = %n.event, code,
+                            "webhook delivered"
+                        ),
+                        Attempt::Failed {
+                            status: code,
+                            error,
+                        } => tracing::info!(
+                            notification = %n.id, webhook = %n.webhook_id, event = %n.event,
+                            attempt = n.attempts, code = ?code, %error, now = now.as_str(),
+                            "webhook delivery failed"
+                        ),
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(
+                notifications = batch.len(), error = %e,
+                "webhook deliveries could not be recorded (they are attempted again when their \
+                 leases run out)"
+            ),
+        }
+        batch.clear();
+    }
 }
 
 /// Per webhook id: the semaphore limiting its deliveries at once, and how many of its tasks
@@ -392,6 +398,8 @@ pub async fn run(
     tokio::pin!(shutdown);
     // Claim at most this many beyond what is running, so leases do not run out while queued.
     let queue_limit = config.concurrency.max(1) * 4;
+    let (finished, settle) = tokio::sync::mpsc::channel::<Settlement>(queue_limit);
+    let settler = tokio::spawn(settle_loop(store.clone(), config.policy, settle));
     loop {
         while tasks.try_join_next().is_some() {}
         let room = queue_limit.saturating_sub(tasks.len());
@@ -425,10 +433,35 @@ pub async fn run(
                 }
             }
         }
+        // The bodies of the claim's notifications attempted for the first time, rendered
+        // together (a failure leaves them to their leases).
+        let first: Vec<&Notification> = claimed
+            .iter()
+            .filter(|n| n.body.is_none() && matches!(hooks.get(&n.webhook_id), Some(Some(_))))
+            .collect();
+        let mut bodies = if first.is_empty() {
+            HashMap::new()
+        } else {
+            match crate::webhooks::payloads(&store, &first, &config.public_base).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, "rendering webhook payloads failed");
+                    HashMap::new()
+                }
+            }
+        };
         for n in claimed {
             // A webhook that could not be read: leave the notification to the lease.
             let Some(hook) = hooks.get(&n.webhook_id).cloned() else {
                 continue;
+            };
+            let (body, new_body) = match (&n.body, &hook) {
+                (Some(b), _) => (b.clone(), false),
+                (None, None) => (String::new(), false),
+                (None, Some(_)) => match bodies.remove(&n.id) {
+                    Some(b) => (b, true),
+                    None => continue,
+                },
             };
             {
                 let mut set = in_flight.lock().unwrap_or_else(|p| p.into_inner());
@@ -460,25 +493,26 @@ pub async fn run(
                 }
                 continue;
             };
-            let (store, client, config) = (store.clone(), client.clone(), config.clone());
+            let (client, config, finished) = (client.clone(), config.clone(), finished.clone());
             let (global, in_flight, per_hook) =
                 (global.clone(), in_flight.clone(), per_hook.clone());
             tasks.spawn(async move {
-                {
+                let (id, webhook) = (n.id, n.webhook_id);
+                let settlement = {
                     let _hook = hook_limit.acquire_owned().await;
                     let _all = global.acquire_owned().await;
-                    if let Err(e) = deliver(&store, &client, &config, hook.as_deref(), &n).await {
-                        tracing::warn!(notification = %n.id, error = %e, "webhook delivery could not be recorded");
-                    }
-                }
+                    attempt(&client, &config, hook.as_deref(), n, body, new_body).await
+                };
+                // The settler outlives every task, so this only fails while shutting down.
+                let _ = finished.send(settlement).await;
                 in_flight
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .remove(&n.id);
+                    .remove(&id);
                 if let Some(entry) = per_hook
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .get_mut(&n.webhook_id)
+                    .get_mut(&webhook)
                 {
                     entry.1 = entry.1.saturating_sub(1);
                 }
@@ -493,6 +527,8 @@ pub async fn run(
         }
     }
     while tasks.join_next().await.is_some() {}
+    drop(finished);
+    let _ = settler.await;
 }
 
 #[cfg(test)]

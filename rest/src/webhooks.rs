@@ -15,6 +15,8 @@
 //!
 //! Unknown, malformed and other accounts' ids are 404.
 
+use std::collections::HashMap;
+
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, Path, State};
 use axum::http::StatusCode;
@@ -448,17 +450,121 @@ pub(crate) async fn trigger(
 ///
 /// [`ApiError::Store`] when reading the records fails.
 pub async fn payload(store: &Store, n: &Notification, base: &str) -> Result<String, ApiError> {
-    let account = n.account_id;
-    let mut included: Vec<Value> = Vec::new();
-    let minimal = matches!(
-        n.event.as_str(),
+    let mut bodies = payloads(store, &[n], base).await?;
+    Ok(bodies.remove(&n.id).unwrap_or_default())
+}
+
+/// Whether an event's payload carries only its reference object (no container, shipment or
+/// port in `included`).
+fn minimal_payload(event: &str) -> bool {
+    matches!(
+        event,
         "container.transport.available"
             | "container.transport.not_available"
             | "container.transport.estimated.vessel_departed"
             | "container.transport.estimated.vessel_arrived"
             | "container.transport.estimated.arrived_at_inland_destination"
             | "container.pickup_appointment.changed"
-    );
+    )
+}
+
+/// The records the payloads of a batch of notifications of one account include, read together
+/// (one query per table, not per notification).
+#[derive(Default)]
+struct Included {
+    /// Container → its `/v2` document.
+    containers: HashMap<Uuid, Value>,
+    /// Shipment → its `/v2` document.
+    shipments: HashMap<Uuid, Value>,
+    /// Tracking request → its `/v2` document.
+    tracking_requests: HashMap<Uuid, Value>,
+}
+
+impl Included {
+    async fn read(
+        store: &Store,
+        account: Uuid,
+        batch: &[&Notification],
+        base: &str,
+    ) -> Result<Included, ApiError> {
+        let mut out = Included::default();
+        let mut container_ids: Vec<Uuid> = Vec::new();
+        let mut shipment_ids: Vec<Uuid> = Vec::new();
+        for n in batch {
+            if n.reference_type == "tracking_request" {
+                if let Some(id) = n.tracking_request_id {
+                    if let std::collections::hash_map::Entry::Vacant(slot) =
+                        out.tracking_requests.entry(id)
+                    {
+                        if let Some(r) = store.tracking_request(account, id).await? {
+                            slot.insert(crate::tracking_requests::resource(&r));
+                        }
+                    }
+                }
+            }
+            if !minimal_payload(&n.event) {
+                container_ids.extend(n.container_id);
+                shipment_ids.extend(n.shipment_id);
+            }
+        }
+        container_ids.sort_unstable();
+        container_ids.dedup();
+        shipment_ids.sort_unstable();
+        shipment_ids.dedup();
+        let mut events = store.events_of_containers(account, &container_ids).await?;
+        for c in store.containers_by_ids(account, &container_ids).await? {
+            let own = events.remove(&c.id).unwrap_or_default();
+            out.containers.insert(
+                c.id,
+                serde_json::to_value(crate::resources::container(&c, &own)).unwrap_or(Value::Null),
+            );
+        }
+        let mut members = store
+            .container_ids_of_shipments(account, &shipment_ids)
+            .await?;
+        for s in store.shipments_by_ids(account, &shipment_ids).await? {
+            let ids = members.remove(&s.id).unwrap_or_default();
+            let link = format!("{base}/shipments/{}", s.id);
+            out.shipments.insert(
+                s.id,
+                serde_json::to_value(crate::resources::shipment(&s, &ids, link))
+                    .unwrap_or(Value::Null),
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// The bodies of a batch of deliveries ([`payload`] of each), by notification id. The records
+/// they include are read once per account and table, so a claim of many notifications costs a
+/// few queries, not a few per notification.
+///
+/// # Errors
+///
+/// [`ApiError::Store`] when reading the records fails.
+pub async fn payloads(
+    store: &Store,
+    batch: &[&Notification],
+    base: &str,
+) -> Result<HashMap<Uuid, String>, ApiError> {
+    let mut by_account: HashMap<Uuid, Vec<&Notification>> = HashMap::new();
+    for n in batch {
+        by_account.entry(n.account_id).or_default().push(n);
+    }
+    let mut out = HashMap::with_capacity(batch.len());
+    for (account, notifications) in by_account {
+        let included = Included::read(store, account, &notifications, base).await?;
+        for n in notifications {
+            out.insert(n.id, render(n, &included));
+        }
+    }
+    Ok(out)
+}
+
+/// One delivery body from the batch's records (see [`payload`]).
+fn render(n: &Notification, records: &Included) -> String {
+    let mut included: Vec<Value> = Vec::new();
+    let minimal = minimal_payload(&n.event);
     let d = &n.detail;
     let rel = |kind: &str, id: Option<Uuid>| json!({"data": id.map(|id| json!({"id": id, "type": kind}))});
     let port = d.location_locode.as_deref().map(teu_pipeline::ids::port_id);
@@ -526,43 +632,19 @@ pub async fn payload(store: &Store, n: &Notification, base: &str) -> Result<Stri
         included.push(r);
     }
     if n.reference_type == "tracking_request" {
-        if let Some(id) = n.tracking_request_id {
-            if let Some(r) = store.tracking_request(account, id).await? {
-                included.push(crate::tracking_requests::resource(&r));
-            }
+        if let Some(r) = n
+            .tracking_request_id
+            .and_then(|id| records.tracking_requests.get(&id))
+        {
+            included.push(r.clone());
         }
     }
     if !minimal {
-        if let Some(cid) = n.container_id {
-            if let Some(c) = store.container(account, cid).await? {
-                let events = store
-                    .events_of_containers(account, &[cid])
-                    .await?
-                    .remove(&cid)
-                    .unwrap_or_default();
-                included.push(
-                    serde_json::to_value(crate::resources::container(&c, &events))
-                        .unwrap_or(Value::Null),
-                );
-            }
+        if let Some(c) = n.container_id.and_then(|id| records.containers.get(&id)) {
+            included.push(c.clone());
         }
-        if let Some(sid) = n.shipment_id {
-            if let Some(s) = store.shipment(account, sid).await? {
-                let ids: Vec<Uuid> = store
-                    .containers_of_shipments(account, &[sid])
-                    .await?
-                    .iter()
-                    .map(|c| c.id)
-                    .collect();
-                included.push(
-                    serde_json::to_value(crate::resources::shipment(
-                        &s,
-                        &ids,
-                        format!("{base}/shipments/{sid}"),
-                    ))
-                    .unwrap_or(Value::Null),
-                );
-            }
+        if let Some(s) = n.shipment_id.and_then(|id| records.shipments.get(&id)) {
+            included.push(s.clone());
         }
         if let Some(p) = d
             .location_locode
@@ -573,5 +655,5 @@ pub async fn payload(store: &Store, n: &Notification, base: &str) -> Result<Stri
         }
     }
     let doc = json!({ "data": notification_resource(n), "included": included });
-    Ok(doc.to_string())
+    doc.to_string()
 }

@@ -262,6 +262,17 @@ pub enum Attempt {
     },
 }
 
+/// One finished attempt, to be recorded by [`Store::settle_notifications`].
+#[derive(Debug, Clone)]
+pub struct Settlement {
+    /// The notification as claimed (its `attempts` already counts this attempt).
+    pub notification: Notification,
+    /// How the attempt ended.
+    pub attempt: Attempt,
+    /// The body the attempt sent, when it was rendered for this attempt (kept for retries).
+    pub body: Option<String>,
+}
+
 impl Store {
     /// Claims up to `limit` due notifications (pending, `next_attempt_at` reached, no live
     /// lease) for `lease`: counts the attempt and returns them, oldest due first. Other
@@ -337,7 +348,7 @@ impl Store {
     /// by the claim) reached the policy's limit. Releases the lease. `body` is the payload the
     /// attempt sent: kept unless one is stored already, so every later attempt sends the same
     /// bytes (a worker that dies between sending and settling leaves none, and the next attempt
-    /// renders it again).
+    /// renders it again). Returns the notification's new status.
     ///
     /// # Errors
     ///
@@ -349,47 +360,78 @@ impl Store {
         policy: &RetryPolicy,
         body: Option<&str>,
     ) -> Result<DeliveryStatus> {
+        let settled = [Settlement {
+            notification: notification.clone(),
+            attempt: attempt.clone(),
+            body: body.map(str::to_string),
+        }];
+        Ok(self.settle_notifications(&settled, policy).await?[0])
+    }
+
+    /// [`Store::settle_notification`] for many attempts in one transaction (the delivery
+    /// workers settle what finished together). Returns each one's new status, in order.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when a statement fails; then none of them is recorded (their leases
+    /// run out and they are attempted again).
+    pub async fn settle_notifications(
+        &self,
+        settled: &[Settlement],
+        policy: &RetryPolicy,
+    ) -> Result<Vec<DeliveryStatus>> {
         let at = now();
-        let (status, code, error, next, delivered) = match attempt {
-            Attempt::Delivered { status } => (
-                DeliveryStatus::Succeeded,
-                Some(i64::from(*status)),
-                None,
-                at,
-                Some(ts(at)),
-            ),
-            Attempt::Failed { status, error } => {
-                let last = notification.attempts >= policy.max_attempts;
-                let delay = chrono::Duration::from_std(policy.delay(notification.attempts))
-                    .unwrap_or(chrono::Duration::MAX);
-                (
-                    if last {
-                        DeliveryStatus::Failed
-                    } else {
-                        DeliveryStatus::Pending
-                    },
-                    status.map(i64::from),
-                    Some(error.clone()),
-                    at + delay,
+        let mut statuses = Vec::with_capacity(settled.len());
+        let mut tx = self.pool().begin().await?;
+        for Settlement {
+            notification,
+            attempt,
+            body,
+        } in settled
+        {
+            let (status, code, error, next, delivered) = match attempt {
+                Attempt::Delivered { status } => (
+                    DeliveryStatus::Succeeded,
+                    Some(i64::from(*status)),
                     None,
-                )
-            }
-        };
-        sqlx::query(
-            "UPDATE webhook_notifications SET delivery_status = $2, last_status_code = $3, \
-             last_error = $4, next_attempt_at = $5, delivered_at = $6, locked_until = NULL, \
-             body = COALESCE(body, $7) WHERE id = $1 AND delivery_status = 'pending'",
-        )
-        .bind(notification.id.to_string())
-        .bind(status.as_str())
-        .bind(code)
-        .bind(error)
-        .bind(ts(next))
-        .bind(delivered)
-        .bind(body)
-        .execute(self.pool())
-        .await?;
-        Ok(status)
+                    at,
+                    Some(ts(at)),
+                ),
+                Attempt::Failed { status, error } => {
+                    let last = notification.attempts >= policy.max_attempts;
+                    let delay = chrono::Duration::from_std(policy.delay(notification.attempts))
+                        .unwrap_or(chrono::Duration::MAX);
+                    (
+                        if last {
+                            DeliveryStatus::Failed
+                        } else {
+                            DeliveryStatus::Pending
+                        },
+                        status.map(i64::from),
+                        Some(error.clone()),
+                        at + delay,
+                        None,
+                    )
+                }
+            };
+            sqlx::query(
+                "UPDATE webhook_notifications SET delivery_status = $2, last_status_code = $3, \
+                 last_error = $4, next_attempt_at = $5, delivered_at = $6, locked_until = NULL, \
+                 body = COALESCE(body, $7) WHERE id = $1 AND delivery_status = 'pending'",
+            )
+            .bind(notification.id.to_string())
+            .bind(status.as_str())
+            .bind(code)
+            .bind(error)
+            .bind(ts(next))
+            .bind(delivered)
+            .bind(body.as_deref())
+            .execute(&mut *tx)
+            .await?;
+            statuses.push(status);
+        }
+        tx.commit().await?;
+        Ok(statuses)
     }
 
     /// One page of the account's notifications, newest first, and their total.
