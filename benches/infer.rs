@@ -2,7 +2,7 @@
 //! one core (`Scorer::score` per number, as `teu infer` does; and the polars column path).
 //!
 //! The batch mixes, in a fixed order: generated container numbers (lines' own boxes and
-//! lessors'), bills of lading and bookings from `teu_pipeline::generate`, the same written in
+//! lessors'), bills of lading and bookings from `teu_synth::dcsa`, the same written in
 //! lower case with spaces and dashes, container numbers with a wrong check digit, and garbage.
 //!
 //! Run with `cargo bench --bench infer`. Set `TEU_BENCH_NUMBERS` to change the batch size.
@@ -10,11 +10,11 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use teu_pipeline::generate::{self, GenOptions};
 use teu_pipeline::infer::{batch, History, Scorer};
+use teu_synth::dcsa::{self, GenOptions};
 
 fn numbers(n: usize) -> Vec<String> {
-    let files = generate::generate(&GenOptions {
+    let files = dcsa::generate(&GenOptions {
         shipments: 3_000,
         seed: 42,
         events_per_file: 0,

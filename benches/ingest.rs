@@ -13,10 +13,10 @@ use std::time::Duration;
 use chrono::Utc;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use teu_pipeline::feeds;
-use teu_pipeline::generate::{self, GenOptions};
 use teu_pipeline::model::EventRow;
 use teu_pipeline::normalize::{self, Refs};
 use teu_pipeline::reference;
+use teu_synth::dcsa::{self, GenOptions};
 use uuid::Uuid;
 
 /// The same allocator as the `teu` binary.
@@ -26,12 +26,12 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn feed(min_events: usize) -> Vec<Vec<u8>> {
     let mut shipments = min_events / 80;
     loop {
-        let files = generate::generate(&GenOptions {
+        let files = dcsa::generate(&GenOptions {
             shipments,
             seed: 42,
             events_per_file: 50_000,
         });
-        if generate::event_count(&files) >= min_events {
+        if dcsa::event_count(&files) >= min_events {
             return files
                 .iter()
                 .map(|f| serde_json::to_vec(&f.events).expect("serialize"))

@@ -16,9 +16,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use teu_pipeline::generate::{generate, GenOptions};
-use teu_pipeline::generate_ais::{events_of, generate_ais};
 use teu_pipeline::route::simplify::{clean, simplify_track, tolerance_deg};
+use teu_synth::ais::{events_of, generate_ais};
+use teu_synth::dcsa::{generate, GenOptions};
 
 /// Track sizes, points.
 const SIZES: [usize; 3] = [1_000, 100_000, 1_000_000];

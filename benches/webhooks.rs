@@ -2,7 +2,7 @@
 //! memory stays flat while it does, and whether a hanging receiver slows the others.
 //!
 //! 1. Generates a DCSA feed of `TEU_BENCH_SHIPMENTS` shipments (default 3,000) with its terminal
-//!    and line-deadline feeds (`teu_pipeline::generate`, `generate_terminal`).
+//!    and line-deadline feeds (`teu_synth::dcsa`, `generate_terminal`).
 //! 2. Ingests it into two fresh SQLite databases (or `TEU_BENCH_DATABASE_URL`, a PostgreSQL
 //!    server URL whose databases `teu_bench_hooks_a`/`_b` are recreated): once with no webhook,
 //!    once with two webhooks subscribed to every event teu emits. Reports feed rows per second
@@ -108,13 +108,13 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3_000);
-    let options = teu_pipeline::generate::GenOptions {
+    let options = teu_synth::dcsa::GenOptions {
         shipments,
         seed: 11,
         events_per_file: 5_000,
     };
-    let generated = teu_pipeline::generate::generate(&options);
-    let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, options.seed);
+    let generated = teu_synth::dcsa::generate(&options);
+    let extra = teu_synth::terminal::extra_feeds(&generated, options.seed);
     let mut files: Vec<(String, Vec<u8>)> = generated
         .iter()
         .map(|f| {

@@ -134,7 +134,7 @@ pub struct GenerateArgs {
     /// vessels along the MARNET sea lanes.
     #[arg(long)]
     pub ais: bool,
-    /// Make the DCSA feed as awkward as carriers' feeds are (`teu_pipeline::awkward`): missing
+    /// Make the DCSA feed as awkward as carriers' feeds are (`teu_synth::awkward`): missing
     /// POL departures, booking-only and container-only equipment events, every shipment's
     /// events scattered over `awkward-NNNN.json` files, the first file delivered again.
     /// `truth.jsonl` follows.

@@ -264,23 +264,23 @@ pub fn print_summary(s: &FileSummary, verbose: bool) {
 }
 
 fn generate(args: GenerateArgs) -> Result<ExitCode> {
-    let opts = teu_pipeline::generate::GenOptions {
+    let opts = teu_synth::dcsa::GenOptions {
         shipments: args.shipments,
         seed: args.seed,
         events_per_file: args.events_per_file,
     };
-    let (files, mut truth) = teu_pipeline::generate::generate_with_truth(&opts);
+    let (files, mut truth) = teu_synth::dcsa::generate_with_truth(&opts);
     let awkward_files;
-    let written: &[teu_pipeline::generate::GeneratedFile] = if args.awkward {
+    let written: &[teu_synth::dcsa::GeneratedFile] = if args.awkward {
         let parts = files.len().max(5);
-        awkward_files = teu_pipeline::awkward::awkward(files.clone(), &mut truth, args.seed, parts);
+        awkward_files = teu_synth::awkward::awkward(files.clone(), &mut truth, args.seed, parts);
         &awkward_files
     } else {
         &files
     };
-    let mut paths = teu_pipeline::generate::write_to_dir(written, &args.out_dir)
+    let mut paths = teu_synth::dcsa::write_to_dir(written, &args.out_dir)
         .with_context(|| format!("writing to {}", args.out_dir.display()))?;
-    // What the written events say about each container (`teu_pipeline::truth`), one JSON
+    // What the written events say about each container (`teu_synth::truth`), one JSON
     // object per line; `teu ingest` skips this file.
     let truth_path = args.out_dir.join(teu_pipeline::ingest::TRUTH_FILE);
     let mut text = String::new();
@@ -290,16 +290,13 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
     }
     std::fs::write(&truth_path, text)
         .with_context(|| format!("writing {}", truth_path.display()))?;
-    for (name, content) in teu_pipeline::generate_terminal::extra_feeds(&files, args.seed).files {
+    for (name, content) in teu_synth::terminal::extra_feeds(&files, args.seed).files {
         let path = args.out_dir.join(name);
         std::fs::write(&path, content).with_context(|| format!("writing {}", path.display()))?;
         paths.push(path);
     }
     if args.ais {
-        let ais = teu_pipeline::generate_ais::generate_ais(
-            &teu_pipeline::generate_ais::events_of(&files),
-            args.seed,
-        );
+        let ais = teu_synth::ais::generate_ais(&teu_synth::ais::events_of(&files), args.seed);
         let path = args.out_dir.join(&ais.name);
         std::fs::write(&path, &ais.csv).with_context(|| format!("writing {}", path.display()))?;
         eprintln!(
@@ -313,7 +310,7 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
     }
     println!(
         "wrote {} events in {} files to {}",
-        teu_pipeline::generate::event_count(&files),
+        teu_synth::dcsa::event_count(&files),
         paths.len(),
         args.out_dir.display()
     );
@@ -321,7 +318,7 @@ fn generate(args: GenerateArgs) -> Result<ExitCode> {
 }
 
 fn simulate(args: SimulateArgs) -> Result<ExitCode> {
-    let opts = teu_pipeline::simulate::SimOptions {
+    let opts = teu_synth::simulate::SimOptions {
         containers: args.containers,
         seed: args.seed,
         containers_per_file: args.containers_per_file,
@@ -336,7 +333,7 @@ fn simulate(args: SimulateArgs) -> Result<ExitCode> {
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let summary =
-        teu_pipeline::simulate::simulate(&opts, &args.out_dir, |n| bar.set_position(n as u64))
+        teu_synth::simulate::simulate(&opts, &args.out_dir, |n| bar.set_position(n as u64))
             .with_context(|| format!("writing to {}", args.out_dir.display()))?;
     bar.finish_and_clear();
     println!(

@@ -43,8 +43,8 @@ pub fn demo_email_dir() -> PathBuf {
 pub const DEMO_INBOUND_ADDRESS: &str = "demo@inbound.teu.local";
 
 /// The generated part of the demo data: enough shipments that the lists have pages to turn,
-/// with terminal checks, line deadlines and rail legs (see `teu_pipeline::generate_terminal`).
-pub const DEMO_GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+/// with terminal checks, line deadlines and rail legs (see `teu_synth::terminal`).
+pub const DEMO_GENERATED: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOptions {
     shipments: 80,
     seed: 2026,
     events_per_file: 0,
@@ -135,12 +135,12 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");
         }
-        let generated = teu_pipeline::generate::generate(&DEMO_GENERATED);
-        let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, DEMO_GENERATED.seed);
+        let generated = teu_synth::dcsa::generate(&DEMO_GENERATED);
+        let extra = teu_synth::terminal::extra_feeds(&generated, DEMO_GENERATED.seed);
         // AIS positions of the generated vessels along the sea lanes, so that the demo's
-        // containers have tracks (teu_pipeline::generate_ais).
-        let ais = teu_pipeline::generate_ais::generate_ais(
-            &teu_pipeline::generate_ais::events_of(&generated),
+        // containers have tracks (teu_synth::ais).
+        let ais = teu_synth::ais::generate_ais(
+            &teu_synth::ais::events_of(&generated),
             DEMO_GENERATED.seed,
         );
         for file in generated {

@@ -1,6 +1,6 @@
 //! Every field of every container over `/v2` against the ground truth the generator wrote
-//! (`truth.jsonl`, see `teu_pipeline::truth`), on a feed made awkward the way carriers' feeds
-//! are (`teu generate --awkward`, see `teu_pipeline::awkward`: missing departures, equipment
+//! (`truth.jsonl`, see `teu_synth::truth`), on a feed made awkward the way carriers' feeds
+//! are (`teu generate --awkward`, see `teu_synth::awkward`: missing departures, equipment
 //! events naming only the booking or only the container, every shipment scattered over files,
 //! a file delivered twice), its files ingested in a shuffled order.
 //! Prints the agreement per field and fails on any disagreement (issue "Derived data that is

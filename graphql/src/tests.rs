@@ -19,7 +19,7 @@ use crate::types::ContainerStatus;
 use crate::{router, schema, sdl, TeuSchema};
 
 /// Generated shipments added to the samples, so that lists have more than one page of 30.
-const GENERATED: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+const GENERATED: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOptions {
     shipments: 16,
     seed: 11,
     events_per_file: 0,
@@ -65,9 +65,8 @@ async fn fixture() -> Fixture {
         data_file("tnt-220-response.json"),
         data_file("tnt-300-response.json"),
     ];
-    let generated = teu_pipeline::generate::generate(&GENERATED);
-    files
-        .extend(teu_pipeline::generate::write_to_dir(&generated, &dir.path().join("gen")).unwrap());
+    let generated = teu_synth::dcsa::generate(&GENERATED);
+    files.extend(teu_synth::dcsa::write_to_dir(&generated, &dir.path().join("gen")).unwrap());
     // The demo emails (`data/email`, sent to demo@inbound.teu.local) belong to `a`.
     store
         .add_inbound_address(a.id, "demo@inbound.teu.local")
@@ -1174,7 +1173,7 @@ async fn document_schemas_by_id_and_by_type() {
 
 /// A store with [`N_PLUS_ONE_SHIPMENTS`] generated shipments (well over 100 containers) and
 /// their terminal availability (holds, fees, last free days), line deadlines and rail legs.
-const N_PLUS_ONE: teu_pipeline::generate::GenOptions = teu_pipeline::generate::GenOptions {
+const N_PLUS_ONE: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOptions {
     shipments: 45,
     seed: 5,
     events_per_file: 0,
@@ -1195,8 +1194,8 @@ async fn a_page_costs_a_constant_number_of_statements() {
         .await
         .unwrap();
     let (a, _) = store.create_account("a", false).await.unwrap();
-    let generated = teu_pipeline::generate::generate(&N_PLUS_ONE);
-    let extra = teu_pipeline::generate_terminal::extra_feeds(&generated, N_PLUS_ONE.seed);
+    let generated = teu_synth::dcsa::generate(&N_PLUS_ONE);
+    let extra = teu_synth::terminal::extra_feeds(&generated, N_PLUS_ONE.seed);
     for file in generated {
         let batch =
             teu_pipeline::feeds::dcsa::read_value(Value::Array(file.events), &file.name).unwrap();

@@ -104,7 +104,7 @@ impl StageTimings {
     }
 }
 
-/// The name of the ground-truth file `teu generate` writes beside a feed ([`crate::truth`]);
+/// The name of the ground-truth file `teu generate` writes beside a feed (`teu_synth::truth`);
 /// directory walks skip it: it describes the feed, it is not one.
 pub const TRUTH_FILE: &str = "truth.jsonl";
 

@@ -4,15 +4,11 @@
 //! shipments, with `status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
 //! nothing of HTTP.
 
-pub mod awkward;
 pub mod derive_lock;
 pub mod document_schemas;
 pub mod email;
 pub mod event_names;
 pub mod feeds;
-pub mod generate;
-pub mod generate_ais;
-pub mod generate_terminal;
 pub mod ids;
 pub mod infer;
 pub mod ingest;
@@ -27,12 +23,10 @@ pub mod reference;
 pub mod route;
 pub mod shipment_edits;
 pub mod shipment_facts;
-pub mod simulate;
 pub mod status;
 pub mod store;
 pub mod terminal_facts;
 pub mod terminals;
 pub mod tracking_requests;
-pub mod truth;
 pub mod vessels;
 pub mod webhooks;

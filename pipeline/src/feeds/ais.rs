@@ -847,30 +847,17 @@ mod tests {
 
     #[test]
     fn the_fast_path_reads_what_the_csv_crate_reads() {
-        let generated = crate::generate_ais::generate_ais(
-            &crate::generate_ais::events_of(&crate::generate::generate(
-                &crate::generate::GenOptions {
-                    shipments: 8,
-                    seed: 5,
-                    events_per_file: 0,
-                },
-            )),
-            5,
-        );
+        let suez = String::from_utf8(sample("suez-2021-boat-positions.csv")).unwrap();
         // Bad rows among the good ones, CRLF line ends and blank lines.
-        let mut lines: Vec<String> = generated.csv.lines().map(str::to_string).collect();
+        let mut lines: Vec<String> = suez.lines().map(str::to_string).collect();
         assert!(lines.len() > 3_000, "{}", lines.len());
         lines[10] = lines[10].replacen(",", ",x", 2);
-        lines[20] = lines[20].replace("IMO", "IMO0");
+        lines[20] = lines[20].replacen(",", ",,", 1);
         lines.insert(30, String::new());
         let mangled = lines.join("\r\n");
         for (text, name) in [
-            (generated.csv.clone(), "generated.csv"),
             (mangled, "mangled.csv"),
-            (
-                String::from_utf8(sample("suez-2021-boat-positions.csv")).unwrap(),
-                "suez.csv",
-            ),
+            (suez, "suez.csv"),
             (
                 String::from_utf8(sample("marinecadastre-ten.csv")).unwrap(),
                 "ten.csv",

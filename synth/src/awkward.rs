@@ -17,7 +17,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 
-use crate::generate::GeneratedFile;
+use crate::dcsa::GeneratedFile;
 
 /// The awkward version of `files` (module documentation), split into `parts` files (at least
 /// one) plus the redelivery; `truth` (the generator's records of the same feed) is changed

@@ -2,19 +2,19 @@
 //! written chunk by chunk so that memory stays bounded whatever the size.
 //!
 //! For `containers` boxes and a `seed`, [`simulate`] streams the shipments of
-//! [`crate::generate`] (same seed, same shipments as `teu generate`) and cuts them into chunks
+//! [`crate::dcsa`] (same seed, same shipments as `teu generate`) and cuts them into chunks
 //! of about [`SimOptions::containers_per_file`] containers. For chunk `NNNNN` it writes:
 //!
 //! | file | format | shapes imitated |
 //! |---|---|---|
-//! | `dcsa/events-NNNNN.json` | DCSA Track & Trace 2.2 event array | carriers' T&T feeds: shipment, transport and equipment events, transshipments, full-out and empty return ([`crate::generate`]) |
-//! | `terminal/terminal-checks-NNNNN.csv` / `.jsonl` | terminal availability, CSV and JSON lines | US terminal web pages and APIs: holds, fees, last free day, full-out ([`crate::generate_terminal`]) |
-//! | `terminal/line-deadlines-NNNNN.csv` | line last free day per bill of lading | carrier deadline exports ([`crate::generate_terminal`]) |
-//! | `rail/rail-events-NNNNN.json` | DCSA T&T 2.2 rail events | US Class I railroads' ramp events ([`crate::generate_terminal`]) |
+//! | `dcsa/events-NNNNN.json` | DCSA Track & Trace 2.2 event array | carriers' T&T feeds: shipment, transport and equipment events, transshipments, full-out and empty return ([`crate::dcsa`]) |
+//! | `terminal/terminal-checks-NNNNN.csv` / `.jsonl` | terminal availability, CSV and JSON lines | US terminal web pages and APIs: holds, fees, last free day, full-out ([`crate::terminal`]) |
+//! | `terminal/line-deadlines-NNNNN.csv` | line last free day per bill of lading | carrier deadline exports ([`crate::terminal`]) |
+//! | `rail/rail-events-NNNNN.json` | DCSA T&T 2.2 rail events | US Class I railroads' ramp events ([`crate::terminal`]) |
 //! | `email/NNNNN-KKKK.eml` | RFC 5322 `multipart/mixed`, text body and a one-page PDF | carriers' arrival notices: B/L, vessel, voyage, POD and ETA in the subject, the containers in the body, the notice as PDF |
 //!
 //! and at the end `ais/ais-positions-NNN.csv` ([`AIS_ROWS_PER_FILE`] rows each), AIS positions in the NOAA MarineCadastre layout for
-//! every voyage of every chunk ([`crate::generate_ais`], along the MARNET sea lanes), and
+//! every voyage of every chunk ([`crate::ais`], along the MARNET sea lanes), and
 //! `MANIFEST`, a JSON file with the counts (no extension, so `teu ingest OUT_DIR` passes it by);
 //! `truth.jsonl`, per container what its DCSA events imply ([`crate::truth`]; the rail, terminal
 //! and email files are not part of it; `teu ingest` skips it). With [`SimOptions::zstd`] the DCSA, rail and AIS files are
@@ -23,7 +23,7 @@
 //!
 //! Memory: one chunk's events (about 22 events per container, about 5.5 KB each as JSON values)
 //! plus one vessel call per distinct voyage stop for the AIS at the end, which is streamed one
-//! passage at a time into files ([`generate_ais::write_ais`]); 1,000,000 containers peaked at
+//! passage at a time into files ([`ais::write_ais`]); 1,000,000 containers peaked at
 //! 1.2 GB RSS. Output size: about 18 KB of uncompressed DCSA JSON per container.
 //!
 //! Deterministic: the same options give byte-identical files.
@@ -41,10 +41,10 @@ use mail_builder::MessageBuilder;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::generate::{self, generator_now, GeneratedFile};
-use crate::generate_ais;
-use crate::generate_terminal;
-use crate::model::{Classifier, EventRow, EventType};
+use crate::ais;
+use crate::dcsa::{self, generator_now, GeneratedFile};
+use crate::terminal;
+use teu_pipeline::model::{Classifier, EventRow, EventType};
 
 /// Most AIS positions per file (about 25 MB of CSV): bounds what `teu ingest` holds at once.
 pub const AIS_ROWS_PER_FILE: usize = 250_000;
@@ -117,8 +117,10 @@ pub fn simulate(
         shipments_with_arrival: 0,
     };
     let per_file = opts.containers_per_file.max(1);
-    let mut truth = BufWriter::new(fs::File::create(out_dir.join(crate::ingest::TRUTH_FILE))?);
-    let shipments = generate::stream_shipments(opts.seed, opts.containers, |events, boxes, t| {
+    let mut truth = BufWriter::new(fs::File::create(
+        out_dir.join(teu_pipeline::ingest::TRUTH_FILE),
+    )?);
+    let shipments = dcsa::stream_shipments(opts.seed, opts.containers, |events, boxes, t| {
         for record in t {
             serde_json::to_writer(&mut truth, &record)?;
             truth.write_all(b"\n")?;
@@ -151,7 +153,7 @@ pub fn simulate(
         "emails": summary.emails,
         "ais_positions": summary.ais_positions,
         "ais_vessels": summary.ais_vessels,
-        "now": generate::GENERATOR_NOW,
+        "now": dcsa::GENERATOR_NOW,
     }))?;
     fs::write(&manifest, text)?;
     summary.files.sort();
@@ -210,14 +212,14 @@ impl Writer<'_> {
         };
         self.summary.dcsa_events += file.events.len();
         let mut json = Vec::with_capacity(file.events.len() * 900);
-        generate::write_events(&file.events, &mut json)?;
+        dcsa::write_events(&file.events, &mut json)?;
         self.write(
             self.out_dir.join("dcsa").join(&file.name),
             &json,
             self.opts.zstd,
         )?;
         drop(json);
-        let rows = generate_ais::events_of(std::slice::from_ref(&file));
+        let rows = ais::events_of(std::slice::from_ref(&file));
         for r in rows.iter().filter(|r| is_vessel_call(r)) {
             if let (Some(imo), Some(locode)) = (&r.vessel_imo, &r.locode) {
                 let key = (
@@ -230,7 +232,7 @@ impl Writer<'_> {
                 self.calls.entry(key).or_insert_with(|| r.clone());
             }
         }
-        for (name, content) in generate_terminal::extra_feeds(std::slice::from_ref(&file), {
+        for (name, content) in terminal::extra_feeds(std::slice::from_ref(&file), {
             self.opts.seed ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         })
         .files
@@ -276,35 +278,34 @@ impl Writer<'_> {
         let mut header = String::new();
         let mut text = String::new();
         let (mut rows, mut part) = (0usize, 0usize);
-        let counts =
-            generate_ais::write_ais(&calls, self.opts.seed, |lines, n| -> io::Result<()> {
-                if n == 0 && header.is_empty() {
-                    header = lines.to_string();
+        let counts = ais::write_ais(&calls, self.opts.seed, |lines, n| -> io::Result<()> {
+            if n == 0 && header.is_empty() {
+                header = lines.to_string();
+                text.push_str(&header);
+                return Ok(());
+            }
+            let mut lines = lines;
+            while !lines.is_empty() {
+                let room = AIS_ROWS_PER_FILE - rows;
+                // Byte offset just after the `room`-th line, or the whole rest.
+                let cut = lines
+                    .match_indices('\n')
+                    .nth(room.saturating_sub(1))
+                    .map_or(lines.len(), |(i, _)| i + 1);
+                let (head, rest) = lines.split_at(cut);
+                text.push_str(head);
+                rows += head.matches('\n').count();
+                lines = rest;
+                if rows == AIS_ROWS_PER_FILE {
+                    part += 1;
+                    self.write_ais_part(part, &text)?;
+                    text.clear();
                     text.push_str(&header);
-                    return Ok(());
+                    rows = 0;
                 }
-                let mut lines = lines;
-                while !lines.is_empty() {
-                    let room = AIS_ROWS_PER_FILE - rows;
-                    // Byte offset just after the `room`-th line, or the whole rest.
-                    let cut = lines
-                        .match_indices('\n')
-                        .nth(room.saturating_sub(1))
-                        .map_or(lines.len(), |(i, _)| i + 1);
-                    let (head, rest) = lines.split_at(cut);
-                    text.push_str(head);
-                    rows += head.matches('\n').count();
-                    lines = rest;
-                    if rows == AIS_ROWS_PER_FILE {
-                        part += 1;
-                        self.write_ais_part(part, &text)?;
-                        text.clear();
-                        text.push_str(&header);
-                        rows = 0;
-                    }
-                }
-                Ok(())
-            })?;
+            }
+            Ok(())
+        })?;
         if rows > 0 || part == 0 {
             part += 1;
             self.write_ais_part(part, &text)?;
@@ -324,7 +325,7 @@ impl Writer<'_> {
     }
 }
 
-/// A vessel's arrival or departure (what [`generate_ais::generate_ais`] reads).
+/// A vessel's arrival or departure (what [`ais::generate_ais`] reads).
 fn is_vessel_call(r: &EventRow) -> bool {
     r.event_type == EventType::Transport
         && matches!(r.mode_of_transport.as_deref(), None | Some("VESSEL"))
@@ -354,7 +355,7 @@ impl ArrivalNotice {
             name: "notice".into(),
             events: events.to_vec(),
         };
-        let rows = generate_ais::events_of(std::slice::from_ref(&file));
+        let rows = ais::events_of(std::slice::from_ref(&file));
         let arrival = rows
             .iter()
             .filter(|r| is_vessel_call(r) && r.code == "ARRI")
@@ -538,7 +539,7 @@ mod tests {
             let bytes = fs::read(f).unwrap();
             let name = f.display().to_string();
             if name.ends_with(".eml") {
-                let email = crate::email::parse_message(&bytes).unwrap();
+                let email = teu_pipeline::email::parse_message(&bytes).unwrap();
                 assert_eq!(email.attachments.len(), 1);
                 assert!(email.attachments[0].bytes.starts_with(b"%PDF-1.4"));
                 let subject = email.subject.unwrap_or_default();
@@ -548,7 +549,7 @@ mod tests {
             if name.ends_with("MANIFEST") {
                 continue;
             }
-            let batch = crate::feeds::read_bytes(&bytes, &name).unwrap();
+            let batch = teu_pipeline::feeds::read_bytes(&bytes, &name).unwrap();
             if name.contains("/ais/") {
                 // The generated AIS has rare impossible jumps (see docs/NOTES.md), which the
                 // reader quarantines as it does in real AIS.
@@ -590,7 +591,7 @@ mod tests {
             zstd: false,
         };
         let summary = simulate(&opts, dir.path(), |_| {}).unwrap();
-        let text = fs::read_to_string(dir.path().join(crate::ingest::TRUTH_FILE)).unwrap();
+        let text = fs::read_to_string(dir.path().join(teu_pipeline::ingest::TRUTH_FILE)).unwrap();
         let records: Vec<serde_json::Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -602,7 +603,7 @@ mod tests {
             .iter()
             .filter(|f| f.display().to_string().contains("dcsa"))
         {
-            for e in crate::feeds::read_file(f).unwrap().events {
+            for e in teu_pipeline::feeds::read_file(f).unwrap().events {
                 named.extend(e.row.containers);
             }
         }
@@ -640,8 +641,8 @@ mod tests {
             if fa.ends_with("MANIFEST") {
                 continue;
             }
-            let ra = crate::feeds::read_bytes(&fs::read(fa).unwrap(), "x").unwrap();
-            let rb = crate::feeds::read_bytes(&fs::read(fb).unwrap(), "x").unwrap();
+            let ra = teu_pipeline::feeds::read_bytes(&fs::read(fa).unwrap(), "x").unwrap();
+            let rb = teu_pipeline::feeds::read_bytes(&fs::read(fb).unwrap(), "x").unwrap();
             assert_eq!(ra.rows_read, rb.rows_read, "{}", fb.display());
             assert_eq!(ra.events.len(), rb.events.len());
             assert_eq!(ra.positions, rb.positions);

@@ -1,5 +1,5 @@
 //! Terminal, line-deadline and rail feeds that go with a generated DCSA feed
-//! ([`crate::generate`]), so that demo containers have holds, fees, last free days and rail legs.
+//! ([`crate::dcsa`]), so that demo containers have holds, fees, last free days and rail legs.
 //!
 //! From the containers the generated events derive to (same seed, same output):
 //! - **Terminal availability** checks at the POD terminal for every discharged container: a
@@ -26,10 +26,10 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use crate::generate::{generator_now, GeneratedFile};
-use crate::model::{Container, Shipment};
-use crate::normalize::{self, Refs};
-use crate::{feeds, reference, terminals};
+use crate::dcsa::{generator_now, GeneratedFile};
+use teu_pipeline::model::{Container, Shipment};
+use teu_pipeline::normalize::{self, Refs};
+use teu_pipeline::{feeds, reference, terminals};
 
 /// The extra feeds, as file name and content.
 pub struct ExtraFeeds {
@@ -51,7 +51,7 @@ const RAIL: &[(&str, &[&str], &[&str])] = &[
     ),
 ];
 
-/// Builds the extra feeds for `files` (the output of [`crate::generate::generate`] with `seed`).
+/// Builds the extra feeds for `files` (the output of [`crate::dcsa::generate`] with `seed`).
 pub fn extra_feeds(files: &[GeneratedFile], seed: u64) -> ExtraFeeds {
     let now = generator_now();
     let rows: Vec<_> = files
@@ -327,7 +327,7 @@ fn rail_leg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{generate, GenOptions};
+    use crate::dcsa::{generate, GenOptions};
 
     #[test]
     fn extra_feeds_read_back_cleanly() {

@@ -1,4 +1,4 @@
-//! Ground truth of generated feeds: what the events [`crate::generate`] wrote say about each
+//! Ground truth of generated feeds: what the events [`crate::dcsa`] wrote say about each
 //! container, recorded by the generator as it writes them (`truth.jsonl` beside the feed), so
 //! that teu's derived answers can be judged against it (`tests/truth.rs`).
 //!

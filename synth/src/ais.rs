@@ -6,9 +6,9 @@
 //! are synthetic), hence this generator. What it imitates:
 //! - **itineraries**: each generated vessel (IMO) sails between the ports of its actual
 //!   (`ACT`) `DEPA`/`ARRI` transport events, in time order; a vessel that has departed but not
-//!   arrived by [`crate::generate::generator_now`] sails towards the port of its next planned or
+//!   arrived by [`crate::dcsa::generator_now`] sails towards the port of its next planned or
 //!   estimated arrival and reports up to "now";
-//! - **paths** along the MARNET sea lanes ([`crate::route::sealanes`]), with a small jitter
+//! - **paths** along the MARNET sea lanes ([`teu_pipeline::route::sealanes`]), with a small jitter
 //!   (±0.002°, about 200 m) like GPS noise and lane-keeping;
 //! - **speeds**: a service speed of 12–22 knots per passage (container ships slow-steam at
 //!   14–18); when the schedule leaves time over, the vessel waits at anchor off the next port
@@ -29,10 +29,10 @@ use chrono::{DateTime, Utc};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::feeds::ais::distance_nm;
-use crate::generate::{generator_now, GeneratedFile};
-use crate::model::{Classifier, EventRow, EventType};
-use crate::route::sealanes;
+use crate::dcsa::{generator_now, GeneratedFile};
+use teu_pipeline::feeds::ais::distance_nm;
+use teu_pipeline::model::{Classifier, EventRow, EventType};
+use teu_pipeline::route::sealanes;
 
 /// The CSV header written (MarineCadastre 2015–2023).
 pub const HEADER: &str =
@@ -62,7 +62,7 @@ pub fn events_of(files: &[GeneratedFile]) -> Vec<EventRow> {
     files
         .iter()
         .filter_map(|f| {
-            crate::feeds::dcsa::read_value_at(
+            teu_pipeline::feeds::dcsa::read_value_at(
                 serde_json::Value::Array(f.events.clone()),
                 &f.name,
                 generator_now(),
@@ -113,7 +113,7 @@ pub fn write_ais<E>(
     mut out: impl FnMut(&str, usize) -> Result<(), E>,
 ) -> Result<AisCounts, E> {
     let now = generator_now();
-    let (ports, _) = crate::reference::bundled();
+    let (ports, _) = teu_pipeline::reference::bundled();
     // Distinct vessel calls: (imo, time, code, locode), actual and planned apart.
     let mut actual: BTreeMap<String, BTreeSet<(DateTime<Utc>, String, String)>> = BTreeMap::new();
     let mut planned: BTreeMap<String, BTreeSet<(DateTime<Utc>, String)>> = BTreeMap::new();
@@ -321,7 +321,7 @@ fn sail(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{generate, GenOptions};
+    use crate::dcsa::{generate, GenOptions};
 
     #[test]
     fn streamed_passages_add_up_to_the_collected_text() {
@@ -373,8 +373,11 @@ mod tests {
         assert!(ais.positions > 100, "{ais:?}");
         assert!(ais.passages > 0);
         assert_eq!(ais, generate_ais(&events, 7), "deterministic");
-        let batch = crate::feeds::ais::read_csv(ais.csv.as_bytes(), &ais.name).unwrap();
-        assert_eq!(batch.layout, crate::feeds::ais::AisLayout::MarineCadastre);
+        let batch = teu_pipeline::feeds::ais::read_csv(ais.csv.as_bytes(), &ais.name).unwrap();
+        assert_eq!(
+            batch.layout,
+            teu_pipeline::feeds::ais::AisLayout::MarineCadastre
+        );
         assert_eq!(batch.rows_read, ais.positions);
         assert!(
             batch.quarantined.is_empty(),

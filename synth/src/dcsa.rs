@@ -42,8 +42,8 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::iso6346::check_digit as iso6346_check_digit;
 use crate::truth::{ShipmentJourney, TruthLeg, Written};
+use teu_pipeline::iso6346::check_digit as iso6346_check_digit;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2924,7 +2924,10 @@ mod tests {
             if let Some(r) = e.get("equipmentReference") {
                 assert!(valid_iso6346(r.as_str().unwrap()), "{r}");
                 // Cross-check with the crate's own validator.
-                assert!(crate::iso6346::validate(r.as_str().unwrap()).is_ok(), "{r}");
+                assert!(
+                    teu_pipeline::iso6346::validate(r.as_str().unwrap()).is_ok(),
+                    "{r}"
+                );
                 n += 1;
             }
             for r in e["references"].as_array().into_iter().flatten() {
