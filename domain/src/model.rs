@@ -335,7 +335,7 @@ pub struct ImportDeadlines {
 /// A container: one piece of equipment during one journey (one shipment), with every attribute
 /// of the spec's container resource.
 ///
-/// The event-derived fields are computed by [`crate::normalize`]; the terminal, rail and deadline
+/// The event-derived fields are computed by `teu_pipeline::normalize`; the terminal, rail and deadline
 /// fields stay `None` / empty until a feed that carries them is ingested.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Container {
@@ -535,7 +535,7 @@ pub struct LineDeadline {
     pub issued_at: DateTime<Utc>,
 }
 
-/// One AIS position report of a vessel, as read by [`crate::feeds::ais`].
+/// One AIS position report of a vessel, as read by `teu_pipeline::feeds::ais`.
 ///
 /// AIS is public broadcast data about vessels, not about an account's cargo: positions are
 /// stored once for everyone (table `vessel_positions`, no `account_id`) and reach an account

@@ -1,0 +1,22 @@
+//! teu-domain: the records teu derives and serves, and the reference data and rules that give
+//! them meaning, shared by every other crate (feeds → pipeline → store → APIs).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`model`] | containers, shipments, transport events, ports, carriers, vessel positions (field names of Terminal49's `/v2`) |
+//! | [`ids`] | deterministic ids: UUID v5 of a natural key, scoped by account |
+//! | [`iso6346`] | container numbers: owner code, serial, check digit (ISO 6346) |
+//! | [`status`] | the container status table: which movement gives which `current_status` |
+//! | [`event_names`] | Terminal49's transport event names of DCSA events |
+//! | [`reference`] | bundled reference data: UN/LOCODE ports, carriers (SCAC, BL prefixes, number shapes) |
+//! | [`terminals`] | bundled terminals (SMDG codes, firms codes) and their ids |
+//!
+//! It knows nothing of feeds' formats, SQL or HTTP.
+
+pub mod event_names;
+pub mod ids;
+pub mod iso6346;
+pub mod model;
+pub mod reference;
+pub mod status;
+pub mod terminals;
