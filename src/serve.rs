@@ -4,9 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode};
-use axum::middleware::{self, Next};
+use axum::http::StatusCode;
+use axum::middleware;
 use axum::response::Response;
 use axum::Router;
 use teu_pipeline::store::Store;
@@ -55,10 +54,11 @@ pub const DEMO_GENERATED: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOpti
 pub fn app(store: Store, graphql: &teu_graphql::Options) -> Router {
     let options = graphql;
     // One inference allowance per account, whichever API spends it.
-    let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
+    let limiter = teu_api::limit::AccountLimiter::default();
     let state = RestState::with_limiter(store.clone(), limiter.clone());
-    let graphql = teu_graphql::router(teu_graphql::schema_with(store, limiter, options))
-        .layer(middleware::from_fn_with_state(state.clone(), graphql_auth));
+    let graphql = teu_graphql::router(teu_graphql::schema_with(store, limiter, options)).layer(
+        middleware::from_fn_with_state(state.store.clone(), teu_graphql::require_account),
+    );
     Router::new()
         .nest("/v2", teu_rest::router(state))
         .merge(graphql)
@@ -85,40 +85,6 @@ async fn not_found(uri: axum::http::Uri) -> Response {
             uri.path()
         ),
     )
-}
-
-/// GET /graphql serves the GraphiQL page (no data); every other request needs an API key.
-/// A refused key is answered 401 with the `/v2` error body, whose error also carries the
-/// GraphQL `message` and `extensions.code` `UNAUTHENTICATED`, so both kinds of client read it.
-async fn graphql_auth(state: State<RestState>, req: Request, next: Next) -> Response {
-    if req.method() == Method::GET {
-        return next.run(req).await;
-    }
-    let response = teu_rest::require_account(state, req, next).await;
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return response;
-    }
-    let (mut parts, body) = response.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
-        return Response::from_parts(parts, axum::body::Body::empty());
-    };
-    let mut doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
-    if let Some(errors) = doc.get_mut("errors").and_then(|e| e.as_array_mut()) {
-        for e in errors.iter_mut().filter_map(|e| e.as_object_mut()) {
-            let message = e
-                .get("detail")
-                .and_then(|d| d.as_str())
-                .unwrap_or("authentication required")
-                .to_string();
-            e.insert("message".into(), message.into());
-            e.insert(
-                "extensions".into(),
-                serde_json::json!({ "code": "UNAUTHENTICATED" }),
-            );
-        }
-    }
-    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-    Response::from_parts(parts, axum::body::Body::from(doc.to_string()))
 }
 
 /// Serves until Ctrl-C or SIGTERM, then drains in-flight requests.
@@ -178,6 +144,9 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         .await
         .with_context(|| format!("binding {}", args.bind))?;
     let addr = listener.local_addr()?;
+    // The signal handlers exist before anyone learns the address: a SIGTERM that comes right
+    // after is a graceful shutdown, not the default kill.
+    let shutdown = shutdown_signal();
     println!("Listening on http://{addr} (GraphQL: http://{addr}/graphql, REST: http://{addr}/v2/containers)");
     // Webhook delivery workers, inside the server (`teu deliver` runs them alone).
     let (stop_delivery, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -197,7 +166,7 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         )))
     };
     axum::serve(listener, app(store, &args.graphql_options()))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await
         .context("serving")?;
     let _ = stop_delivery.send(());
@@ -244,22 +213,30 @@ pub async fn deliver(store: Store, drain: bool) -> Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves at Ctrl-C or SIGTERM. The SIGTERM handler is installed when this is called, not
+/// when the future is first polled, so a signal in between is not lost.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            s.recv().await;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        let ctrl_c = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        #[cfg(unix)]
+        let term = async move {
+            match term {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+        tracing::info!("shutting down: draining in-flight requests");
     }
-    tracing::info!("shutting down: draining in-flight requests");
 }

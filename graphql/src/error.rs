@@ -11,10 +11,11 @@
 //! | `BAD_USER_INPUT` | an argument is out of range or malformed (`first: 1000`, a bad cursor, a blank number, a list too long) | `field` when one input field is at fault |
 //! | `RATE_LIMITED` | the account used up its inference allowance (200 per minute, shared with `/v2`) | `retryAfter` (seconds), also sent as `Retry-After` |
 //! | `TIMEOUT` | the query ran longer than the server's limit (HTTP 503) | |
-//! | `INTERNAL` | the store failed; the cause is logged with `tracing`, the client only sees "internal error" | |
+//! | `UNAVAILABLE` | the database is unavailable for now (no connection, busy, shutting down: `teu_api::failure`, the failures `/v2` answers 503); retry later | |
+//! | `INTERNAL` | the store failed otherwise; the cause is logged with `tracing`, the client only sees "internal error" | |
 
 use async_graphql::{Context, Error, ErrorExtensions};
-use teu_pipeline::infer::limit::RateLimited;
+use teu_api::limit::RateLimited;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::StoreError;
 use teu_pipeline::webhooks::WebhookError;
@@ -53,6 +54,9 @@ pub enum GqlError {
     /// The query ran out of time.
     #[error("the query took longer than {0} ms and was cancelled")]
     Timeout(u128),
+    /// The database is unavailable for now (already logged).
+    #[error("the database is temporarily unavailable; retry the request later")]
+    Unavailable,
     /// A store failure (already logged).
     #[error("internal error")]
     Internal,
@@ -68,6 +72,7 @@ impl GqlError {
             GqlError::BadUserInput { .. } => "BAD_USER_INPUT",
             GqlError::RateLimited { .. } => "RATE_LIMITED",
             GqlError::Timeout(_) => "TIMEOUT",
+            GqlError::Unavailable => "UNAVAILABLE",
             GqlError::Internal => "INTERNAL",
         }
     }
@@ -133,13 +138,17 @@ pub(crate) fn forbidden(message: impl Into<String>) -> Error {
     GqlError::Forbidden(message.into()).into_graphql()
 }
 
-/// A store failure: logged in full, answered as a bare `INTERNAL` error; a refused tag list
-/// is the client's to fix (`BAD_USER_INPUT`, field `tags`).
+/// A store failure: logged in full, answered as `UNAVAILABLE` when the database is unavailable
+/// for now (`teu_api::failure::is_unavailable`, where `/v2` answers 503), else as a bare
+/// `INTERNAL` error; a refused tag list is the client's to fix (`BAD_USER_INPUT`, field `tags`).
 pub(crate) fn internal(err: &StoreError) -> Error {
     if let StoreError::Tags(e) = err {
         return bad_field("tags", e.to_string());
     }
     tracing::error!(error = %err, "graphql: store query failed");
+    if teu_api::failure::is_unavailable(err) {
+        return GqlError::Unavailable.into_graphql();
+    }
     internal_opaque()
 }
 

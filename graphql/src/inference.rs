@@ -19,7 +19,8 @@
 //! `RATE_LIMITED` (`extensions.retryAfter`, and a `Retry-After` header on the response).
 
 use async_graphql::{Context, Enum, Object};
-use teu_pipeline::infer::{self, batch, limit::AccountLimiter, Scorer};
+use teu_api::limit::AccountLimiter;
+use teu_pipeline::infer::{self, batch, Scorer};
 
 use crate::error;
 use crate::query::store;

@@ -27,7 +27,7 @@
 //!
 //! ```no_run
 //! # async fn demo(store: teu_pipeline::store::Store, account: teu_pipeline::model::Account) {
-//! let limiter = teu_pipeline::infer::limit::AccountLimiter::default();
+//! let limiter = teu_api::limit::AccountLimiter::default();
 //! let schema = teu_graphql::schema(store, limiter);
 //! let request = async_graphql::Request::new("{ containers { totalCount } }").data(account);
 //! let response = schema.execute(request).await;
@@ -45,6 +45,7 @@
 
 #![warn(missing_docs)]
 
+mod auth;
 mod email;
 mod error;
 mod events;
@@ -70,11 +71,12 @@ use axum::response::IntoResponse;
 use async_graphql::http::GraphiQLSource;
 use async_graphql::{Schema, SchemaBuilder};
 use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+pub use auth::require_account;
 use axum::extract::State;
 use axum::response::Html;
 use axum::routing::get;
 use axum::{Extension, Router};
-use teu_pipeline::infer::limit::AccountLimiter;
+use teu_api::limit::AccountLimiter;
 use teu_pipeline::model::Account;
 use teu_pipeline::store::Store;
 

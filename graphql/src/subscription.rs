@@ -244,11 +244,9 @@ async fn authenticate(store: &Store, key: Option<String>) -> async_graphql::Resu
     }
 }
 
-/// The key of `Token <key>`.
+/// The key of `Token <key>` (the rules of `/v2`: `teu_api::auth::api_key`).
 fn token(value: &str) -> Option<String> {
-    let (scheme, key) = value.trim().split_once(' ')?;
-    let key = key.trim();
-    (scheme.eq_ignore_ascii_case("token") && !key.is_empty()).then(|| key.to_string())
+    teu_api::auth::api_key(Some(value.as_bytes())).ok()
 }
 
 /// The key of an `Authorization` entry of the `connection_init` payload (any case).

@@ -79,10 +79,7 @@ async fn fixture() -> Fixture {
             .unwrap();
     }
     Fixture {
-        schema: schema(
-            store.clone(),
-            teu_pipeline::infer::limit::AccountLimiter::default(),
-        ),
+        schema: schema(store.clone(), teu_api::limit::AccountLimiter::default()),
         _dir: dir,
         store,
         a,
@@ -799,7 +796,7 @@ async fn infer_numbers_keeps_order_and_caps_the_list() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inference_rate_limit_is_shared_and_counts_each_field_once() {
     let f = fixture().await;
-    let limiter = teu_pipeline::infer::limit::AccountLimiter::per_minute(3);
+    let limiter = teu_api::limit::AccountLimiter::per_minute(3);
     let schema = schema(f.store.clone(), limiter.clone());
     // Four inference fields in one request, one of them a batch of three numbers: each field
     // counts one request, so exactly one of the four is refused.
@@ -1209,10 +1206,7 @@ async fn a_page_costs_a_constant_number_of_statements() {
             .await
             .unwrap();
     }
-    let schema = schema(
-        store.clone(),
-        teu_pipeline::infer::limit::AccountLimiter::default(),
-    );
+    let schema = schema(store.clone(), teu_api::limit::AccountLimiter::default());
     let (_, total) = store.list_containers(a.id, 0, 1).await.unwrap();
     assert!(total >= 100, "only {total} containers");
 

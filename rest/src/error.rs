@@ -352,8 +352,8 @@ impl ApiError {
     }
 }
 
-impl From<teu_pipeline::infer::limit::RateLimited> for ApiError {
-    fn from(e: teu_pipeline::infer::limit::RateLimited) -> Self {
+impl From<teu_api::limit::RateLimited> for ApiError {
+    fn from(e: teu_api::limit::RateLimited) -> Self {
         ApiError::RateLimited {
             retry_after: e.retry_after,
             limit: format!("{} requests per minute", e.per_minute),
@@ -384,33 +384,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Whether a store failure is transient and not the request's fault: no connection could be
-/// made or taken from the pool in time, the connection broke, or the database is busy or
-/// shutting down. These answer 503; every other store failure is a 500.
-pub fn is_unavailable(e: &StoreError) -> bool {
-    match e {
-        StoreError::Connect { .. } => true,
-        StoreError::Sql(e) => match e {
-            sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_)
-            | sqlx::Error::WorkerCrashed => true,
-            sqlx::Error::Database(db) => db.code().is_some_and(|c| transient_db_code(&c)),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// SQLite busy/locked result codes (primary and extended) and PostgreSQL connection-exception
-/// (class 08), too-many-connections and shutdown SQLSTATEs.
-fn transient_db_code(code: &str) -> bool {
-    matches!(
-        code,
-        "5" | "6" | "261" | "262" | "517" | "53300" | "57P01" | "57P02" | "57P03"
-    ) || (code.len() == 5 && code.starts_with("08"))
-}
+pub use teu_api::failure::is_unavailable;
 
 #[cfg(test)]
 mod tests {
@@ -473,15 +447,6 @@ mod tests {
 
         let e = ApiError::Store(StoreError::Sql(sqlx::Error::RowNotFound));
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
-    }
-
-    #[test]
-    fn transient_codes() {
-        assert!(transient_db_code("5"));
-        assert!(transient_db_code("08006"));
-        assert!(transient_db_code("57P01"));
-        assert!(!transient_db_code("23505"));
-        assert!(!transient_db_code("08"));
     }
 
     #[tokio::test]

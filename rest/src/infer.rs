@@ -20,7 +20,7 @@ use teu_pipeline::model::Account;
 use crate::error::ApiError;
 use crate::RestState;
 
-pub use teu_pipeline::infer::limit::{AccountLimiter, INFER_REQUESTS_PER_MINUTE};
+pub use teu_api::limit::{AccountLimiter, INFER_REQUESTS_PER_MINUTE};
 
 /// The number in an infer request body, or the error to answer.
 fn number_of(body: &[u8]) -> Result<String, ApiError> {

@@ -179,7 +179,7 @@ pub fn router(state: RestState) -> Router {
 /// the binary also puts it in front of `POST /graphql`.
 ///
 /// Reads `Authorization: Token <API_KEY>` (scheme case-insensitive, one or more spaces, the key
-/// itself exact), calls [`Store::authenticate`], and on success inserts the
+/// itself exact; `teu_api::auth`), finds the key's account, and on success inserts the
 /// [`teu_pipeline::model::Account`] into the request extensions for the handlers
 /// (`Extension<Account>`). Otherwise answers 401 with a JSON:API error body
 /// (`errors[0].status == "401"`, `code` `unauthorized`, a detail telling a missing header from a
@@ -191,69 +191,20 @@ pub async fn require_account(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let key = match api_key(req.headers().get(header::AUTHORIZATION)) {
-        Ok(key) => key,
-        Err(detail) => {
-            return ApiError::Unauthorized {
-                detail: detail.into(),
-            }
-            .into_response()
-        }
-    };
-    match state.store.authenticate(&key).await {
-        Ok(Some(account)) => {
+    let header = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|v| v.as_bytes());
+    match teu_api::auth::account(&state.store, header).await {
+        Ok(account) => {
             req.extensions_mut().insert(account);
             next.run(req).await
         }
-        Ok(None) => ApiError::Unauthorized {
-            detail: "The API key is not valid.".into(),
+        Err(teu_api::auth::AuthError::Store(e)) => ApiError::Store(e).into_response(),
+        Err(refused) => ApiError::Unauthorized {
+            detail: refused.to_string(),
         }
         .into_response(),
-        Err(e) => ApiError::Store(e).into_response(),
-    }
-}
-
-/// The key of an `Authorization: Token <key>` header, or the 401 detail explaining what is wrong.
-fn api_key(value: Option<&header::HeaderValue>) -> Result<String, &'static str> {
-    let value =
-        value.ok_or("The Authorization header is missing; send Authorization: Token <API_KEY>.")?;
-    let value = value.to_str().map_err(|_| {
-        "The Authorization header is malformed; send Authorization: Token <API_KEY>."
-    })?;
-    let (scheme, key) = value
-        .trim()
-        .split_once(' ')
-        .ok_or("The Authorization header is malformed; send Authorization: Token <API_KEY>.")?;
-    if !scheme.eq_ignore_ascii_case("token") {
-        return Err(
-            "The Authorization header must use the Token scheme: Authorization: Token <API_KEY>.",
-        );
-    }
-    let key = key.trim_start();
-    if key.is_empty() {
-        return Err(
-            "The Authorization header has no API key; send Authorization: Token <API_KEY>.",
-        );
-    }
-    Ok(key.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use axum::http::HeaderValue;
-
-    #[test]
-    fn authorization_header_parsing() {
-        let ok = |s: &'static str| api_key(Some(&HeaderValue::from_static(s)));
-        assert_eq!(ok("Token abc").unwrap(), "abc");
-        assert_eq!(ok("token   abc").unwrap(), "abc");
-        assert_eq!(ok("TOKEN abc ").unwrap(), "abc");
-        assert!(api_key(None).unwrap_err().contains("missing"));
-        assert!(ok("Bearer abc").unwrap_err().contains("Token scheme"));
-        assert!(ok("Token").unwrap_err().contains("malformed"));
-        assert!(ok("Token  ").unwrap_err().contains("malformed"));
-        assert!(ok("abc").unwrap_err().contains("malformed"));
     }
 }
 

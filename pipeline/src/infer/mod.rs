@@ -49,7 +49,6 @@
 
 pub mod batch;
 pub mod history;
-pub mod limit;
 pub mod owners;
 mod scoring;
 
