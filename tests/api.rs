@@ -22,7 +22,7 @@ on_both_backends!(
     terminal_and_rail_fields_over_both_apis,
 );
 
-/// Every container attribute of spec/interface.md, with the JSON kinds it may take.
+/// Every container attribute of docs/interface.md, with the JSON kinds it may take.
 const CONTAINER_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("number", &["string"]),
     ("ref_numbers", &["array"]),
@@ -63,7 +63,7 @@ const CONTAINER_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("current_status", &["string"]),
 ];
 
-/// Every shipment attribute of spec/interface.md.
+/// Every shipment attribute of docs/interface.md.
 const SHIPMENT_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("bill_of_lading_number", &["string"]),
     ("normalized_number", &["string"]),

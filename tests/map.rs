@@ -15,7 +15,7 @@ on_both_backends!(
     graphql_route_matches_rest,
 );
 
-/// Every property of each feature type in spec/interface.md, with the JSON kinds it may take.
+/// Every property of each feature type in docs/interface.md, with the JSON kinds it may take.
 fn spec_properties(feature_type: &str) -> Vec<(&'static str, &'static [&'static str])> {
     const S: &[&str] = &["string"];
     const SN: &[&str] = &["string", "null"];

@@ -1,4 +1,4 @@
-//! The per-account rate limit of carrier inference (spec: Limits, 200 requests per minute on
+//! The per-account rate limit of carrier inference (interface.md: Limits, 200 requests per minute on
 //! `POST /tracking_requests/infer_number`).
 //!
 //! One [`AccountLimiter`] is shared by the `/v2` infer operation and the GraphQL `inferNumber`
@@ -13,7 +13,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use uuid::Uuid;
 
-/// Inference requests per minute and account (spec: Limits).
+/// Inference requests per minute and account (interface.md: Limits).
 pub const INFER_REQUESTS_PER_MINUTE: u32 = 200;
 
 /// The allowance is used up: wait `retry_after` seconds.

@@ -1,4 +1,4 @@
-//! Deterministic identifiers: UUID v5 of a natural key, scoped by account (DESIGN.md, "store").
+//! Deterministic identifiers: UUID v5 of a natural key, scoped by account (`docs/DESIGN.md`, "The flow of data").
 //!
 //! The same feed ingested twice yields the same ids, so writes are idempotent upserts.
 

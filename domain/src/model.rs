@@ -1,6 +1,6 @@
 //! The domain model shared by the pipeline, the `/v2` REST layer and GraphQL.
 //!
-//! Field names follow `spec/interface.md` (the `/v2` interface). All timestamps are UTC
+//! Field names follow `docs/interface.md` (the `/v2` interface). All timestamps are UTC
 //! (`DateTime<Utc>`); the IANA time zone of the place where a timestamp happened is kept in the
 //! `*_timezone` field beside it. Identifiers are UUIDs: v5 of the natural key scoped by account
 //! (see [`crate::ids`]), so re-ingesting the same feed yields the same ids.
@@ -240,7 +240,7 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D:
     })
 }
 
-/// Container status (spec: States and transitions). The rules that set it are in
+/// Container status (interface.md: States and transitions). The rules that set it are in
 /// [`crate::status`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -303,7 +303,7 @@ impl ContainerStatus {
     }
 }
 
-/// A hold at the POD terminal (spec: terminal_hold).
+/// A hold at the POD terminal (interface.md: terminal_hold).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TerminalHold {
     pub name: String,
@@ -312,7 +312,7 @@ pub struct TerminalHold {
     pub description: Option<String>,
 }
 
-/// A fee at the POD terminal (spec: terminal_fee).
+/// A fee at the POD terminal (interface.md: terminal_fee).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TerminalFee {
     /// `demurrage`, `exam`, `extended_dwell_time`, `other` or `total`.
@@ -324,7 +324,7 @@ pub struct TerminalFee {
     pub currency_code: Option<String>,
 }
 
-/// Last free days (spec: container `import_deadlines`), all UTC.
+/// Last free days (interface.md: container `import_deadlines`), all UTC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ImportDeadlines {
     pub pickup_lfd_terminal: Option<DateTime<Utc>>,

@@ -32,7 +32,7 @@
 //! `loaded` means the box holds its cargo (stuffed) but has not been loaded on a vessel yet.
 //!
 //! Source: DCSA T&T 2.2 code lists (event type codes) and the spec's status list
-//! (`spec/interface.md`, States and transitions).
+//! (`docs/interface.md`, States and transitions).
 
 use crate::model::{ContainerStatus, EventType};
 

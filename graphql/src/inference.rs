@@ -1,5 +1,5 @@
 //! Carrier inference over GraphQL: `inferNumber(number)` and `inferNumbers(numbers)`, with the
-//! values of `POST /v2/tracking_requests/infer_number` (spec: that endpoint).
+//! values of `POST /v2/tracking_requests/infer_number` (interface.md: that endpoint).
 //!
 //! - `inferNumber` scores one number with `teu_pipeline::infer::infer`; a blank number is a
 //!   `BAD_USER_INPUT` error (`extensions.field` `number`), as `/v2` answers 422. Any other
@@ -13,7 +13,7 @@
 //! **Rate limit**: the account's allowance of 200 inference requests per minute is shared with
 //! `/v2` (one `AccountLimiter` in the schema data and the REST state). Each `inferNumber` or
 //! `inferNumbers` field executed counts as **one request**, whatever the length of the list:
-//! the limit is on requests (spec: Limits), the work of one is bounded by [`MAX_BATCH`], and
+//! the limit is on requests (interface.md: Limits), the work of one is bounded by [`MAX_BATCH`], and
 //! the cost of a request is dominated by its history query, not by scoring (millions of
 //! numbers per second). Aliases count one each. Beyond the allowance the field fails with
 //! `RATE_LIMITED` (`extensions.retryAfter`, and a `Retry-After` header on the response).

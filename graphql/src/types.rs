@@ -62,7 +62,7 @@ pub(crate) fn loader<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a StoreDa
         .ok_or_else(error::internal_opaque)
 }
 
-/// Container status (spec: States and transitions); `ON_SHIP` is the `/v2` value `on_ship`.
+/// Container status (interface.md: States and transitions); `ON_SHIP` is the `/v2` value `on_ship`.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContainerStatus {
     /// `new`

@@ -1,4 +1,4 @@
-//! The registry of document schemas (spec: document_schema): JSON Schemas (draft 2020-12) of the
+//! The registry of document schemas (interface.md: document_schema): JSON Schemas (draft 2020-12) of the
 //! fields teu extracts from each document type, written by us from the fields those documents
 //! carry. The files are `pipeline/schemas/<document_type>@<version>.json`, embedded at build
 //! time; [`REGISTRY`] adds the registry facts (current, draft, active_at). `label` is the

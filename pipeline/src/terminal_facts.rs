@@ -10,7 +10,7 @@
 //! | `import_deadlines.pickup_lfd_terminal` | the last free day of the latest POD check that gives one |
 //! | `import_deadlines.pickup_lfd_rail`, `ind_facility_lfd_on` | the same at the destination (inland rail) terminal |
 //! | `import_deadlines.pickup_lfd_line` | the latest-issued line deadline for the container, else for its bill of lading |
-//! | `pickup_lfd` | `pickup_lfd_line`, else `pickup_lfd_rail` on inland moves, else `pickup_lfd_terminal` (spec: coalesce preferring the line) |
+//! | `pickup_lfd` | `pickup_lfd_line`, else `pickup_lfd_rail` on inland moves, else `pickup_lfd_terminal` (interface.md: coalesce preferring the line) |
 //! | `pod_terminal` | the terminal of the events' POD call, else of the latest POD check |
 //!
 //! A check belongs to this journey when it is at the POD's UN/LOCODE and not older than two days

@@ -1,5 +1,5 @@
 //! `GET /email_submissions`, `GET /email_submissions/{id}` and `GET /document_schemas/{id}`
-//! (spec: email_submission, document_schema).
+//! (interface.md: email_submission, document_schema).
 //!
 //! - `include` accepts `account`, `user`, `documents`, `documents.last_document_representation`;
 //!   without an `include` parameter the default is `documents,documents.last_document_representation`
@@ -57,7 +57,7 @@ fn ts(t: &Option<chrono::DateTime<chrono::Utc>>) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The email_submission resource object (spec: email_submission).
+/// The email_submission resource object (interface.md: email_submission).
 fn submission_value(e: &EmailSubmission, base: &Base) -> Value {
     json!({
         "id": e.id.to_string(),
@@ -254,7 +254,7 @@ pub(crate) async fn get_email_submission(
     .into_response())
 }
 
-/// The document_schema resource object (spec: document_schema).
+/// The document_schema resource object (interface.md: document_schema).
 fn schema_value(s: &DocumentSchema, self_link: String) -> Value {
     json!({
         "id": s.full_version,

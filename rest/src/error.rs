@@ -1,4 +1,4 @@
-//! JSON:API error documents (spec: "Errors").
+//! JSON:API error documents (interface.md: "Errors").
 //!
 //! Every failure of the `/v2` layer is an [`ApiError`], turned into a response in exactly one
 //! place ([`ApiError`]'s `IntoResponse`). The body is always
@@ -8,7 +8,7 @@
 //!             "source":{"parameter":"page[size]"}}]}
 //! ```
 //!
-//! with `Content-Type: application/json`. `status` is the HTTP status as text (spec: Errors);
+//! with `Content-Type: application/json`. `status` is the HTTP status as text (interface.md: Errors);
 //! `source` is present only when a query parameter is at fault. The spec leaves the values of
 //! `code` open ("not shown"); teu uses the fixed snake_case values listed on each variant.
 //!
@@ -21,7 +21,7 @@ use axum::Json;
 use serde::Serialize;
 use teu_pipeline::store::StoreError;
 
-/// One item of a JSON:API `errors` array (spec: Errors). Absent optional members are omitted.
+/// One item of a JSON:API `errors` array (interface.md: Errors). Absent optional members are omitted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ErrorObject {
     /// The HTTP status code as text, e.g. `"404"`.
@@ -237,7 +237,7 @@ pub enum ApiError {
         /// What is wrong with it.
         detail: String,
     },
-    /// The account has used up its request allowance for this operation (spec: Limits).
+    /// The account has used up its request allowance for this operation (interface.md: Limits).
     #[error("rate limit exceeded; retry after {retry_after} s")]
     RateLimited {
         /// Whole seconds until a request will be accepted again (at least 1); sent as

@@ -1,4 +1,4 @@
-//! `POST /tracking_requests/infer_number` (spec: endpoint of that name, Limits).
+//! `POST /tracking_requests/infer_number` (interface.md: endpoint of that name, Limits).
 //!
 //! Body `{"number": "..."}`. Answers 200 with
 //! `{"data": {"id": NORMALIZED, "type": "inferred_number", "attributes": {number, number_type,

@@ -1,4 +1,4 @@
-//! teu-rest: the `/v2` JSON:API interface of `spec/interface.md`, as an axum router over the
+//! teu-rest: the `/v2` JSON:API interface of `docs/interface.md`, as an axum router over the
 //! pipeline's [`Store`].
 //!
 //! The binary mounts it with `Router::new().nest("/v2", teu_rest::router(state))`. Every request
@@ -30,7 +30,7 @@
 //! | `GET /openapi.json` | the OpenAPI 3.1 document of these routes ([`openapi`]); the one route that needs no API key |
 //! | anything else under `/v2` | 404 JSON:API error (405 for a known path with another method) |
 //!
-//! Bodies are `application/json` (spec: introduction). Modules: [`query`] (query-string rules),
+//! Bodies are `application/json` (interface.md: introduction). Modules: [`query`] (query-string rules),
 //! [`pagination`] (page arithmetic and links), [`resources`] (model → resource objects),
 //! [`error`] (the one mapping of failures to JSON:API error responses).
 
@@ -71,7 +71,7 @@ pub use error::{error_response, ApiError};
 pub struct RestState {
     /// The account-scoped store every handler reads.
     pub store: Store,
-    /// Per-account limiter of `POST /tracking_requests/infer_number` (spec: Limits).
+    /// Per-account limiter of `POST /tracking_requests/infer_number` (interface.md: Limits).
     pub infer_limiter: infer::AccountLimiter,
 }
 
@@ -174,7 +174,7 @@ pub fn router(state: RestState) -> Router {
         .with_state(state)
 }
 
-/// Authentication middleware (spec: Authentication), for
+/// Authentication middleware (interface.md: Authentication), for
 /// `axum::middleware::from_fn_with_state(state, require_account)`; [`router`] applies it and
 /// the binary also puts it in front of `POST /graphql`.
 ///

@@ -7,7 +7,7 @@
 //! | filter | matches | value |
 //! |---|---|---|
 //! | `filter[number]` | the container number (spaces, dashes and case ignored) | text |
-//! | `filter[status]` | container `current_status` is one of them | comma-separated statuses (spec: States) |
+//! | `filter[status]` | container `current_status` is one of them | comma-separated statuses (interface.md: States) |
 //! | `filter[bill_of_lading_number]`, `number` (shipments) | the shipment's bill of lading (or booking) number | text |
 //! | `filter[pol]`, `filter[pod]` | UN/LOCODE of the shipment's POL / POD | 5 letters or digits, any case |
 //! | `filter[shipping_line_scac]` (or `filter[line_scac]`) | the shipment's SCAC | 2 to 4 letters, any case |

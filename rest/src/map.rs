@@ -1,4 +1,4 @@
-//! `GET /containers/{id}/map_geojson` (spec: "GET /containers/{id}/map_geojson").
+//! `GET /containers/{id}/map_geojson` (interface.md: "GET /containers/{id}/map_geojson").
 //!
 //! The body is the FeatureCollection itself (not a JSON:API document), built by
 //! [`teu_pipeline::route::container_route`] and serialized by

@@ -1,4 +1,4 @@
-//! Page arithmetic and pagination links (spec: "Pagination objects", "GET /containers").
+//! Page arithmetic and pagination links (interface.md: "Pagination objects", "GET /containers").
 //!
 //! Rules (teu's reading of the spec, which shows the link names but not their arithmetic):
 //!
@@ -50,7 +50,7 @@ pub fn last_page(total: u64, size: u64) -> u64 {
     total.div_ceil(size.max(1)).max(1)
 }
 
-/// `links` of a list response (spec: first, prev, next, last, self; `/containers` adds
+/// `links` of a list response (interface.md: first, prev, next, last, self; `/containers` adds
 /// current). `prev` and `next` are left out of the JSON when there is no such page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PageLinks {

@@ -1,4 +1,4 @@
-//! Query-string parsing for `/v2` (spec: "GET /containers" query parameters, "Limits").
+//! Query-string parsing for `/v2` (interface.md: "GET /containers" query parameters, "Limits").
 //!
 //! | parameter | rule | error (400, `source.parameter`) |
 //! |---|---|---|
@@ -18,7 +18,7 @@
 use crate::error::ApiError;
 use crate::pagination::Page;
 
-/// Default `page[size]` (spec: Limits).
+/// Default `page[size]` (interface.md: Limits).
 pub const DEFAULT_PAGE_SIZE: u64 = 30;
 /// Largest accepted `page[size]` (teu's choice; the spec does not show one).
 pub const MAX_PAGE_SIZE: u64 = 100;

@@ -1,7 +1,7 @@
-//! The domain model as JSON:API resource objects (spec: "Resources and their fields").
+//! The domain model as JSON:API resource objects (interface.md: "Resources and their fields").
 //!
 //! Nothing is computed here: every attribute is the model's field of the same name, as the
-//! pipeline derived it (DESIGN.md: neither API computes its own version of a field). Every
+//! pipeline derived it (`docs/DESIGN.md`: neither API computes its own version of a field). Every
 //! attribute of the spec's tables is present, nulls included; nothing else is.
 //!
 //! Encoding rules:
@@ -95,7 +95,7 @@ pub struct ToMany {
 }
 
 /// A container resource: `{"id", "type": "container", "attributes", "relationships"}`
-/// (spec: container).
+/// (interface.md: container).
 #[derive(Debug, Clone, Serialize)]
 pub struct ContainerResource<'a> {
     /// The container id.
@@ -207,7 +207,7 @@ pub struct Deadlines {
     pub pickup_lfd_line: Option<DateTime<Utc>>,
 }
 
-/// Container relationships (spec: container relationships table).
+/// Container relationships (interface.md: container relationships table).
 #[derive(Debug, Clone, Serialize)]
 pub struct ContainerRelationships {
     /// The container's shipment (always present).
@@ -329,7 +329,7 @@ fn deadlines(d: &ImportDeadlines) -> Deadlines {
 }
 
 /// A shipment resource: `{"id", "type": "shipment", "attributes", "relationships",
-/// "links": {"self"}}` (spec: shipment; all five members required).
+/// "links": {"self"}}` (interface.md: shipment; all five members required).
 #[derive(Debug, Clone, Serialize)]
 pub struct ShipmentResource<'a> {
     /// The shipment id.
@@ -404,7 +404,7 @@ pub struct ShipmentAttributes<'a> {
     pub line_tracking_stopped_reason: Option<&'a str>,
 }
 
-/// Shipment relationships (spec: shipment relationships table).
+/// Shipment relationships (interface.md: shipment relationships table).
 #[derive(Debug, Clone, Serialize)]
 pub struct ShipmentRelationships {
     /// `{"type": "port", "id": port_id(destination_locode)}` when the destination's UN/LOCODE is

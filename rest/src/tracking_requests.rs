@@ -1,7 +1,7 @@
 //! `POST /tracking_requests`, `GET /tracking_requests`, `GET /tracking_requests/{id}`,
 //! `PATCH /tracking_requests/{id}`.
 //!
-//! Body of the POST (spec: POST /tracking_requests): `{"data": {"type": "tracking_request",
+//! Body of the POST (interface.md: POST /tracking_requests): `{"data": {"type": "tracking_request",
 //! "attributes": {"request_number", "scac", "request_type"}}}`, and optionally Terminal49's
 //! `ref_numbers` and `shipment_tags` (arrays of strings, given to the shipment the request
 //! finds). `request_type` also accepts Terminal49's `booking_number`. Each failed rule is a 422 with

@@ -56,7 +56,7 @@ pub fn inbound_address() -> String {
     )
 }
 
-/// One stored email (spec: email_submission).
+/// One stored email (interface.md: email_submission).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmailSubmission {
     pub id: Uuid,
@@ -83,7 +83,7 @@ pub struct EmailSubmission {
     pub updated_at: DateTime<Utc>,
 }
 
-/// An attachment, stored once per content hash per account (spec: document).
+/// An attachment, stored once per content hash per account (interface.md: document).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Document {
     pub id: Uuid,
@@ -101,7 +101,7 @@ pub struct Document {
     pub created_at: DateTime<Utc>,
 }
 
-/// A representation of a document (spec: document representation). teu records the
+/// A representation of a document (interface.md: document representation). teu records the
 /// `original` bytes; extracted forms (text, fields by document schema) would be further kinds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocumentRepresentation {

@@ -1,6 +1,6 @@
 //! Carrier inference: what kind of number a bare tracking number is (container, bill of lading,
 //! booking), whether it is valid, and which shipping line (SCAC) it belongs to, with a
-//! confidence in [0, 1] (spec: `POST /tracking_requests/infer_number`).
+//! confidence in [0, 1] (interface.md: `POST /tracking_requests/infer_number`).
 //!
 //! # Rules
 //!
@@ -83,7 +83,7 @@ pub const AUTO_SELECT: f64 = 0.95;
 /// Confidence at or above which the line is proposed for confirmation (spec).
 pub const NEEDS_CONFIRMATION: f64 = 0.70;
 
-/// Kind of number (spec: `number_type`).
+/// Kind of number (interface.md: `number_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NumberType {
@@ -125,7 +125,7 @@ impl NumberType {
     }
 }
 
-/// Classification of one result (spec: `shipping_line.decision`).
+/// Classification of one result (interface.md: `shipping_line.decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
@@ -195,7 +195,7 @@ pub struct ShippingLine {
     pub candidates: Vec<Candidate>,
 }
 
-/// The result of inferring one number (spec: `data.attributes` of infer_number), plus the
+/// The result of inferring one number (interface.md: `data.attributes` of infer_number), plus the
 /// normalized number.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Inference {

@@ -1,5 +1,5 @@
 //! A container's route for maps: ports, vessel legs, the vessel's position, simplified past
-//! tracks and predicted legs (spec: `GET /containers/{id}/map_geojson`). One domain function
+//! tracks and predicted legs (interface.md: `GET /containers/{id}/map_geojson`). One domain function
 //! ([`container_route`]) builds it; `/v2` serves [`ContainerRoute::to_geojson`] and GraphQL
 //! serves the same value and its typed parts.
 //!
@@ -34,7 +34,7 @@ use crate::journey::{self, LegState};
 use crate::model::{Container, TransportEvent, VesselPosition};
 use crate::store::{Store, StoreError};
 
-/// One port on the route (spec: `port` feature).
+/// One port on the route (interface.md: `port` feature).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoutePort {
     /// 1 = POL, last = POD.
@@ -63,7 +63,7 @@ pub struct RoutePort {
 /// The vessel of a leg, from the container's events: the journey's [`journey::Vessel`].
 pub use crate::journey::Vessel as LegVessel;
 
-/// The vessel's position while the container is at sea (spec: `current_vessel`).
+/// The vessel's position while the container is at sea (interface.md: `current_vessel`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurrentVessel {
     /// Index into [`ContainerRoute::ports`] of the leg's departure port.
