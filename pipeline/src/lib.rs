@@ -6,7 +6,7 @@
 
 // The domain model and reference data live in teu-domain; re-exported so that
 // `teu_pipeline::model` and `crate::model` keep naming them.
-pub use teu_domain::{event_names, ids, iso6346, model, reference, status, terminals};
+pub use teu_domain::{event_names, geodesy, ids, iso6346, model, reference, status, terminals};
 
 pub mod derive_lock;
 pub mod document_schemas;

@@ -146,3 +146,67 @@ async fn a_store_error_names_the_file_being_ingested() {
         "{message}"
     );
 }
+
+/// The delivery workers leave a saturated webhook out of their claims
+/// (`Store::claim_notifications_except`) and give back what they cannot take in one statement
+/// (`Store::release_notifications`).
+#[tokio::test]
+async fn claims_skip_saturated_webhooks() {
+    let (_dir, store) = sqlite().await;
+    claims_skip_on(&store).await;
+}
+
+#[tokio::test]
+async fn postgres_claims_skip_saturated_webhooks() {
+    let Some(db) = TestPostgres::create("teu_store_claims").await else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    claims_skip_on(&db.store).await;
+    db.drop().await;
+}
+
+async fn claims_skip_on(store: &Store) {
+    use std::time::Duration;
+    use teu_pipeline::webhooks::WebhookAttributes;
+    let account = store.ensure_account("hooks", false).await.unwrap();
+    let hook = |url: &str| WebhookAttributes {
+        url: Some(url.to_string()),
+        ..WebhookAttributes::default()
+    };
+    let slow = store
+        .create_webhook(account.id, hook("https://slow.example/t49"))
+        .await
+        .unwrap();
+    let fast = store
+        .create_webhook(account.id, hook("https://fast.example/t49"))
+        .await
+        .unwrap();
+    ingest::ingest_file(store, &account, &sample("tnt-220-response.json"))
+        .await
+        .unwrap();
+    let lease = Duration::from_secs(300);
+    let claimed = store
+        .claim_notifications_except(1_000, lease, &[slow.id])
+        .await
+        .unwrap();
+    assert!(!claimed.is_empty());
+    assert!(claimed.iter().all(|n| n.webhook_id == fast.id));
+    // Every one of the fast webhook's notifications, none left for a second claim.
+    assert!(store
+        .claim_notifications_except(1_000, lease, &[slow.id])
+        .await
+        .unwrap()
+        .is_empty());
+    // Given back at once: claimable again, with the attempt not counted.
+    let ids: Vec<_> = claimed.iter().map(|n| n.id).collect();
+    store
+        .release_notifications(&ids, Duration::ZERO)
+        .await
+        .unwrap();
+    let again = store.claim_notifications(1_000, lease).await.unwrap();
+    let fast_again: Vec<_> = again.iter().filter(|n| n.webhook_id == fast.id).collect();
+    assert_eq!(fast_again.len(), claimed.len());
+    assert!(fast_again.iter().all(|n| n.attempts == 1), "{fast_again:?}");
+    assert_eq!(again.len(), 2 * claimed.len(), "the slow webhook's too");
+}

@@ -400,14 +400,28 @@ pub async fn run(
     let queue_limit = config.concurrency.max(1) * 4;
     let (finished, settle) = tokio::sync::mpsc::channel::<Settlement>(queue_limit);
     let settler = tokio::spawn(settle_loop(store.clone(), config.policy, settle));
+    let cap = config.per_webhook.max(1) * 2;
     loop {
         while tasks.try_join_next().is_some() {}
         let room = queue_limit.saturating_sub(tasks.len());
+        // Webhooks with a full queue (a slow or hanging receiver) are left out of the claim, so
+        // that their backlog does not take the others' places.
+        let saturated: Vec<Uuid> = per_hook
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(_, (_, queued))| *queued >= cap)
+            .map(|(id, _)| *id)
+            .collect();
         let claimed = if room == 0 {
             Vec::new()
         } else {
             match store
-                .claim_notifications(i64::try_from(room).unwrap_or(64), config.lease)
+                .claim_notifications_except(
+                    i64::try_from(room).unwrap_or(64),
+                    config.lease,
+                    &saturated,
+                )
                 .await
             {
                 Ok(c) => c,
@@ -433,11 +447,56 @@ pub async fn run(
                 }
             }
         }
-        // The bodies of the claim's notifications attempted for the first time, rendered
+        // Admission: a place in its webhook's queue, else the notification goes back, due
+        // again a little later (a claim can hold more of one webhook than its queue takes).
+        let mut admitted: Vec<(Notification, Option<Arc<Webhook>>, Arc<Semaphore>)> = Vec::new();
+        let mut released: Vec<Uuid> = Vec::new();
+        for n in claimed {
+            // A webhook that could not be read: leave the notification to the lease.
+            let Some(hook) = hooks.get(&n.webhook_id).cloned() else {
+                continue;
+            };
+            if !in_flight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(n.id)
+            {
+                continue;
+            }
+            let hook_limit = {
+                let mut map = per_hook.lock().unwrap_or_else(|p| p.into_inner());
+                let entry = map
+                    .entry(n.webhook_id)
+                    .or_insert_with(|| (Arc::new(Semaphore::new(config.per_webhook.max(1))), 0));
+                if entry.1 >= cap {
+                    None
+                } else {
+                    entry.1 += 1;
+                    Some(entry.0.clone())
+                }
+            };
+            match hook_limit {
+                Some(limit) => admitted.push((n, hook, limit)),
+                None => {
+                    in_flight
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&n.id);
+                    released.push(n.id);
+                }
+            }
+        }
+        if !released.is_empty() {
+            if let Err(e) = store.release_notifications(&released, RELEASE_DELAY).await {
+                tracing::warn!(notifications = released.len(), error = %e, "releasing notifications failed");
+            }
+        }
+        // The bodies of the admitted notifications attempted for the first time, rendered
         // together (a failure leaves them to their leases).
-        let first: Vec<&Notification> = claimed
+        let first: Vec<&Notification> = admitted
             .iter()
-            .filter(|n| n.body.is_none() && matches!(hooks.get(&n.webhook_id), Some(Some(_))))
+            .filter(|(n, hook, _)| n.body.is_none() && hook.is_some())
+            .map(|(n, _, _)| n)
             .collect();
         let mut bodies = if first.is_empty() {
             HashMap::new()
@@ -450,46 +509,24 @@ pub async fn run(
                 }
             }
         };
-        for n in claimed {
-            // A webhook that could not be read: leave the notification to the lease.
-            let Some(hook) = hooks.get(&n.webhook_id).cloned() else {
-                continue;
+        for (n, hook, hook_limit) in admitted {
+            let body = match (&n.body, &hook) {
+                (Some(b), _) => Some((b.clone(), false)),
+                (None, None) => Some((String::new(), false)),
+                (None, Some(_)) => bodies.remove(&n.id).map(|b| (b, true)),
             };
-            let (body, new_body) = match (&n.body, &hook) {
-                (Some(b), _) => (b.clone(), false),
-                (None, None) => (String::new(), false),
-                (None, Some(_)) => match bodies.remove(&n.id) {
-                    Some(b) => (b, true),
-                    None => continue,
-                },
-            };
-            {
-                let mut set = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-                if !set.insert(n.id) {
-                    continue;
-                }
-            }
-            // A webhook with a full queue (a slow or hanging receiver) gets its notification
-            // back, due again a little later, so that it cannot fill the queue for the others.
-            let hook_limit = {
-                let mut map = per_hook.lock().unwrap_or_else(|p| p.into_inner());
-                let entry = map
-                    .entry(n.webhook_id)
-                    .or_insert_with(|| (Arc::new(Semaphore::new(config.per_webhook.max(1))), 0));
-                if entry.1 >= config.per_webhook.max(1) * 2 {
-                    None
-                } else {
-                    entry.1 += 1;
-                    Some(entry.0.clone())
-                }
-            };
-            let Some(hook_limit) = hook_limit else {
+            let Some((body, new_body)) = body else {
+                // Not rendered: give back its places; the lease brings it back.
                 in_flight
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(&n.id);
-                if let Err(e) = store.release_notification(n.id, RELEASE_DELAY).await {
-                    tracing::warn!(notification = %n.id, error = %e, "releasing a notification failed");
+                if let Some(entry) = per_hook
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_mut(&n.webhook_id)
+                {
+                    entry.1 = entry.1.saturating_sub(1);
                 }
                 continue;
             };

@@ -30,7 +30,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::dcsa::{generator_now, GeneratedFile};
-use teu_pipeline::feeds::ais::distance_nm;
+use teu_pipeline::geodesy::distance_nm;
 use teu_pipeline::model::{Classifier, EventRow, EventType};
 use teu_pipeline::route::sealanes;
 

@@ -749,14 +749,7 @@ fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
     Some(naive.and_utc())
 }
 
-/// Great-circle distance in nautical miles between two points given as latitude and longitude in
-/// degrees: `geo`'s haversine on the mean Earth radius (6,371,008.8 m), divided by 1,852 m per
-/// nautical mile. The one distance function of the AIS checks, the sea-lane weights and the
-/// inland-destination rule.
-pub fn distance_nm(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
-    use geo::{Distance, Haversine, Point};
-    Haversine.distance(Point::new(lon1, lat1), Point::new(lon2, lat2)) / 1_852.0
-}
+pub use teu_domain::geodesy::distance_nm;
 
 /// Implied speed in knots from `a` to `b`, the distance (nm) and the time between them (s);
 /// times closer than `resolution_s` seconds count as that resolution.

@@ -25,7 +25,7 @@ use petgraph::graph::{NodeIndex, UnGraph};
 use rstar::primitives::GeomWithData;
 use rstar::RTree;
 
-use crate::feeds::ais::distance_nm;
+use crate::geodesy::distance_nm;
 
 const BUNDLED_MARNET: &str = include_str!("../../../data/sealanes/marnet_searoute.geojson");
 

@@ -155,8 +155,10 @@ pub(crate) async fn enqueue(
         );
         let mut q = sqlx::query(&sql);
         for (hook, e) in chunk {
+            // UUID v7 (RFC 9562: time-ordered, random below the millisecond): new rows go at the
+            // end of the primary-key and list indexes instead of at random places in them.
             q = q
-                .bind(Uuid::new_v4().to_string())
+                .bind(Uuid::now_v7().to_string())
                 .bind(account)
                 .bind(hook.to_string())
                 .bind(e.event)
@@ -287,16 +289,43 @@ impl Store {
         limit: i64,
         lease: Duration,
     ) -> Result<Vec<Notification>> {
+        self.claim_notifications_except(limit, lease, &[]).await
+    }
+
+    /// [`Store::claim_notifications`] without the notifications of the webhooks in `skip`
+    /// (those with as many deliveries under way as a worker allows), so that a slow receiver's
+    /// backlog is not claimed, handed back and claimed again while other webhooks wait.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::claim_notifications`].
+    pub async fn claim_notifications_except(
+        &self,
+        limit: i64,
+        lease: Duration,
+        skip: &[Uuid],
+    ) -> Result<Vec<Notification>> {
         let at = now();
-        // A read first, so that idle workers polling an empty outbox never take the write
-        // lock (SQLite has one for the whole database).
-        let due = sqlx::query(
+        // `AND webhook_id NOT IN (…)` with its parameters numbered from `first` on.
+        let not_in = |first: usize| {
+            if skip.is_empty() {
+                return String::new();
+            }
+            let params: Vec<String> = (first..first + skip.len())
+                .map(|i| format!("${i}"))
+                .collect();
+            format!("AND webhook_id NOT IN ({}) ", params.join(", "))
+        };
+        let probe = format!(
             "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' \
-             AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1) LIMIT 1",
-        )
-        .bind(ts(at))
-        .fetch_optional(self.pool())
-        .await?;
+             AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1) {}LIMIT 1",
+            not_in(2)
+        );
+        let mut q = sqlx::query(&probe).bind(ts(at));
+        for id in skip {
+            q = q.bind(id.to_string());
+        }
+        let due = q.fetch_optional(self.pool()).await?;
         if due.is_none() {
             return Ok(Vec::new());
         }
@@ -309,14 +338,14 @@ impl Store {
             "UPDATE webhook_notifications SET locked_until = $1, attempts = attempts + 1 \
              WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' \
              AND next_attempt_at <= $2 AND (locked_until IS NULL OR locked_until <= $2) \
-             ORDER BY next_attempt_at LIMIT $3 {lock}) RETURNING {COLUMNS}"
+             {}ORDER BY next_attempt_at LIMIT $3 {lock}) RETURNING {COLUMNS}",
+            not_in(4)
         );
-        let rows = sqlx::query(&sql)
-            .bind(ts(until))
-            .bind(ts(at))
-            .bind(limit)
-            .fetch_all(self.pool())
-            .await?;
+        let mut q = sqlx::query(&sql).bind(ts(until)).bind(ts(at)).bind(limit);
+        for id in skip {
+            q = q.bind(id.to_string());
+        }
+        let rows = q.fetch_all(self.pool()).await?;
         let mut out = rows.iter().map(from_row).collect::<Result<Vec<_>>>()?;
         out.sort_by_key(|n| n.next_attempt_at);
         Ok(out)
@@ -331,15 +360,29 @@ impl Store {
     ///
     /// [`StoreError::Sql`] when the statement fails.
     pub async fn release_notification(&self, id: Uuid, delay: Duration) -> Result<()> {
+        self.release_notifications(&[id], delay).await
+    }
+
+    /// [`Store::release_notification`] for many notifications in one statement per 500.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Sql`] when a statement fails.
+    pub async fn release_notifications(&self, ids: &[Uuid], delay: Duration) -> Result<()> {
         let at = now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::MAX);
-        sqlx::query(
-            "UPDATE webhook_notifications SET locked_until = NULL, attempts = attempts - 1, \
-             next_attempt_at = $2 WHERE id = $1 AND delivery_status = 'pending'",
-        )
-        .bind(id.to_string())
-        .bind(ts(at))
-        .execute(self.pool())
-        .await?;
+        for chunk in ids.chunks(500) {
+            let params: Vec<String> = (2..chunk.len() + 2).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "UPDATE webhook_notifications SET locked_until = NULL, attempts = attempts - 1, \
+                 next_attempt_at = $1 WHERE id IN ({}) AND delivery_status = 'pending'",
+                params.join(", ")
+            );
+            let mut q = sqlx::query(&sql).bind(ts(at));
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            q.execute(self.pool()).await?;
+        }
         Ok(())
     }
 
