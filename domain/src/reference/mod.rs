@@ -66,10 +66,10 @@ pub const OCEAN_CARRIERS_FILE: &str = "ocean-carriers.csv";
 /// File name of the DCSA carrier list (SMDG and NMFTA codes) inside a reference data directory.
 pub const DCSA_CARRIERS_FILE: &str = "dcsa-carriers.csv";
 
-const BUNDLED_SEA_PORTS: &str = include_str!("../../data/reference/sea-ports.json");
-const BUNDLED_SEAROUTE_PORTS: &str = include_str!("../../data/reference/searoute-ports.geojson");
-const BUNDLED_OCEAN_CARRIERS: &str = include_str!("../../data/reference/ocean-carriers.csv");
-const BUNDLED_DCSA_CARRIERS: &str = include_str!("../../data/reference/dcsa-carriers.csv");
+const BUNDLED_SEA_PORTS: &str = include_str!("../../../data/reference/sea-ports.json");
+const BUNDLED_SEAROUTE_PORTS: &str = include_str!("../../../data/reference/searoute-ports.geojson");
+const BUNDLED_OCEAN_CARRIERS: &str = include_str!("../../../data/reference/ocean-carriers.csv");
+const BUNDLED_DCSA_CARRIERS: &str = include_str!("../../../data/reference/dcsa-carriers.csv");
 
 /// A coordinate candidate is plausible when another port of the same country lies this close.
 const PLAUSIBLE_KM: f64 = 1_000.0;
