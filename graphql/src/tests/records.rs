@@ -1,0 +1,560 @@
+//! Containers, shipments and events of the store served through GraphQL: paging, values, accounts,
+//! batching, the router, the schema file and query limits, and the statements a page costs.
+
+use super::*;
+
+const CONTAINER_FIELDS: &str = "id number refNumbers sealNumber createdAt equipmentType \
+    equipmentLength equipmentHeight weightInLbs pickupLfd pickupAppointmentAt availabilityKnown \
+    availableForPickup podArrivedAt podDischargedAt podFullOutAt terminalCheckedAt \
+    podFullOutChassisNumber locationAtPodTerminal finalDestinationFullOutAt emptyTerminatedAt \
+    holdsAtPodTerminal { name status description } feesAtPodTerminal { type amount currencyCode } \
+    podTimezone finalDestinationTimezone emptyTerminatedTimezone podRailCarrierScac \
+    indRailCarrierScac podLastTrackingRequestAt shipmentLastTrackingRequestAt podRailLoadedAt \
+    podRailDepartedAt indEtaAt indAtaAt indRailUnloadedAt indFacilityLfdOn \
+    importDeadlines { pickupLfdTerminal pickupLfdRail pickupLfdLine } currentStatus";
+
+const SHIPMENT_FIELDS: &str = "id billOfLadingNumber normalizedNumber refNumbers createdAt tags \
+    portOfLadingLocode portOfLadingName portOfDischargeLocode portOfDischargeName \
+    destinationLocode destinationName shippingLineScac shippingLineName shippingLineShortName \
+    customerName podVesselName podVesselImo podVoyageNumber polEtdAt polAtdAt podEtaAt \
+    podOriginalEtaAt podAtaAt destinationEtaAt destinationAtaAt polTimezone podTimezone \
+    destinationTimezone lineTrackingLastAttemptedAt lineTrackingLastSucceededAt \
+    lineTrackingStoppedAt lineTrackingStoppedReason";
+
+const EVENT_FIELDS: &str = "id rawEventId eventType classifier code eventAt eventCreatedAt \
+    containerNumber billOfLading booking locode locationName facilityCode modeOfTransport \
+    vesselImo vesselName voyage delayReason remark timezone";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn containers_connection_pages_through_everything() {
+    let f = fixture().await;
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1000).await.unwrap();
+    assert!(
+        total > 30,
+        "the fixture should fill more than one default page, got {total} containers"
+    );
+
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers { totalCount edges { cursor node { id number } } nodes { id } \
+           pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }",
+    )
+    .await;
+    let conn = &data["containers"];
+    assert_eq!(conn["totalCount"], json!(total));
+    let edges = conn["edges"].as_array().unwrap();
+    assert_eq!(edges.len() as i64, total.min(30));
+    assert_eq!(conn["pageInfo"]["hasNextPage"], json!(total > 30));
+    assert_eq!(conn["pageInfo"]["hasPreviousPage"], json!(false));
+    assert_eq!(conn["pageInfo"]["startCursor"], edges[0]["cursor"]);
+    assert_eq!(
+        conn["pageInfo"]["endCursor"],
+        edges[edges.len() - 1]["cursor"]
+    );
+    let first_page: Vec<String> = edges
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(first_page, ids(&conn["nodes"]));
+    // Same order as the store (and so as /v2).
+    let (stored, _) = f.store.list_containers(f.a.id, 0, 30).await.unwrap();
+    let stored: Vec<String> = stored.iter().map(|c| c.id.to_string()).collect();
+    assert_eq!(first_page, stored);
+
+    // One at a time, following endCursor, gives the same list.
+    let mut after: Option<String> = None;
+    let mut walked = Vec::new();
+    loop {
+        let arg = after
+            .as_ref()
+            .map(|c| format!(", after: \"{c}\""))
+            .unwrap_or_default();
+        let data = ok(
+            &f.schema,
+            &f.a,
+            &format!(
+                "{{ containers(first: 1{arg}) {{ totalCount edges {{ cursor node {{ id }} }} \
+                 pageInfo {{ hasNextPage hasPreviousPage endCursor }} }} }}"
+            ),
+        )
+        .await;
+        let conn = &data["containers"];
+        assert_eq!(conn["totalCount"], json!(total));
+        assert_eq!(conn["pageInfo"]["hasPreviousPage"], json!(after.is_some()));
+        let edges = conn["edges"].as_array().unwrap();
+        assert_eq!(edges.len(), 1);
+        let cursor = edges[0]["cursor"].as_str().unwrap().to_string();
+        assert!(
+            cursor.parse::<u64>().is_err(),
+            "cursors are opaque, got {cursor}"
+        );
+        walked.push(edges[0]["node"]["id"].as_str().unwrap().to_string());
+        if conn["pageInfo"]["hasNextPage"] == json!(false) {
+            break;
+        }
+        after = Some(conn["pageInfo"]["endCursor"].as_str().unwrap().to_string());
+        assert!(walked.len() as i64 <= total, "pagination does not end");
+    }
+    assert_eq!(walked.len() as i64, total);
+    assert_eq!(walked[..first_page.len()], first_page[..]);
+
+    // Past the end: empty page, still the total.
+    let last = after.unwrap_or_default();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!(
+            "{{ containers(first: 0) {{ totalCount edges {{ cursor }} pageInfo {{ hasNextPage }} }} \
+             shipments {{ totalCount edges {{ node {{ id }} }} }} \
+             tail: containers(after: \"{last}\") {{ edges {{ cursor }} }} }}"
+        ),
+    )
+    .await;
+    assert_eq!(data["containers"]["edges"], json!([]));
+    assert_eq!(data["containers"]["pageInfo"]["hasNextPage"], json!(true));
+    assert_eq!(data["tail"]["edges"].as_array().unwrap().len(), 1);
+    let (shipments, shipment_total) = f.store.list_shipments(f.a.id, 0, 100).await.unwrap();
+    assert!(shipment_total >= 1);
+    assert_eq!(data["shipments"]["totalCount"], json!(shipment_total));
+    let got: Vec<String> = data["shipments"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["node"]["id"].as_str().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = shipments.iter().map(|s| s.id.to_string()).collect();
+    assert_eq!(got, want);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_size_and_cursor_are_validated() {
+    let f = fixture().await;
+    for query in [
+        "{ containers(first: 1000) { totalCount } }",
+        "{ containers(first: 101) { totalCount } }",
+        "{ shipments(first: -1) { totalCount } }",
+        "{ containers(after: \"not a cursor\") { totalCount } }",
+        "{ shipments(after: \"bm9wZQ\") { totalCount } }",
+    ] {
+        let (data, errors) = run(&f.schema, Some(&f.a), query).await;
+        assert_eq!(codes(&errors), ["BAD_USER_INPUT"], "{query}: {errors:#?}");
+        assert_eq!(data, Value::Null, "{query}");
+    }
+    let data = ok(&f.schema, &f.a, "{ containers(first: 100) { totalCount } }").await;
+    assert!(data["containers"]["totalCount"].as_i64().unwrap() > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn container_shipment_containers_round_trip() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id number shipment { id billOfLadingNumber \
+           containers { id number shipment { id } } } } } }",
+    )
+    .await;
+    let nodes = data["containers"]["nodes"].as_array().unwrap();
+    assert!(!nodes.is_empty());
+    for node in nodes {
+        let shipment = &node["shipment"];
+        assert!(shipment.is_object(), "container {node} has no shipment");
+        let siblings = shipment["containers"].as_array().unwrap();
+        assert!(
+            siblings.iter().any(|c| c["id"] == node["id"]),
+            "shipment {} does not list its container {}",
+            shipment["id"],
+            node["id"]
+        );
+        for c in siblings {
+            assert_eq!(c["shipment"]["id"], shipment["id"]);
+        }
+        let numbers: Vec<&str> = siblings
+            .iter()
+            .map(|c| c["number"].as_str().unwrap())
+            .collect();
+        let mut sorted = numbers.clone();
+        sorted.sort();
+        assert_eq!(numbers, sorted, "Shipment.containers is ordered by number");
+    }
+
+    // And by id.
+    let id = nodes[0]["id"].as_str().unwrap();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!("{{ container(id: \"{id}\") {{ id shipment {{ id }} }} }}"),
+    )
+    .await;
+    assert_eq!(data["container"]["id"], json!(id));
+    let shipment_id = data["container"]["shipment"]["id"].as_str().unwrap();
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!("{{ shipment(id: \"{shipment_id}\") {{ id containers {{ id }} }} }}"),
+    )
+    .await;
+    assert!(ids(&data["shipment"]["containers"]).contains(&id.to_string()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_are_ordered_by_time() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { number events { id eventAt code containerNumber } } } }",
+    )
+    .await;
+    let mut seen = 0;
+    for node in data["containers"]["nodes"].as_array().unwrap() {
+        let events = node["events"].as_array().unwrap();
+        seen += events.len();
+        let times: Vec<chrono::DateTime<chrono::Utc>> = events
+            .iter()
+            .map(|e| e["eventAt"].as_str().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]),
+            "events of {} are not in time order: {times:?}",
+            node["number"]
+        );
+    }
+    assert!(seen > 0, "the samples should link events to containers");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_account_sees_nothing() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers { nodes { id shipment { id } } } }",
+    )
+    .await;
+    let container_id = data["containers"]["nodes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shipment_id = data["containers"]["nodes"][0]["shipment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let data = ok(
+        &f.schema,
+        &f.b,
+        &format!(
+            "{{ containers {{ totalCount edges {{ cursor }} pageInfo {{ hasNextPage }} }} \
+             shipments {{ totalCount nodes {{ id }} }} \
+             container(id: \"{container_id}\") {{ id }} shipment(id: \"{shipment_id}\") {{ id }} }}"
+        ),
+    )
+    .await;
+    assert_eq!(
+        data,
+        json!({
+            "containers": { "totalCount": 0, "edges": [], "pageInfo": { "hasNextPage": false } },
+            "shipments": { "totalCount": 0, "nodes": [] },
+            "container": null,
+            "shipment": null,
+        })
+    );
+
+    // Unknown and malformed ids are null too, not errors.
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ container(id: \"00000000-0000-0000-0000-000000000000\") { id } \
+           shipment(id: \"not-a-uuid\") { id } }",
+    )
+    .await;
+    assert_eq!(data, json!({ "container": null, "shipment": null }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_an_account_nothing_is_served() {
+    let f = fixture().await;
+    let (data, errors) = run(&f.schema, None, "{ containers { totalCount } }").await;
+    assert_eq!(data, Value::Null);
+    assert_eq!(codes(&errors), ["UNAUTHENTICATED"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_have_the_model_values() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        &format!(
+            "{{ containers(first: 100) {{ nodes {{ {CONTAINER_FIELDS} \
+               shipment {{ {SHIPMENT_FIELDS} }} events {{ {EVENT_FIELDS} }} }} }} }}"
+        ),
+    )
+    .await;
+    let nodes = data["containers"]["nodes"].as_array().unwrap();
+    let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
+    assert_eq!(nodes.len(), containers.len());
+    for (node, c) in nodes.iter().zip(&containers) {
+        let model = serde_json::to_value(c).unwrap();
+        assert_same_values(
+            "Container",
+            node,
+            &model,
+            &["current_status", "shipment", "events"],
+        );
+        assert_eq!(
+            node["currentStatus"].as_str().unwrap(),
+            c.current_status.as_str().to_uppercase()
+        );
+
+        let shipment = f
+            .store
+            .shipment(f.a.id, c.shipment_id)
+            .await
+            .unwrap()
+            .unwrap();
+        // Enums are upper case in GraphQL (`ALL_CONTAINERS_TERMINATED`).
+        let mut model = serde_json::to_value(&shipment).unwrap();
+        if let Some(reason) = shipment.line_tracking_stopped_reason.as_deref() {
+            model["line_tracking_stopped_reason"] = json!(reason.to_uppercase());
+        }
+        assert_same_values("Shipment", &node["shipment"], &model, &[]);
+
+        let mut events = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
+        let events = events.remove(&c.id).unwrap_or_default();
+        let got = node["events"].as_array().unwrap();
+        assert_eq!(got.len(), events.len());
+        for (g, e) in got.iter().zip(&events) {
+            // The single-valued GraphQL fields show the first of the event's sets.
+            let mut model = serde_json::to_value(e).unwrap();
+            model["container_number"] = json!(e.event.container_number());
+            model["bill_of_lading"] = json!(e.event.bill_of_lading());
+            model["booking"] = json!(e.event.booking());
+            assert_same_values("TransportEvent", g, &model, &["voyage"]);
+            let voyage = e
+                .event
+                .import_voyage
+                .clone()
+                .or(e.event.export_voyage.clone());
+            assert_eq!(g["voyage"], json!(voyage));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_fields_are_batched() {
+    let f = fixture().await;
+    let data = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id events { id } shipment { id containers { id } } } } }",
+    )
+    .await;
+    assert!(data["containers"]["nodes"].as_array().unwrap().len() > 30);
+    // One store call per nested field for the whole page (N+1 would be one per container or
+    // shipment, here 30+). A second call is tolerated only for the case where a loaded thread
+    // misses the DataLoader's 1 ms batching window.
+    let calls = &f.schema.data::<LoaderStats>().unwrap().0;
+    for (name, n) in [
+        ("shipments_by_ids", &calls.shipments_by_ids),
+        ("events_of_containers", &calls.events_of_containers),
+        ("containers_of_shipments", &calls.containers_of_shipments),
+    ] {
+        let n = n.load(Ordering::Relaxed);
+        assert!((1..=2).contains(&n), "{name} was called {n} times");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn router_serves_graphiql_and_executes_with_the_account() {
+    let f = fixture().await;
+    let app = router(f.schema.clone());
+
+    let response = app
+        .clone()
+        .oneshot(
+            axum::http::Request::get("/graphql")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let html = response.into_body().collect().await.unwrap().to_bytes();
+    let html = String::from_utf8_lossy(&html);
+    assert!(
+        html.contains("graphiql"),
+        "GET /graphql should serve GraphiQL"
+    );
+    assert!(html.contains("/graphql"));
+
+    let post = |account: Option<Account>| {
+        let mut request = axum::http::Request::builder()
+            .method(Method::POST)
+            .uri("/graphql")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(
+                json!({ "query": "{ containers { totalCount } }" }).to_string(),
+            ))
+            .unwrap();
+        if let Some(account) = account {
+            request.extensions_mut().insert(account);
+        }
+        request
+    };
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
+    for (account, want) in [
+        (
+            Some(f.a.clone()),
+            json!({ "data": { "containers": { "totalCount": total } } }),
+        ),
+        (
+            Some(f.b.clone()),
+            json!({ "data": { "containers": { "totalCount": 0 } } }),
+        ),
+    ] {
+        let response = app.clone().oneshot(post(account)).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body, want);
+    }
+    let response = app.oneshot(post(None)).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"],
+        json!("UNAUTHENTICATED")
+    );
+}
+
+#[test]
+fn status_enum_matches_the_spec_values() {
+    for status in model::ContainerStatus::ALL {
+        let ours = ContainerStatus::from(status);
+        let item = ContainerStatus::items()
+            .iter()
+            .find(|i| i.value == ours)
+            .unwrap();
+        assert_eq!(item.name, status.as_str().to_uppercase());
+    }
+    assert_eq!(
+        ContainerStatus::items().len(),
+        model::ContainerStatus::ALL.len()
+    );
+}
+
+#[test]
+fn schema_file_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema.graphql");
+    let sdl = sdl();
+    if std::env::var_os("UPDATE_SCHEMA").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &sdl).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == sdl,
+        "{} is out of date with the schema; regenerate it with\n  \
+         UPDATE_SCHEMA=1 cargo test --workspace --lib schema_file_is_up_to_date",
+        path.display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_deep_queries_are_refused() {
+    let f = fixture().await;
+    // containers.nodes.shipment.containers.shipment.containers.shipment.containers.shipment
+    // .containers.shipment.containers.id: depth 13.
+    let mut inner = String::from("id");
+    for _ in 0..5 {
+        inner = format!("shipment {{ containers {{ {inner} }} }}");
+    }
+    let query = format!("{{ containers {{ nodes {{ {inner} }} }} }}");
+    let (data, errors) = run(&f.schema, Some(&f.a), &query).await;
+    assert_eq!(data, Value::Null);
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested too deep"),
+        "{errors:#?}"
+    );
+}
+
+/// A store with [`N_PLUS_ONE_SHIPMENTS`] generated shipments (well over 100 containers) and
+/// their terminal availability (holds, fees, last free days), line deadlines and rail legs.
+const N_PLUS_ONE: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOptions {
+    shipments: 45,
+    seed: 5,
+    events_per_file: 0,
+};
+
+/// The statements one query costs, counted by the store.
+async fn statements_of(schema: &TeuSchema, store: &Store, account: &Account, query: &str) -> u64 {
+    let before = store.statement_count();
+    let data = ok(schema, account, query).await;
+    assert!(data.is_object());
+    store.statement_count() - before
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_costs_a_constant_number_of_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let (a, _) = store.create_account("a", false).await.unwrap();
+    let generated = teu_synth::dcsa::generate(&N_PLUS_ONE);
+    let extra = teu_synth::terminal::extra_feeds(&generated, N_PLUS_ONE.seed);
+    for file in generated {
+        let batch =
+            teu_pipeline::feeds::dcsa::read_value(Value::Array(file.events), &file.name).unwrap();
+        teu_pipeline::ingest::ingest_batch(&store, &a, batch)
+            .await
+            .unwrap();
+    }
+    for (name, content) in extra.files {
+        let batch = teu_pipeline::feeds::read_bytes(content.as_bytes(), &name).unwrap();
+        teu_pipeline::ingest::ingest_batch(&store, &a, batch)
+            .await
+            .unwrap();
+    }
+    let schema = schema(
+        store.clone(),
+        teu_api::limit::AccountLimiter::default(),
+    );
+    let (_, total) = store.list_containers(a.id, 0, 1).await.unwrap();
+    assert!(total >= 100, "only {total} containers");
+
+    let page = |n: u32| {
+        format!(
+            "{{ containers(first: {n}) {{ totalCount nodes {{ number currentStatus hasHolds \
+               holdsAtPodTerminal {{ name status }} feesAtPodTerminal {{ type amount }} pickupLfd \
+               podTerminal {{ name port {{ locode }} }} vessels {{ imo name }} \
+               shipment {{ billOfLadingNumber podEtaAt podTimezone portOfDischarge {{ name }} }} \
+               events {{ code eventAt timezone vessel {{ imo }} }} }} }} }}"
+        )
+    };
+    let small = statements_of(&schema, &store, &a, &page(10)).await;
+    let large = statements_of(&schema, &store, &a, &page(100)).await;
+    println!("containers page: 10 → {small} statements, 100 → {large} statements");
+    // count + page, one batch of shipments, one batch of events: 4.
+    assert!(large <= 8, "{large} statements for 100 containers");
+    assert_eq!(small, large, "the cost must not grow with the page");
+
+    let shipments = |n: u32| {
+        format!(
+            "{{ shipments(first: {n}, filter: {{hasHolds: false}}, orderBy: POD_ETA_ASC) {{ nodes {{ \
+               billOfLadingNumber portOfLading {{ name }} podVessel {{ name }} \
+               containers {{ number hasHolds events {{ code }} shipment {{ id }} }} }} }} }}"
+        )
+    };
+    let small = statements_of(&schema, &store, &a, &shipments(5)).await;
+    let large = statements_of(&schema, &store, &a, &shipments(40)).await;
+    println!("shipments page: 5 → {small} statements, 40 → {large} statements");
+    assert!(large <= 8, "{large} statements for 40 shipments");
+    assert_eq!(small, large, "the cost must not grow with the page");
+}

@@ -1,0 +1,196 @@
+//! Normalization: validated events in, container and shipment tables out (polars).
+//!
+//! 1. **What an event applies to** (DCSA T&T 2.2: an event concerns every container and
+//!    document it references). Its shipments: every bill of lading it names (`TRD`), and for
+//!    each booking it names the bills of lading any stored event pairs with that booking (a
+//!    booking split into several bills reaches each), else the booking itself. An event that
+//!    names containers applies to each of them in each of those shipments; an event that names
+//!    only documents applies to every container of its shipments, including containers named
+//!    only by later files; an event that names only containers joins, per container, the
+//!    shipment of the latest event at or before it that names that container with a document
+//!    (else the earliest after it). Events with no shipment to attach to are counted in
+//!    [`Derived::unattached`]; they stay stored and attach when a later feed names their
+//!    shipment. Every choice is made by total orders over the events' contents, so the order
+//!    of the input does not matter.
+//! 2. **Routes** (polars, per shipment): port of lading = the first vessel load/departure
+//!    port, port of discharge = the last vessel discharge/arrival port (by event time); ports in
+//!    between are transshipment ports.
+//! 3. **Shipment fields** (polars, per shipment): `pol_atd_at` (actual `DEPA` at the POL),
+//!    `pol_etd_at` (latest issued estimate of it), `pod_ata_at` (actual `ARRI` at the POD),
+//!    `pod_eta_at` / `pod_original_eta_at` (latest / first issued estimate of the arrival),
+//!    vessel name, IMO and voyage of the vessel that calls at the POD, carrier SCAC.
+//! 4. **Container fields** (polars, per container; shipment-level events such as vessel
+//!    arrivals apply to every container of the shipment): `pod_arrived_at`,
+//!    `pod_discharged_at`, `pod_full_out_at` (actual laden `GTOT` at the POD),
+//!    `empty_terminated_at` (actual empty `GTIN`/`DROP` after discharge at the POD), seal,
+//!    ISO size-type, `ref_numbers` (the DCSA `references` FF, SI, PO, CR, AAO of the events that
+//!    apply to the box; a shipment's: its bookings other than its key and the references of all
+//!    its events), and the latest actual movement for [`crate::status`] (vessel calls count
+//!    only while the box is aboard, see there).
+//!
+//! "Latest" means by `eventDateTime`, ties broken by `eventCreatedDateTime`; estimates are
+//! ordered by when they were issued (`eventCreatedDateTime`).
+
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use uuid::Uuid;
+
+use crate::ids;
+use crate::model::{Container, EventRow, Shipment};
+use crate::reference::{CarrierIndex, PortIndex};
+
+mod aggregates;
+mod attach;
+#[cfg(test)]
+mod destination_tests;
+mod frame;
+mod rows;
+#[cfg(test)]
+mod tests;
+
+use self::aggregates::{beyond_the_port, container_aggregates, destinations, shipment_aggregates};
+use self::attach::{attach, journeys, ref_numbers};
+use self::frame::{container_pairs, event_frame};
+use self::rows::{container_rows, shipment_rows};
+pub use self::rows::{equipment_from_iso, normalized_number};
+
+/// Normalization failures. Validated input should never produce one; it means a bug or an
+/// internal limit, and names the stage.
+#[derive(Debug, thiserror::Error)]
+pub enum NormalizeError {
+    #[error("normalization failed in stage {stage}: {source}")]
+    Polars {
+        stage: &'static str,
+        #[source]
+        source: PolarsError,
+    },
+}
+
+fn stage(stage: &'static str) -> impl FnOnce(PolarsError) -> NormalizeError {
+    move |source| NormalizeError::Polars { stage, source }
+}
+
+/// Which containers an event applies to: the stored event id and the container ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventLink {
+    /// Index of the event in the input slice.
+    pub event_index: usize,
+    pub container_id: Uuid,
+    pub shipment_id: Uuid,
+}
+
+/// The result of [`derive()`].
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    pub shipments: Vec<Shipment>,
+    pub containers: Vec<Container>,
+    /// Event → container links (an event without a container applies to all of its shipment's).
+    pub links: Vec<EventLink>,
+    /// Indexes of events that could not be attached to any shipment yet.
+    pub unattached: Vec<usize>,
+}
+
+/// Reference data the derivation reads: port names and time zones, carrier names.
+pub struct Refs<'a> {
+    pub ports: &'a PortIndex,
+    pub carriers: &'a CarrierIndex,
+}
+
+/// Derives shipments, containers and event links for `account` from `events` (all the events
+/// known for the affected shipments, in any order). `now` becomes `created_at`/`refreshed_at`
+/// of new rows (the store keeps an existing row's `created_at`).
+pub fn derive(
+    account: Uuid,
+    events: &[EventRow],
+    refs: &Refs<'_>,
+    now: DateTime<Utc>,
+) -> Result<Derived, NormalizeError> {
+    let attached = attach(events);
+    let mut derived = Derived::default();
+    for (i, rows) in attached.rows.iter().enumerate() {
+        if rows.is_empty() {
+            derived.unattached.push(i);
+        }
+    }
+    let containers_of = &attached.containers_of;
+    for (i, rows) in attached.rows.iter().enumerate() {
+        for (k, c) in rows {
+            let shipment_id = ids::shipment_id(account, k);
+            let own = c.map(|c| vec![c]);
+            let named = own.unwrap_or_else(|| {
+                containers_of
+                    .get(k)
+                    .map(|cs| cs.iter().copied().collect())
+                    .unwrap_or_default()
+            });
+            for c in named {
+                derived.links.push(EventLink {
+                    event_index: i,
+                    container_id: ids::container_id(account, k, c),
+                    shipment_id,
+                });
+            }
+        }
+    }
+    derived
+        .links
+        .sort_by_key(|l| (l.event_index, l.container_id));
+    derived.links.dedup();
+
+    let frame = event_frame(events, &attached.rows).map_err(stage("build event frame"))?;
+    let pairs = container_pairs(containers_of).map_err(stage("build container list"))?;
+    let journeys = journeys(events, &attached);
+    let routes = journeys.route_frame().map_err(stage("routes"))?.lazy();
+    let with_ports = frame
+        .lazy()
+        .join(
+            routes,
+            [col("key")],
+            [col("key")],
+            JoinArgs::new(JoinType::Left),
+        )
+        .with_columns([
+            col("locode")
+                .eq(col("pol"))
+                .fill_null(lit(false))
+                .alias("at_pol"),
+            col("locode")
+                .eq(col("pod"))
+                .fill_null(lit(false))
+                .alias("at_pod"),
+        ]);
+    let with_route = with_ports
+        .clone()
+        .join(
+            beyond_the_port(
+                destinations(with_ports)
+                    .collect()
+                    .map_err(stage("destinations"))?,
+                refs,
+            )
+            .map_err(stage("destinations"))?
+            .lazy(),
+            [col("key")],
+            [col("key")],
+            JoinArgs::new(JoinType::Left),
+        )
+        .with_columns([col("locode")
+            .eq(col("destination"))
+            .fill_null(lit(false))
+            .alias("at_destination")]);
+    let shipments = shipment_aggregates(with_route.clone())
+        .collect()
+        .map_err(stage("shipment fields"))?;
+    let containers = container_aggregates(with_route, pairs)
+        .map_err(stage("expand shipment events to containers"))?
+        .collect()
+        .map_err(stage("container fields"))?;
+
+    let numbers = ref_numbers(events, &attached);
+    derived.shipments = shipment_rows(account, &shipments, refs, &numbers, now)
+        .map_err(stage("read shipment fields"))?;
+    derived.containers = container_rows(account, &containers, refs, &numbers, now)
+        .map_err(stage("read container fields"))?;
+    journeys.apply(account, &mut derived.shipments, &mut derived.containers);
+    Ok(derived)
+}
