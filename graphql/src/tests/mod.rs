@@ -82,10 +82,7 @@ async fn fixture() -> Fixture {
             .unwrap();
     }
     Fixture {
-        schema: schema(
-            store.clone(),
-            teu_api::limit::AccountLimiter::default(),
-        ),
+        schema: schema(store.clone(), teu_api::limit::AccountLimiter::default()),
         _dir: dir,
         store,
         a,

@@ -522,10 +522,7 @@ async fn a_page_costs_a_constant_number_of_statements() {
             .await
             .unwrap();
     }
-    let schema = schema(
-        store.clone(),
-        teu_api::limit::AccountLimiter::default(),
-    );
+    let schema = schema(store.clone(), teu_api::limit::AccountLimiter::default());
     let (_, total) = store.list_containers(a.id, 0, 1).await.unwrap();
     assert!(total >= 100, "only {total} containers");
 
