@@ -380,6 +380,27 @@ async fn settle_loop(
 /// are queued or running.
 type PerWebhook = HashMap<Uuid, (Arc<Semaphore>, usize)>;
 
+/// Gives back the places a notification held: its id in the in-flight set and its place in its
+/// webhook's queue.
+fn leave(
+    in_flight: &Mutex<HashSet<Uuid>>,
+    per_hook: &Mutex<PerWebhook>,
+    notification: Uuid,
+    webhook: Uuid,
+) {
+    in_flight
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&notification);
+    if let Some(entry) = per_hook
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_mut(&webhook)
+    {
+        entry.1 = entry.1.saturating_sub(1);
+    }
+}
+
 /// Delivers due notifications until `shutdown` resolves: claims as many as there is room for
 /// (leases of [`DeliveryConfig::lease`]), runs each in its own task under the global and
 /// per-webhook limits, and waits [`DeliveryConfig::idle`] when nothing is due. Returns after
@@ -517,17 +538,7 @@ pub async fn run(
             };
             let Some((body, new_body)) = body else {
                 // Not rendered: give back its places; the lease brings it back.
-                in_flight
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&n.id);
-                if let Some(entry) = per_hook
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_mut(&n.webhook_id)
-                {
-                    entry.1 = entry.1.saturating_sub(1);
-                }
+                leave(&in_flight, &per_hook, n.id, n.webhook_id);
                 continue;
             };
             let (client, config, finished) = (client.clone(), config.clone(), finished.clone());
@@ -542,17 +553,7 @@ pub async fn run(
                 };
                 // The settler outlives every task, so this only fails while shutting down.
                 let _ = finished.send(settlement).await;
-                in_flight
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&id);
-                if let Some(entry) = per_hook
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_mut(&webhook)
-                {
-                    entry.1 = entry.1.saturating_sub(1);
-                }
+                leave(&in_flight, &per_hook, id, webhook);
             });
         }
         if got == 0 {
