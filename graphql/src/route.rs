@@ -44,7 +44,7 @@ impl ContainerRoute {
     }
 
     /// The spec's FeatureCollection, exactly as `GET /v2/containers/{id}/map_geojson` serves it.
-    async fn feature_collection(&self) -> Json<serde_json::Value> {
+    async fn feature_collection(&self) -> Json<geojson::FeatureCollection> {
         Json(self.0.to_geojson())
     }
 }
@@ -216,7 +216,9 @@ impl RouteLeg {
         self.line.coordinates.len() as i32
     }
     /// GeoJSON LineString geometry, `[longitude, latitude]` WGS84.
-    async fn geometry(&self) -> Json<serde_json::Value> {
-        Json(serde_json::json!({"type": "LineString", "coordinates": self.line.coordinates}))
+    async fn geometry(&self) -> Json<geojson::Geometry> {
+        Json(geojson::Geometry::new(geojson::Value::LineString(
+            self.line.coordinates.iter().map(|c| c.to_vec()).collect(),
+        )))
     }
 }

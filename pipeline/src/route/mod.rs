@@ -26,6 +26,7 @@ pub mod sealanes;
 pub mod simplify;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use geojson::{Feature, FeatureCollection, Geometry};
 use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
@@ -429,25 +430,34 @@ fn opt(s: &Option<String>) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn feature(geometry: Value, properties: Map<String, Value>) -> Value {
-    json!({"type": "Feature", "geometry": geometry, "properties": Value::Object(properties)})
-}
-
-fn props(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+/// A GeoJSON feature (RFC 7946 §3.2) with every property present, `null` when unknown.
+fn feature(geometry: geojson::Value, properties: Vec<(&str, Value)>) -> Feature {
+    Feature {
+        bbox: None,
+        geometry: Some(Geometry::new(geometry)),
+        id: None,
+        properties: Some(
+            properties
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect::<Map<String, Value>>(),
+        ),
+        foreign_members: None,
+    }
 }
 
 impl ContainerRoute {
     /// The spec's FeatureCollection: ports, then the current vessel, then the lines (past,
     /// estimated partial, estimated full), every listed property present (null when unknown).
-    pub fn to_geojson(&self) -> Value {
+    /// Positions are `[longitude, latitude]` in degrees (WGS 84, RFC 7946 §3.1.1).
+    pub fn to_geojson(&self) -> FeatureCollection {
         let total = self.ports.len();
         let mut features = Vec::new();
         for p in &self.ports {
             let Some(c) = p.coordinates else { continue };
             features.push(feature(
-                json!({"type": "Point", "coordinates": c}),
-                props(vec![
+                geojson::Value::Point(c.to_vec()),
+                vec![
                     ("feature_type", json!("port")),
                     ("ports_sequence", json!(p.sequence)),
                     ("ports_total", json!(total)),
@@ -465,7 +475,7 @@ impl ContainerRoute {
                     ("outbound_etd_at", ts(p.outbound_etd_at)),
                     ("outbound_atd_at", ts(p.outbound_atd_at)),
                     ("updated_at", ts(p.updated_at)),
-                ]),
+                ],
             ));
         }
         if let Some(cv) = &self.current_vessel {
@@ -482,8 +492,8 @@ impl ContainerRoute {
                 arr.and_then(f).map(Value::String).unwrap_or(Value::Null)
             };
             features.push(feature(
-                json!({"type": "Point", "coordinates": [pos.longitude, pos.latitude]}),
-                props(vec![
+                geojson::Value::Point(vec![pos.longitude, pos.latitude]),
+                vec![
                     ("feature_type", json!("current_vessel")),
                     ("ports_sequence", json!(dep.sequence)),
                     ("vessel_id", json!(ids::vessel_id(&imo).to_string())),
@@ -534,7 +544,7 @@ impl ContainerRoute {
                     ("arrival_port_label", arr_s(&|p| Some(p.label.clone()))),
                     ("arrival_port_eta", ts(arr.and_then(|p| p.inbound_eta_at))),
                     ("arrival_port_time_zone", arr_s(&|p| p.time_zone.clone())),
-                ]),
+                ],
             ));
         }
         let order = [
@@ -546,10 +556,11 @@ impl ContainerRoute {
             for l in self.lines.iter().filter(|l| l.kind == kind) {
                 let from = &self.ports[l.from];
                 let to = &self.ports[l.to];
-                let geometry = json!({"type": "LineString", "coordinates": l.coordinates});
+                let geometry =
+                    geojson::Value::LineString(l.coordinates.iter().map(|c| c.to_vec()).collect());
                 let count = json!(l.coordinates.len());
                 let p = match kind {
-                    LineKind::Past => props(vec![
+                    LineKind::Past => vec![
                         ("feature_type", json!(kind.feature_type())),
                         ("ports_sequence", json!(from.sequence)),
                         (
@@ -563,26 +574,30 @@ impl ContainerRoute {
                         ("outbound_atd_at", ts(from.outbound_atd_at)),
                         ("inbound_ata_at", ts(to.inbound_ata_at)),
                         ("inbound_eta_at", ts(to.inbound_eta_at)),
-                    ]),
-                    LineKind::EstimatedFull => props(vec![
+                    ],
+                    LineKind::EstimatedFull => vec![
                         ("feature_type", json!(kind.feature_type())),
                         ("ports_sequence", json!(from.sequence)),
                         ("previous_port_id", json!(from.location_id.to_string())),
                         ("next_port_id", json!(to.location_id.to_string())),
                         ("point_count", count),
-                    ]),
-                    LineKind::EstimatedPartial => props(vec![
+                    ],
+                    LineKind::EstimatedPartial => vec![
                         ("feature_type", json!(kind.feature_type())),
                         ("ports_sequence", json!(from.sequence)),
                         ("current_port_id", json!(from.location_id.to_string())),
                         ("next_port_id", json!(to.location_id.to_string())),
                         ("point_count", count),
-                    ]),
+                    ],
                 };
                 features.push(feature(geometry, p));
             }
         }
-        json!({"type": "FeatureCollection", "features": features})
+        FeatureCollection {
+            bbox: None,
+            features,
+            foreign_members: None,
+        }
     }
 }
 
