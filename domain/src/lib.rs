@@ -4,6 +4,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`model`] | containers, shipments, transport events, ports, carriers, vessel positions (field names of Terminal49's `/v2`) |
+//! | [`codes`] | container numbers, SCACs, UN/LOCODEs, IMO numbers and MMSIs as checked types |
 //! | [`geodesy`] | the great-circle distance (nautical miles) |
 //! | [`ids`] | deterministic ids: UUID v5 of a natural key, scoped by account |
 //! | [`iso6346`] | container numbers: owner code, serial, check digit (ISO 6346) |
@@ -14,6 +15,7 @@
 //!
 //! It knows nothing of feeds' formats, SQL or HTTP.
 
+pub mod codes;
 pub mod event_names;
 pub mod geodesy;
 pub mod ids;
