@@ -38,8 +38,11 @@ def graph(crate):
             if module in ("lib", "main"):
                 continue
             text = strip_comments(open(path, encoding="utf-8").read())
-            # Unit-test modules inline in a file: drop everything after `#[cfg(test)]`.
-            text = text.split("#[cfg(test)]")[0]
+            # An inline unit-test module (`#[cfg(test)] mod tests {`, by convention last in
+            # its file): drop it and everything after it.
+            m = re.search(r"#\[cfg\(test\)\]\s*(?:pub\s+)?mod\s+\w+\s*\{", text)
+            if m:
+                text = text[: m.start()]
             for group, single in USE.findall(text):
                 names = [single] if single else [n.strip().split("::")[0] for n in group.split(",")]
                 for n in names:

@@ -17,8 +17,7 @@
 use async_graphql::{Context, Error, ErrorExtensions};
 use teu_api::limit::RateLimited;
 use teu_pipeline::model::Account;
-use teu_pipeline::store::StoreError;
-use teu_pipeline::webhooks::WebhookError;
+use teu_pipeline::store::{StoreError, WebhookError};
 
 /// Every error the GraphQL API answers, with its `extensions.code`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

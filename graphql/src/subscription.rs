@@ -10,7 +10,7 @@
 //! [`INIT_TIMEOUT`] is disconnected.
 //!
 //! The fields stream what the ingest path publishes through
-//! [`teu_pipeline::notify`] (PostgreSQL LISTEN/NOTIFY, or the polled `updates` table on
+//! [`teu_pipeline::store::notify`] (PostgreSQL LISTEN/NOTIFY, or the polled `updates` table on
 //! SQLite), scoped to the connection's account:
 //!
 //! - `containerUpdated(containerId, shipmentId)`: each container whose stored content changed
@@ -29,7 +29,7 @@ use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use teu_pipeline::model::Account;
-use teu_pipeline::notify::{Change, Update};
+use teu_pipeline::store::notify::{Change, Update};
 use teu_pipeline::store::Store;
 use tokio::sync::broadcast::{self, error::RecvError};
 use uuid::Uuid;

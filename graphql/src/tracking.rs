@@ -9,7 +9,8 @@
 //! enum, so GraphQL validation refuses a wrong value before the resolver runs.
 
 use async_graphql::{Context, Enum, InputObject, Object, ID};
-use teu_pipeline::tracking_requests::{self as domain, TrackingRequestError};
+use teu_pipeline::store::TrackingRequestError;
+use teu_pipeline::tracking_requests as domain;
 
 use crate::error;
 use crate::inference::NumberType;

@@ -8,7 +8,6 @@
 // `teu_pipeline::model` and `crate::model` keep naming them.
 pub use teu_domain::{event_names, geodesy, ids, iso6346, model, reference, status, terminals};
 
-pub mod derive_lock;
 pub mod document_schemas;
 pub mod email;
 pub mod feeds;
@@ -17,7 +16,6 @@ pub mod ingest;
 pub mod journey;
 pub mod listing;
 pub mod normalize;
-pub mod notify;
 pub mod rederive;
 pub mod route;
 pub mod shipment_edits;

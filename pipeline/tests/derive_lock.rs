@@ -1,4 +1,4 @@
-//! The derivation lock on PostgreSQL (`teu_pipeline::derive_lock`), when `TEU_TEST_POSTGRES_URL`
+//! The derivation lock on PostgreSQL (`teu_pipeline::store::derive_lock`), when `TEU_TEST_POSTGRES_URL`
 //! is set: it is a real advisory lock that other sessions see, a wait for it is not logged as a
 //! slow statement, and a lock dropped without release (a failed or cancelled ingest) lets go.
 

@@ -2,7 +2,7 @@
 //! (`teu_pipeline::webhooks::outbox`) to their webhooks.
 //!
 //! Rules (Terminal49's webhooks guide, and teu's issue on webhooks):
-//! - the body is [`crate::webhooks::payload`], rendered at the first attempt and kept, so every
+//! - the body is [`crate::payloads::payload`], rendered at the first attempt and kept, so every
 //!   retry sends the same bytes with the same `data.id` (the idempotency key);
 //! - header `X-T49-Webhook-Signature`: hex HMAC-SHA256 of the raw body keyed with the webhook's
 //!   secret; `Content-Type: application/json`; the webhook's own extra headers;
@@ -522,7 +522,7 @@ pub async fn run(
         let mut bodies = if first.is_empty() {
             HashMap::new()
         } else {
-            match crate::webhooks::payloads(&store, &first, &config.public_base).await {
+            match crate::payloads::payloads(&store, &first, &config.public_base).await {
                 Ok(b) => b,
                 Err(e) => {
                     tracing::warn!(error = %e, "rendering webhook payloads failed");

@@ -29,11 +29,11 @@ use teu_pipeline::email::{Document, DocumentRepresentation, EmailSubmission};
 use teu_pipeline::model::Account;
 use uuid::Uuid;
 
+use crate::base::Base;
 use crate::error::ApiError;
 use crate::pagination::{page_links, PageMeta};
 use crate::query::{parse_list, parse_single, INCLUDE};
 use crate::resources::timestamp;
-use crate::routes::Base;
 use crate::RestState;
 
 /// Relationship names `include` accepts on email submission endpoints.

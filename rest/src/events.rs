@@ -20,9 +20,9 @@ use teu_pipeline::ids;
 use teu_pipeline::model::{Account, Classifier, TransportEvent};
 use uuid::Uuid;
 
+use crate::base::Base;
 use crate::error::ApiError;
 use crate::resources::timestamp;
-use crate::routes::Base;
 use crate::RestState;
 
 fn rel(kind: &str, id: Option<Uuid>) -> Value {

@@ -36,6 +36,7 @@
 
 #![warn(missing_docs)]
 
+mod base;
 pub mod body_limit;
 pub mod delivery;
 mod email;
@@ -46,6 +47,7 @@ mod list_filters;
 pub mod map;
 pub mod openapi;
 pub mod pagination;
+pub mod payloads;
 pub mod query;
 pub mod reference;
 pub mod resources;

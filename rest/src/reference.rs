@@ -21,8 +21,8 @@ use teu_pipeline::reference::bundled;
 use teu_pipeline::terminals::Terminal;
 use uuid::Uuid;
 
+use crate::base::Base;
 use crate::error::ApiError;
-use crate::routes::Base;
 
 /// The id of a shipping line: UUID v5 of its SCAC.
 pub fn shipping_line_id(scac: &str) -> Uuid {

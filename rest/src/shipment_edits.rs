@@ -12,8 +12,9 @@ use serde_json::Value;
 use teu_pipeline::model::Account;
 use teu_pipeline::shipment_edits::{parse_ref_numbers, parse_tag_list, ShipmentPatch};
 
+use crate::base::Base;
 use crate::error::ApiError;
-use crate::routes::{path_id, shipment_document, Base};
+use crate::routes::{path_id, shipment_document};
 use crate::RestState;
 
 /// The strings of the array at `pointer` of a request document: `None` when absent, an empty

@@ -32,15 +32,16 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
+use teu_pipeline::store::TrackingRequestError;
 use teu_pipeline::tracking_requests::{
-    RequestField, RequestPatch, TrackingRequest, TrackingRequestError, TrackingRequestFilter,
+    RequestField, RequestPatch, TrackingRequest, TrackingRequestFilter,
 };
 use uuid::Uuid;
 
+use crate::base::Base;
 use crate::error::ApiError;
 use crate::pagination::{page_links, PageMeta};
 use crate::query::{parse_list_filtered, parse_time_filter};
-use crate::routes::Base;
 use crate::RestState;
 
 /// The filters of `GET /tracking_requests`, as written in the query.
@@ -257,7 +258,8 @@ pub(crate) async fn patch(
     let extras = teu_pipeline::tracking_requests::RequestExtras::parse(
         refs.as_deref().unwrap_or_default(),
         tags.as_deref().unwrap_or_default(),
-    )?;
+    )
+    .map_err(TrackingRequestError::from)?;
     let patch = RequestPatch {
         ref_numbers: refs.map(|_| extras.ref_numbers),
         shipment_tags: tags.map(|_| extras.shipment_tags),

@@ -25,8 +25,6 @@
 //! - **Documents**: stored once per SHA-256 of their bytes per account (bytes in the database,
 //!   table `documents`, column `content`), each with one `original` representation record.
 
-pub mod store;
-
 use std::io::Read;
 
 use chrono::{DateTime, Utc};

@@ -7,12 +7,12 @@ use chrono::DateTime;
 use sqlx::Row;
 use uuid::Uuid;
 
+use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::{
     container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
     values_placeholders, DerivationScope, DerivedChanges, Result, Store, CONTAINER_SELECT,
     SHIPMENT_SELECT,
 };
-use crate::listing::{container_filter_columns, ShipmentFilterColumns};
 use crate::model::{Container, Shipment, TransportEvent};
 
 impl Store {
@@ -43,7 +43,7 @@ impl Store {
         // Webhooks: what was stored before, read only when the account has an active webhook.
         // Read before the transaction: on SQLite a transaction that reads first and writes later
         // fails with SQLITE_BUSY_SNAPSHOT when another process wrote in between, and the
-        // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
+        // derivation lock (`crate::store::derive_lock`) already keeps other ingests off these rows.
         // Each record's body and content hash, computed once: compared with the stored hashes
         // below and written by the upserts.
         let shipment_bodies: Vec<(String, String)> = shipments
@@ -65,8 +65,7 @@ impl Store {
             })
             .collect();
         let mut conn = self.pool.acquire().await?;
-        let hooks =
-            crate::webhooks::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
+        let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
             None
         } else {
@@ -175,16 +174,18 @@ impl Store {
                 &old_shipments,
                 shipments,
                 containers,
-                &changes,
+                &changes.shipments,
+                &changes.containers,
             );
             emissions.extend(crate::webhooks::event_rules::event_emissions(
                 containers, shipments, history, links, &seen,
             ));
-            changes.notifications = crate::webhooks::outbox::enqueue(
+            changes.notifications = super::outbox::enqueue(
                 self.counted(&mut tx),
                 &account_s,
                 &hooks,
                 &emissions,
+                self.rows_per_statement(12),
             )
             .await?;
         }

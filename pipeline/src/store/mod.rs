@@ -22,10 +22,24 @@ use crate::listing::STOPPED_BY_USER;
 use crate::model::{Account, Container, Port, Shipment, TransportEvent};
 
 mod accounts;
+pub mod derive_lock;
 mod derived;
+mod document_schemas;
+mod email;
 mod events;
 mod facts;
+mod inference;
+mod listing;
+pub mod notify;
+pub(crate) mod outbox;
 mod reads;
+mod shipment_edits;
+mod tracking_requests;
+mod vessels;
+mod webhooks;
+
+pub use tracking_requests::TrackingRequestError;
+pub use webhooks::WebhookError;
 #[cfg(test)]
 mod tests;
 
@@ -83,9 +97,11 @@ pub struct Store {
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
-    notifier: crate::notify::Notifier,
-    /// Idle connections of released derivation locks (PostgreSQL; `crate::derive_lock`).
-    lock_connections: crate::derive_lock::LockConnections,
+    notifier: crate::store::notify::Notifier,
+    /// Idle connections of released derivation locks (PostgreSQL; `crate::store::derive_lock`).
+    lock_connections: crate::store::derive_lock::LockConnections,
+    /// Which due webhook a notification claim starts with (`outbox`; shared by clones).
+    claim_turn: Arc<AtomicU64>,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -357,12 +373,12 @@ impl Store {
             }
         }
         let notifier = match backend {
-            Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
+            Backend::Sqlite => crate::store::notify::Notifier::sqlite(pool.clone()),
             Backend::Postgres => {
-                crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
+                crate::store::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
                     url: redact(&url),
                     source: match e {
-                        crate::notify::NotifyError::Sql(e) => e,
+                        crate::store::notify::NotifyError::Sql(e) => e,
                         other => sqlx::Error::Configuration(other.to_string().into()),
                     },
                 })?
@@ -374,6 +390,7 @@ impl Store {
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
+            claim_turn: Arc::new(AtomicU64::new(0)),
         };
         store.migrate().await?;
         if store.port_count().await? == 0 {
@@ -408,13 +425,13 @@ impl Store {
         self.backend
     }
 
-    /// The change notifier of this database (see [`crate::notify`]).
-    pub fn notifier(&self) -> &crate::notify::Notifier {
+    /// The change notifier of this database (see [`crate::store::notify`]).
+    pub fn notifier(&self) -> &crate::store::notify::Notifier {
         &self.notifier
     }
 
     /// The idle connections of released derivation locks, shared by every clone of the store.
-    pub(crate) fn lock_connections(&self) -> &crate::derive_lock::LockConnections {
+    pub(crate) fn lock_connections(&self) -> &crate::store::derive_lock::LockConnections {
         &self.lock_connections
     }
 

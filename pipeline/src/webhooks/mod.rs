@@ -18,7 +18,6 @@
 pub mod event_rules;
 pub mod outbox;
 pub mod rules;
-mod store;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -325,15 +324,9 @@ fn invalid(attribute: impl Into<String>, detail: impl Into<String>) -> InvalidWe
     }
 }
 
-/// Webhook failures.
-#[derive(Debug, thiserror::Error)]
-pub enum WebhookError {
-    /// An attribute broke a rule (nothing was stored).
-    #[error(transparent)]
-    Invalid(#[from] InvalidWebhook),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+/// The events a webhook made without `events` subscribes to: every event teu emits.
+pub fn default_events() -> Vec<String> {
+    rules::RULES.iter().map(|(e, _)| e.to_string()).collect()
 }
 
 /// Longest accepted webhook URL, in bytes.
@@ -493,7 +486,8 @@ impl DeliveryStatus {
         }
     }
 
-    fn parse(s: &str) -> Option<DeliveryStatus> {
+    /// The status of its stored name ([`DeliveryStatus::as_str`]), `None` for another text.
+    pub fn parse(s: &str) -> Option<DeliveryStatus> {
         match s {
             "pending" => Some(DeliveryStatus::Pending),
             "succeeded" => Some(DeliveryStatus::Succeeded),

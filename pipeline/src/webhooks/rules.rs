@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -534,7 +534,7 @@ pub fn terminal_changeset(old: &Container, new: &Container) -> Map<String, Value
         serde_json::to_value(t).unwrap_or(Value::Null)
     }
     fn time(t: Option<DateTime<Utc>>) -> Value {
-        t.map(|t| Value::String(crate::store::ts(t)))
+        t.map(|t| Value::String(t.to_rfc3339_opts(SecondsFormat::Millis, true)))
             .unwrap_or(Value::Null)
     }
     let dl = |c: &Container, pick: fn(&crate::model::ImportDeadlines) -> Option<DateTime<Utc>>| {
@@ -639,18 +639,20 @@ pub fn tracking_request_succeeded(
     }
 }
 
-/// The emissions of one derivation: for each shipment and container that `changes` lists
-/// (and each container of a changed shipment), the rules applied to the stored record before
-/// (`old_containers`, `old_shipments`, by id) and the derived one after.
+/// The emissions of one derivation: for each shipment and container whose stored row changed
+/// (ids in `changed_shipments`, `changed_containers`; and each container of a changed
+/// shipment), the rules applied to the stored record before (`old_containers`,
+/// `old_shipments`, by id) and the derived one after.
 pub fn emissions(
     old_containers: &HashMap<Uuid, Container>,
     old_shipments: &HashMap<Uuid, Shipment>,
     shipments: &[Shipment],
     containers: &[Container],
-    changes: &crate::store::DerivedChanges,
+    changed_shipments: &[Uuid],
+    changed_containers: &[Uuid],
 ) -> Vec<Emission> {
-    let changed_shipments: HashSet<Uuid> = changes.shipments.iter().copied().collect();
-    let changed_containers: HashSet<Uuid> = changes.containers.iter().copied().collect();
+    let changed_shipments: HashSet<Uuid> = changed_shipments.iter().copied().collect();
+    let changed_containers: HashSet<Uuid> = changed_containers.iter().copied().collect();
     let derived: HashMap<Uuid, &Shipment> = shipments.iter().map(|s| (s.id, s)).collect();
     let mut out = Vec::new();
     for s in shipments

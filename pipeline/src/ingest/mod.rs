@@ -2,12 +2,12 @@
 //!
 //! 1. Accepted events are upserted as raw events (original JSON) and normalized events;
 //!    quarantined rows are recorded with file, index, JSON pointer and reason.
-//! 2. Under the account's derivation lock ([`crate::derive_lock`]), every stored event of the
+//! 2. Under the account's derivation lock ([`crate::store::derive_lock`]), every stored event of the
 //!    account that names a container, bill of lading or booking of the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
 //!    containers from the whole history, so a late file cannot undo newer facts.
 //! 3. Derived rows are upserted; unchanged rows are left as they were.
 //! 4. The containers that changed (directly or through their shipment) and the tracking
-//!    requests that became `created` are published to subscribers ([`crate::notify`]).
+//!    requests that became `created` are published to subscribers ([`crate::store::notify`]).
 //!
 //! Ids are deterministic (see [`crate::ids`]), so ingesting the same file again changes nothing.
 
@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+
+pub mod email;
 
 use crate::feeds::{self, FeedBatch, FeedError, FeedFormat, Quarantined};
 use crate::ids;
@@ -151,7 +153,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
 }
 
 /// Reads and ingests one file for `account`: email (`.eml`, mbox, or content that starts like a
-/// message, see [`crate::email::store::is_email_file`]) goes to [`crate::email`], the rest to the
+/// message, see [`email::is_email_file`]) goes to [`crate::email`], the rest to the
 /// feed readers.
 pub async fn ingest_file(
     store: &Store,
@@ -181,9 +183,8 @@ async fn ingest_file_unnamed(
         source,
     })?;
     let source_file = path.display().to_string();
-    if crate::email::store::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
-        let mut summary =
-            crate::email::store::ingest_email_bytes(store, account, &bytes, &source_file).await?;
+    if email::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
+        let mut summary = email::ingest_email_bytes(store, account, &bytes, &source_file).await?;
         summary.timings.store = started.elapsed();
         return Ok(summary);
     }
@@ -394,7 +395,7 @@ async fn locked_derivation(
     let derived = derive_and_write(store, account, keys, timings).await;
     lock.release().await?;
     let derived = derived?;
-    crate::notify::publish_ingest(
+    crate::store::notify::publish_ingest(
         store,
         account.id,
         &derived.containers,

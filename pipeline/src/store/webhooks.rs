@@ -3,8 +3,19 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{new_secret, Webhook, WebhookAttributes, WebhookError, WebhookHeader};
-use crate::store::{from_json, now, parse_ts, ts, Result, Store, StoreError};
+use super::{from_json, now, parse_ts, ts, Result, Store, StoreError};
+use crate::webhooks::{new_secret, InvalidWebhook, Webhook, WebhookAttributes, WebhookHeader};
+
+/// Webhook failures of the store's webhook methods.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    /// An attribute broke a rule (nothing was stored).
+    #[error(transparent)]
+    Invalid(#[from] InvalidWebhook),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
 
 const COLUMNS: &str =
     "id, account_id, url, active, events, headers, secret, created_at, updated_at";
@@ -30,14 +41,6 @@ fn from_row(row: &sqlx::any::AnyRow) -> Result<Webhook> {
         created_at: parse_ts(&row.try_get::<String, _>("created_at")?, "webhook")?,
         updated_at: parse_ts(&row.try_get::<String, _>("updated_at")?, "webhook")?,
     })
-}
-
-/// The events a webhook made without `events` subscribes to: every event teu emits.
-pub fn default_events() -> Vec<String> {
-    super::rules::RULES
-        .iter()
-        .map(|(e, _)| e.to_string())
-        .collect()
 }
 
 fn to_json<T: serde::Serialize>(t: &T) -> String {
@@ -66,7 +69,9 @@ impl Store {
             account_id: account,
             url: attributes.url.unwrap_or_default(),
             active: attributes.active.unwrap_or(true),
-            events: attributes.events.unwrap_or_else(default_events),
+            events: attributes
+                .events
+                .unwrap_or_else(crate::webhooks::default_events),
             headers: attributes.headers.unwrap_or_default(),
             secret: new_secret(),
             created_at: at,
