@@ -1,7 +1,9 @@
 //! The whole picture of `teu serve --demo` over `/v2`: every container and shipment of the
 //! demo account checked against rules that follow from the spec's and Terminal49's
 //! definitions, not against values printed earlier (issue "Derived data that is right",
-//! "Done when").
+//! "Done when"). Besides, [`the_demo_documents_match_their_snapshots`] pins the documents of a
+//! few demo containers as they are (insta snapshots under `tests/snapshots/`), so that any change
+//! of a served document shows as a diff to review.
 
 mod common;
 
@@ -285,7 +287,9 @@ const GRAPHQL_CONTAINER: &str = "query($id: ID!) { container(id: $id) {
 } }";
 
 /// `teu serve --demo` on a fresh SQLite database whose `demo` account has the id
-/// [`SNAPSHOT_ACCOUNT_ID`] (made before the server starts; `--demo` then loads into it).
+/// [`SNAPSHOT_ACCOUNT_ID`] (made before the server starts; `--demo` then loads into it). Unlike an
+/// account `--demo` creates, it has no random inbound email address, which no container
+/// document shows.
 async fn demo_with_fixed_account_id() -> (TestDb, Server) {
     let db = TestDb::sqlite();
     // Any command creates and migrates the database; this account stays empty.
@@ -338,7 +342,8 @@ fn ingest_time() -> insta::internals::Redaction {
 /// `teu serve --demo`:
 ///
 /// - `v2_containers_page_1`: `GET /v2/containers?include=shipment&page[size]=5` (the README's
-///   first request), in list order;
+///   first request), in list order (last refreshed first: the boxes the demo's last ingest
+///   batch wrote, which tie on that time and are ordered by id);
 /// - `v2_<number>` for each box of [`SNAPSHOTTED`]: `GET /v2/containers/{id}`,
 ///   `GET /v2/shipments/{id}` of its shipment, `GET /v2/containers/{id}/transport_events` and
 ///   `GET /v2/containers/{id}/map_geojson`, as one object;
