@@ -232,7 +232,9 @@ async fn container_documents_field_by_field(db: &TestDb) {
             .ends_with(&format!("/v2/shipments/{}", s["id"].as_str().unwrap())));
     }
 
-    // The real DCSA 2.2 sample container, field by field.
+    // The real DCSA 2.2 sample container: the rules its documents follow. Its values field by
+    // field (equipment, bill of lading, POL, line, ...) are pinned by the snapshot of the same box
+    // as the demo loads it (tests/demo.rs, tests/snapshots/demo__v2_APZU4812090.snap).
     let mut page = 1;
     let sample = loop {
         let (_, d) = server
@@ -257,10 +259,6 @@ async fn container_documents_field_by_field(db: &TestDb) {
     // EST): Paris is where the box leaves from, no later call is given, so there is no POD and
     // the vessel's arrival is not the box's (DCSA 2.2 definitions; journey rules).
     assert_eq!(a["pod_arrived_at"], Value::Null);
-    assert_eq!(a["equipment_type"], "dry");
-    assert_eq!(a["equipment_length"], 20);
-    assert_eq!(a["equipment_height"], "standard");
-    assert_eq!(a["availability_known"], false);
     assert_eq!(a["pod_timezone"], Value::Null);
     let sid = sample["relationships"]["shipment"]["data"]["id"]
         .as_str()
@@ -278,12 +276,8 @@ async fn container_documents_field_by_field(db: &TestDb) {
         .await;
     assert_eq!(status, 200, "{s}");
     let sa = &s["data"]["attributes"];
-    assert_eq!(sa["bill_of_lading_number"], "reserved-HHL123");
-    assert_eq!(sa["port_of_lading_locode"], "FRPAR");
-    assert_eq!(sa["pol_timezone"], "Europe/Paris");
     assert_eq!(sa["port_of_discharge_locode"], Value::Null);
     assert_eq!(sa["pod_vessel_name"], Value::Null);
-    assert_eq!(sa["shipping_line_scac"], "MAEU");
     // The booking, and the sample's FF (freight forwarder's) reference values.
     assert_eq!(
         sa["ref_numbers"],

@@ -1,7 +1,9 @@
 //! The whole picture of `teu serve --demo` over `/v2`: every container and shipment of the
 //! demo account checked against rules that follow from the spec's and Terminal49's
 //! definitions, not against values printed earlier (issue "Derived data that is right",
-//! "Done when").
+//! "Done when"). Besides, [`the_demo_documents_match_their_snapshots`] pins the documents of a
+//! few demo containers as they are (insta snapshots under `tests/snapshots/`), so that any change
+//! of a served document shows as a diff to review.
 
 mod common;
 
@@ -206,4 +208,238 @@ async fn every_demo_map_follows_the_spec_rules() {
     assert!(with_ports > 150, "{with_ports} maps with ports");
     assert!(with_vessel > 0, "some demo container is at sea");
     common::assert_no_problems(problems);
+}
+
+/// The demo account's id in [`the_demo_documents_match_their_snapshots`]. Container, shipment
+/// and event ids are UUID v5 of their natural keys scoped by the account (`teu_domain::ids`), so
+/// with this id they are the same on every run and stay in the snapshots.
+const SNAPSHOT_ACCOUNT_ID: &str = "00000000-0000-4000-8000-00000000d3e0";
+
+/// The demo containers whose documents are snapshotted: the real DCSA sample's box and one
+/// generated box (seeded, the same on every run) for each stage and feature of the documents.
+const SNAPSHOTTED: [(&str, &str); 8] = [
+    ("APZU4812090", "the real DCSA 2.2 and 3.0 samples' box"),
+    (
+        "TCLU1662123",
+        "new: not departed, a transshipment and a rail leg ahead, predicted legs only",
+    ),
+    (
+        "MAEU7772786",
+        "on_ship across the Pacific: current vessel, its predicted leg cut at the antimeridian",
+    ),
+    (
+        "CMAU8552593",
+        "not_available: transshipped, a customs hold at the terminal",
+    ),
+    ("CMAU7012395", "grounded"),
+    ("MSCU9332403", "available, with an exam fee"),
+    ("CSNU3991840", "picked_up"),
+    (
+        "HLBU6321569",
+        "empty_returned: the journey is over, an exam fee",
+    ),
+];
+
+/// The GraphQL document of one container, with its shipment, transport events and route: the
+/// fields a client of the demo reads. (`events`, every carrier event with its DCSA fields, is
+/// left out like `/v2`'s `raw_events`: it would double the snapshots.)
+const GRAPHQL_CONTAINER: &str = "query($id: ID!) { container(id: $id) {
+    id number refNumbers sealNumber createdAt updatedAt
+    equipmentType equipmentLength equipmentHeight weightInLbs
+    pickupLfd pickupAppointmentAt availabilityKnown availableForPickup
+    podArrivedAt podDischargedAt podFullOutAt terminalCheckedAt podFullOutChassisNumber
+    locationAtPodTerminal finalDestinationFullOutAt emptyTerminatedAt
+    holdsAtPodTerminal { name status description } feesAtPodTerminal { type amount currencyCode }
+    podTimezone finalDestinationTimezone emptyTerminatedTimezone
+    podRailCarrierScac indRailCarrierScac podLastTrackingRequestAt shipmentLastTrackingRequestAt
+    podRailLoadedAt podRailDepartedAt indEtaAt indAtaAt indRailUnloadedAt indFacilityLfdOn
+    importDeadlines { pickupLfdTerminal pickupLfdRail pickupLfdLine }
+    currentStatus hasHolds
+    podTerminal { id name locode smdgCode bicCode firmsCode timezone }
+    pickupFacility { id name locode smdgCode bicCode firmsCode timezone }
+    vessels { imo name }
+    shipment {
+        id billOfLadingNumber normalizedNumber refNumbers createdAt updatedAt tags
+        portOfLadingLocode portOfLadingName portOfDischargeLocode portOfDischargeName
+        destinationLocode destinationName
+        shippingLineScac shippingLineName shippingLineShortName customerName
+        podVesselName podVesselImo podVoyageNumber
+        polEtdAt polAtdAt podEtaAt podOriginalEtaAt podAtaAt destinationEtaAt destinationAtaAt
+        polTimezone podTimezone destinationTimezone
+        lineTrackingLastAttemptedAt lineTrackingLastSucceededAt
+        lineTrackingStoppedAt lineTrackingStoppedReason
+        portOfLading { id locode name countryCode country timezone }
+        portOfDischarge { id locode name countryCode country timezone }
+        destination { id locode name countryCode country timezone }
+        podTerminal { id name locode }
+        podVessel { imo name }
+        containers { id number }
+    }
+    transportEvents { id event createdAt voyageNumber timestamp timezone locationLocode dataSource
+        location { id locode } vessel { imo name } }
+    route {
+        ports { sequence locode locationId name countryCode timeZone label longitude latitude
+            inboundEtaAt inboundAtaAt outboundEtdAt outboundAtdAt }
+        currentVessel { portsSequence vesselImo vesselName voyageNumber timestamp
+            longitude latitude heading speed }
+        legs { kind portsSequence fromLocode toLocode vesselImo startTime endTime pointCount }
+    }
+} }";
+
+/// `teu serve --demo` on a fresh SQLite database whose `demo` account has the id
+/// [`SNAPSHOT_ACCOUNT_ID`] (made before the server starts; `--demo` then loads into it). Unlike an
+/// account `--demo` creates, it has no random inbound email address, which no container
+/// document shows.
+async fn demo_with_fixed_account_id() -> (TestDb, Server) {
+    let db = TestDb::sqlite();
+    // Any command creates and migrates the database; this account stays empty.
+    db.create_account("migrations");
+    sqlx::any::install_default_drivers();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .expect("connect");
+    sqlx::query(
+        "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
+         VALUES ($1, 'demo', 'demo', 1, '2026-01-01T00:00:00.000Z')",
+    )
+    .bind(SNAPSHOT_ACCOUNT_ID)
+    .execute(&mut conn)
+    .await
+    .expect("demo account");
+    drop(conn);
+    let server = Server::start(&db, &["--demo"]);
+    (db, server)
+}
+
+/// Replaces the server's random base URL (`http://127.0.0.1:PORT`) in every string with
+/// `[base]`, so links keep their paths and queries.
+fn without_base(v: Value, base: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace(base, "[base]")),
+        Value::Array(items) => items.into_iter().map(|i| without_base(i, base)).collect(),
+        Value::Object(map) => map
+            .into_iter()
+            .map(|(k, v)| (k, without_base(v, base)))
+            .collect(),
+        other => other,
+    }
+}
+
+/// The redaction of a wall-clock time (when the row was written at ingest): checks the value
+/// is an RFC 3339 UTC date-time, since the snapshot no longer shows it.
+fn ingest_time() -> insta::internals::Redaction {
+    insta::dynamic_redaction(|value, path| {
+        let s = value.as_str().unwrap_or_default();
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(s).is_ok() && s.ends_with('Z'),
+            "{path} = {value:?} is not an RFC 3339 UTC date-time"
+        );
+        "[ingest time]"
+    })
+}
+
+/// Snapshots (`tests/snapshots/demo__*.snap`) of the documents a client reads from
+/// `teu serve --demo`:
+///
+/// - `v2_containers_page_1`: `GET /v2/containers?include=shipment&page[size]=5` (the README's
+///   first request), in list order (last refreshed first: the boxes the demo's last ingest
+///   batch wrote, which tie on that time and are ordered by id);
+/// - `v2_<number>` for each box of [`SNAPSHOTTED`]: `GET /v2/containers/{id}`,
+///   `GET /v2/shipments/{id}` of its shipment, `GET /v2/containers/{id}/transport_events` and
+///   `GET /v2/containers/{id}/map_geojson`, as one object;
+/// - `graphql_<number>`: the [`GRAPHQL_CONTAINER`] query of the same box (container, shipment,
+///   events, route).
+///
+/// The demo has no tracking requests, so there is no tracking request document to pin.
+///
+/// Redacted, because they change from run to run: `created_at` of containers and shipments
+/// (`createdAt`, `updatedAt` in GraphQL), the wall-clock time the ingest wrote the row, shown as
+/// `[ingest time]` after a check that it is an RFC 3339 UTC date-time; and the server's base URL
+/// with its random port, `[base]` in links. Everything else stays: the times of the feed's
+/// events (and the ETAs, deadlines and route times derived from them) are fixed data, and the
+/// ids are UUID v5 of natural keys (the account's is fixed by [`demo_with_fixed_account_id`]).
+///
+/// A missing or different snapshot fails the test (insta writes `.snap.new` beside it, except
+/// under `CI`): run with `INSTA_UPDATE=always`, read the new `.snap` files against
+/// docs/interface.md, and commit them only if they are right.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_documents_match_their_snapshots() {
+    let (_db, server) = demo_with_fixed_account_id().await;
+    let key = server.demo_key();
+    let get = |path: String| {
+        let (server, key) = (&server, &key);
+        async move {
+            let (status, doc) = server.get(&path, Some(key)).await;
+            assert_eq!(status, 200, "GET {path}: {doc}");
+            without_base(doc, &server.base)
+        }
+    };
+
+    let page = get("/v2/containers?include=shipment&page[size]=5".into()).await;
+    insta::with_settings!({
+        description => "GET /v2/containers?include=shipment&page[size]=5",
+        omit_expression => true,
+    }, {
+        insta::assert_json_snapshot!("v2_containers_page_1", page, {
+            ".data[].attributes.created_at" => ingest_time(),
+            ".included[].attributes.created_at" => ingest_time(),
+        });
+    });
+
+    for (number, what) in SNAPSHOTTED {
+        let (_, found) = server
+            .get(
+                &format!("/v2/containers?filter[number]={number}"),
+                Some(&key),
+            )
+            .await;
+        let id = found["data"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{number} is not a demo container: {found}"))
+            .to_string();
+        let container = get(format!("/v2/containers/{id}")).await;
+        let shipment_id = container["data"]["relationships"]["shipment"]["data"]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{number} has no shipment: {container}"))
+            .to_string();
+        let documents = serde_json::json!({
+            "container": container,
+            "shipment": get(format!("/v2/shipments/{shipment_id}")).await,
+            "transport_events": get(format!("/v2/containers/{id}/transport_events")).await,
+            "map_geojson": get(format!("/v2/containers/{id}/map_geojson")).await,
+        });
+        insta::with_settings!({
+            description => format!(
+                "{number} ({what}): GET /v2/containers/{{id}}, /v2/shipments/{{id}} of its \
+                 shipment, /v2/containers/{{id}}/transport_events, /v2/containers/{{id}}/map_geojson"
+            ),
+            omit_expression => true,
+        }, {
+            insta::assert_json_snapshot!(format!("v2_{number}"), documents, {
+                ".container.data.attributes.created_at" => ingest_time(),
+                ".shipment.data.attributes.created_at" => ingest_time(),
+            });
+        });
+
+        let (status, graphql) = server
+            .graphql(
+                Some(&key),
+                GRAPHQL_CONTAINER,
+                serde_json::json!({ "id": id }),
+            )
+            .await;
+        assert_eq!(status, 200, "{graphql}");
+        assert!(graphql.get("errors").is_none(), "{number}: {graphql}");
+        insta::with_settings!({
+            description => format!("{number} ({what}): the GRAPHQL_CONTAINER query of tests/demo.rs"),
+            omit_expression => true,
+        }, {
+            insta::assert_json_snapshot!(format!("graphql_{number}"), without_base(graphql, &server.base), {
+                ".data.container.createdAt" => ingest_time(),
+                ".data.container.updatedAt" => ingest_time(),
+                ".data.container.shipment.createdAt" => ingest_time(),
+                ".data.container.shipment.updatedAt" => ingest_time(),
+            });
+        });
+    }
 }
