@@ -17,10 +17,11 @@ use async_graphql::{Context, Json, Object, ID};
 use teu_pipeline::document_schemas;
 use teu_pipeline::email;
 
+use crate::context::{loader, parse_id, store};
 use crate::error;
 use crate::loaders::{DocumentKey, RepresentationKey};
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
-use crate::types::{loader, DateTime};
+use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::types::DateTime;
 
 /// The account an email submission belongs to (always the request's own).
 pub struct Account(pub teu_pipeline::model::Account);
@@ -311,7 +312,7 @@ pub struct EmailQuery;
 impl EmailQuery {
     /// The account's email submissions, newest first (the `/v2` list order). `first` defaults
     /// to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn email_submissions(
         &self,
         ctx: &Context<'_>,

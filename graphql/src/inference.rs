@@ -22,8 +22,8 @@ use async_graphql::{Context, Enum, Object};
 use teu_api::limit::AccountLimiter;
 use teu_pipeline::infer::{self, batch, Scorer};
 
+use crate::context::store;
 use crate::error;
-use crate::query::store;
 
 /// Most numbers one `inferNumbers` call accepts.
 pub const MAX_BATCH: usize = 10_000;

@@ -12,7 +12,9 @@
 //! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
 //! | `webhooks` (connection), `webhook(id)`, `webhookEvents`; mutations `createWebhook(input)`, `updateWebhook(id, input)`, `deleteWebhook(id)` | `webhooks` |
 //! | `webhookNotifications(filter)` (connection), `webhookNotification(id)` | `notifications` |
-//! | `Container.transportEvents`, `Container.rawEvents` (the `/v2` transport and raw events of a container) | `events` |
+//!
+//! The object types (`Container`, `Shipment`, their events and route, ports, terminals) are in
+//! `types`, one module per resource; the pagination every connection shares is in `paging`.
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
 //! `TrackingRequest.shipment`, `EmailSubmission.documents`,
@@ -46,15 +48,15 @@
 #![warn(missing_docs)]
 
 mod auth;
+mod context;
 mod email;
 mod error;
-mod events;
 mod inference;
 mod loaders;
 mod mutations;
 mod notifications;
+mod paging;
 mod query;
-mod route;
 mod subscription;
 mod tracking;
 mod types;
@@ -83,7 +85,8 @@ use teu_pipeline::store::Store;
 pub use error::GqlError;
 pub use inference::MAX_BATCH;
 pub use mutations::Mutation;
-pub use query::{ListFilter, OrderBy, Query, MAX_PAGE_SIZE};
+pub use paging::MAX_PAGE_SIZE;
+pub use query::{ListFilter, OrderBy, Query};
 pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 
 /// The teu GraphQL schema: queries, the tracking-request mutation and live updates.

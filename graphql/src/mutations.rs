@@ -8,8 +8,8 @@
 use async_graphql::{Context, MergedObject, Object, ID};
 use teu_pipeline::listing::parse_tags;
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{parse_id, store};
 use crate::tracking::TrackingRequestMutation;
 use crate::types::Shipment;
 use crate::webhooks::WebhookMutation;

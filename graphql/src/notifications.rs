@@ -9,10 +9,11 @@ use async_graphql::{Context, Enum, InputObject, Object, SimpleObject, ID};
 use teu_pipeline::webhooks::outbox::NotificationFilter;
 use teu_pipeline::webhooks::{self as domain};
 
+use crate::context::{loader, parse_id, store};
 use crate::error;
 use crate::loaders::{prefetch, sub, WebhookKey};
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
-use crate::types::{dt, loader, DateTime};
+use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::types::{dt, DateTime};
 use crate::webhooks::Webhook;
 
 /// A notification's delivery state (`/v2` `delivery_status`).
@@ -210,7 +211,7 @@ pub struct NotificationQuery;
 impl NotificationQuery {
     /// The account's webhook notifications matching `filter`, newest first (the `/v2` list
     /// order). `first` defaults to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn webhook_notifications(
         &self,
         ctx: &Context<'_>,

@@ -34,8 +34,8 @@ use teu_pipeline::store::Store;
 use tokio::sync::broadcast::{self, error::RecvError};
 use uuid::Uuid;
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{parse_id, store};
 use crate::tracking::TrackingRequest;
 use crate::types::Container;
 use crate::TeuSchema;

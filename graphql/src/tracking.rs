@@ -11,11 +11,12 @@
 use async_graphql::{Context, Enum, InputObject, Object, ID};
 use teu_pipeline::tracking_requests::{self as domain, TrackingRequestError};
 
+use crate::context::{loader, parse_id, store};
 use crate::error;
 use crate::inference::NumberType;
 use crate::loaders::ShipmentKey;
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
-use crate::types::{loader, DateTime, Shipment};
+use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::types::{DateTime, Shipment};
 
 /// Whether feed data for a tracking request's number has arrived.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +128,7 @@ pub struct TrackingRequestQuery;
 impl TrackingRequestQuery {
     /// The account's tracking requests, newest first (the `/v2` list order). `first` defaults
     /// to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn tracking_requests(
         &self,
         ctx: &Context<'_>,

@@ -13,8 +13,9 @@
 use async_graphql::{Context, InputObject, MaybeUndefined, Object, SimpleObject, ID};
 use teu_pipeline::webhooks::{self as domain, WebhookAttributes, CATALOG};
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
+use crate::paging::{connection, page, ConnectionFields, Cursor};
 use crate::types::DateTime;
 
 /// An endpoint the account registered to be told what changed.
@@ -174,7 +175,7 @@ pub struct WebhookQuery;
 impl WebhookQuery {
     /// The account's webhooks, newest first (the `/v2` list order). `first` defaults to 30 and
     /// may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn webhooks(
         &self,
         ctx: &Context<'_>,

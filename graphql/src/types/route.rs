@@ -5,11 +5,7 @@
 use async_graphql::{Enum, Json, Object};
 use teu_pipeline::route as model;
 
-use crate::types::DateTime;
-
-fn dt(t: Option<chrono::DateTime<chrono::Utc>>) -> Option<DateTime> {
-    t.map(DateTime)
-}
+use super::{dt, DateTime};
 
 /// A container's route for maps.
 pub struct ContainerRoute(pub model::ContainerRoute);

@@ -1,0 +1,39 @@
+//! GraphQL object types over the pipeline's domain model ([`teu_pipeline::model`]), one
+//! module per resource:
+//!
+//! | types | module |
+//! |---|---|
+//! | `DateTime` (the scalar) | `scalars` |
+//! | `Container`, `ContainerStatus` | `container` |
+//! | `TerminalHold`, `TerminalFee`, `ImportDeadlines` (what the POD terminal says) | `terminal_facts` |
+//! | `Shipment`, `LineTrackingStoppedReason` | `shipment` |
+//! | `TransportEvent`, `EventType`, `EventClassifier` (`Container.events`) | `event` |
+//! | `ContainerTransportEvent`, `RawEvent` (`Container.transportEvents`, `Container.rawEvents`) | `named_event` |
+//! | `ContainerRoute` and its ports, vessel and legs (`Container.route`) | `route` |
+//! | `Port`, `Terminal` (reference data) | `reference` |
+//! | `Vessel` | `vessel` |
+//!
+//! Each object serves the fields of the model record the store returned unchanged, so the
+//! values are those of the `/v2` API (field names in camelCase). Nested records go through
+//! the request's data loader ([`crate::loaders`]).
+
+mod container;
+mod event;
+mod named_event;
+mod reference;
+mod route;
+mod scalars;
+mod shipment;
+mod terminal_facts;
+mod vessel;
+
+pub use container::{Container, ContainerStatus};
+pub use event::TransportEvent;
+pub use named_event::{ContainerTransportEvent, RawEvent};
+pub use reference::{Port, Terminal};
+pub use route::ContainerRoute;
+pub(crate) use scalars::dt;
+pub use scalars::DateTime;
+pub use shipment::Shipment;
+pub use terminal_facts::{ImportDeadlines, TerminalFee, TerminalHold};
+pub use vessel::Vessel;
