@@ -30,6 +30,7 @@ pub const MAX_BATCH: usize = 10_000;
 
 /// Kind of number (`/v2` `number_type`; also a tracking request's `requestType`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "infer::NumberType")]
 pub enum NumberType {
     /// `container`: an ISO 6346 container number.
     Container,
@@ -37,26 +38,6 @@ pub enum NumberType {
     BillOfLading,
     /// `booking`: a carrier booking number.
     Booking,
-}
-
-impl From<infer::NumberType> for NumberType {
-    fn from(t: infer::NumberType) -> Self {
-        match t {
-            infer::NumberType::Container => NumberType::Container,
-            infer::NumberType::BillOfLading => NumberType::BillOfLading,
-            infer::NumberType::Booking => NumberType::Booking,
-        }
-    }
-}
-
-impl From<NumberType> for infer::NumberType {
-    fn from(t: NumberType) -> Self {
-        match t {
-            NumberType::Container => infer::NumberType::Container,
-            NumberType::BillOfLading => infer::NumberType::BillOfLading,
-            NumberType::Booking => infer::NumberType::Booking,
-        }
-    }
 }
 
 /// What `validation.type` says the number identifies.
@@ -70,6 +51,7 @@ pub enum ValidationType {
 
 /// Classification of one result (`/v2` `shipping_line.decision`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "infer::Decision")]
 pub enum Decision {
     /// `auto_select`: confidence ≥ 0.95.
     AutoSelect,
@@ -77,16 +59,6 @@ pub enum Decision {
     NeedsConfirmation,
     /// `no_prediction`: below 0.70, or no candidate.
     NoPrediction,
-}
-
-impl From<infer::Decision> for Decision {
-    fn from(d: infer::Decision) -> Self {
-        match d {
-            infer::Decision::AutoSelect => Decision::AutoSelect,
-            infer::Decision::NeedsConfirmation => Decision::NeedsConfirmation,
-            infer::Decision::NoPrediction => Decision::NoPrediction,
-        }
-    }
 }
 
 /// The result of inferring one number.

@@ -28,7 +28,7 @@ fn found(
     shipment: Option<teu_pipeline::model::Shipment>,
 ) -> async_graphql::Result<Shipment> {
     shipment
-        .map(Shipment)
+        .map(Shipment::from)
         .ok_or_else(|| error::not_found(format!("no shipment with id {:?}", id.as_str())))
 }
 

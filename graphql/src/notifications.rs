@@ -18,6 +18,7 @@ use crate::webhooks::Webhook;
 
 /// A notification's delivery state (`/v2` `delivery_status`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "domain::DeliveryStatus")]
 pub enum DeliveryStatus {
     /// `pending`: not delivered yet; attempts remain.
     Pending,
@@ -25,26 +26,6 @@ pub enum DeliveryStatus {
     Succeeded,
     /// `failed`: every attempt failed, or the webhook was deleted.
     Failed,
-}
-
-impl From<domain::DeliveryStatus> for DeliveryStatus {
-    fn from(s: domain::DeliveryStatus) -> Self {
-        match s {
-            domain::DeliveryStatus::Pending => DeliveryStatus::Pending,
-            domain::DeliveryStatus::Succeeded => DeliveryStatus::Succeeded,
-            domain::DeliveryStatus::Failed => DeliveryStatus::Failed,
-        }
-    }
-}
-
-impl From<DeliveryStatus> for domain::DeliveryStatus {
-    fn from(s: DeliveryStatus) -> Self {
-        match s {
-            DeliveryStatus::Pending => domain::DeliveryStatus::Pending,
-            DeliveryStatus::Succeeded => domain::DeliveryStatus::Succeeded,
-            DeliveryStatus::Failed => domain::DeliveryStatus::Failed,
-        }
-    }
 }
 
 /// What a notification is about (`/v2` `reference_object` relationship).

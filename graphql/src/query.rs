@@ -71,6 +71,7 @@ pub struct ListFilter {
 /// Order of the `containers` and `shipments` lists; ties are broken by id, so pages never
 /// overlap.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[graphql(remote = "ListOrder")]
 pub enum OrderBy {
     /// Most recently changed first (the `/v2` order). The default.
     #[default]
@@ -82,26 +83,6 @@ pub enum OrderBy {
     LfdAsc,
     /// By container number (containers) or bill of lading number (shipments).
     NumberAsc,
-}
-
-impl From<OrderBy> for ListOrder {
-    fn from(o: OrderBy) -> Self {
-        match o {
-            OrderBy::UpdatedAtDesc => ListOrder::UpdatedAtDesc,
-            OrderBy::PodEtaAsc => ListOrder::PodEtaAsc,
-            OrderBy::LfdAsc => ListOrder::LfdAsc,
-            OrderBy::NumberAsc => ListOrder::NumberAsc,
-        }
-    }
-}
-
-impl From<ContainerStatus> for model::ContainerStatus {
-    fn from(s: ContainerStatus) -> Self {
-        model::ContainerStatus::ALL
-            .into_iter()
-            .find(|m| ContainerStatus::from(*m) == s)
-            .unwrap_or(model::ContainerStatus::New)
-    }
 }
 
 /// A trimmed, non-blank text of the filter, or a `BAD_USER_INPUT` naming `field`.
@@ -219,7 +200,7 @@ impl ContainerQuery {
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
         prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
-        Ok(connection(offset, items, total, Container))
+        Ok(connection(offset, items, total, Container::from))
     }
 
     /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
@@ -248,7 +229,7 @@ impl ContainerQuery {
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
         prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
-        Ok(connection(offset, items, total, Shipment))
+        Ok(connection(offset, items, total, Shipment::from))
     }
 
     /// One of the account's containers; null when the id is unknown, malformed or another
@@ -266,7 +247,7 @@ impl ContainerQuery {
             .container(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Container))
+        Ok(found.map(Container::from))
     }
 
     /// One of the account's shipments; null when the id is unknown, malformed or another
@@ -280,7 +261,7 @@ impl ContainerQuery {
             .shipment(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Shipment))
+        Ok(found.map(Shipment::from))
     }
 
     /// A port by UN/LOCODE (reference data); null when unknown.

@@ -83,7 +83,7 @@ impl SubscriptionRoot {
                     Ok(found)
                 }
             })
-            .flat_map(|loaded| stream::iter(each(loaded, Container))))
+            .flat_map(|loaded| stream::iter(each(loaded, Container::from))))
     }
 
     /// Each of the account's tracking requests whose status changed (`PENDING` → `CREATED`,

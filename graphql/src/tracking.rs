@@ -11,12 +11,11 @@
 use async_graphql::{Context, Enum, InputObject, Object, ID};
 use teu_pipeline::tracking_requests::{self as domain, TrackingRequestError};
 
-use crate::context::{loader, parse_id, store};
+use crate::context::{parse_id, store};
 use crate::error;
 use crate::inference::NumberType;
-use crate::loaders::ShipmentKey;
 use crate::paging::{connection, page, ConnectionFields, Cursor};
-use crate::types::{DateTime, Shipment};
+use crate::types::{load_shipment, DateTime, Shipment};
 
 /// Whether feed data for a tracking request's number has arrived.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,15 +98,7 @@ impl TrackingRequest {
         let Some(shipment) = self.0.shipment_id else {
             return Ok(None);
         };
-        let account = error::account(ctx)?;
-        let found = loader(ctx)?
-            .load_one(ShipmentKey {
-                account: account.id,
-                shipment,
-            })
-            .await
-            .map_err(|_| error::internal_opaque())?;
-        Ok(found.map(Shipment))
+        Ok(load_shipment(ctx, shipment).await?.map(Shipment::from))
     }
 }
 

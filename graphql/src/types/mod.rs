@@ -29,11 +29,11 @@ mod vessel;
 
 pub use container::{Container, ContainerStatus};
 pub use event::TransportEvent;
-pub use named_event::{ContainerTransportEvent, RawEvent};
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;
 pub(crate) use scalars::dt;
 pub use scalars::DateTime;
+pub(crate) use shipment::load_shipment;
 pub use shipment::Shipment;
 pub use terminal_facts::{ImportDeadlines, TerminalFee, TerminalHold};
 pub use vessel::Vessel;

@@ -1,127 +1,131 @@
 //! Reference data shared by all accounts: ports (UN/LOCODE) and container terminals.
 
-use async_graphql::{Object, ID};
+use async_graphql::{ComplexObject, SimpleObject, ID};
 use teu_pipeline::model;
+use teu_pipeline::terminals;
+use uuid::Uuid;
 
-/// A port (reference data shared by all accounts).
-pub struct Port(pub model::Port);
+/// A port (UN/LOCODE reference data, the same for every account).
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct Port {
+    /// The port id (UUID v5 of the UN/LOCODE), the same as `/v2` `port` relationships.
+    id: ID,
+    /// UN/LOCODE.
+    locode: String,
+    name: String,
+    /// ISO 3166 country code.
+    country_code: String,
+    country: Option<String>,
+    /// State or province, when known.
+    state: Option<String>,
+    /// Postal abbreviation of the state or province (US and Canada), when known.
+    state_abbr: Option<String>,
+    /// WGS84 latitude.
+    latitude: Option<f64>,
+    /// WGS84 longitude.
+    longitude: Option<f64>,
+    /// IANA time zone.
+    timezone: Option<String>,
+}
 
 impl Port {
-    /// The port with this UN/LOCODE in the bundled reference data.
+    /// The port with UN/LOCODE `locode` (exact, upper case) in the bundled reference data;
+    /// `None` when `locode` is `None` or not a known port.
     pub fn of(locode: Option<&str>) -> Option<Port> {
         let locode = locode?;
         teu_pipeline::reference::bundled()
             .0
             .get(locode)
             .cloned()
-            .map(Port)
+            .map(Port::from)
     }
 }
 
-/// A port (UN/LOCODE reference data, the same for every account).
-#[Object]
-impl Port {
-    /// The port id (UUID v5 of the UN/LOCODE), the same as `/v2` `port` relationships.
-    async fn id(&self) -> ID {
-        ID(teu_pipeline::ids::port_id(&self.0.locode).to_string())
-    }
-
-    /// UN/LOCODE.
-    async fn locode(&self) -> &str {
-        &self.0.locode
-    }
-
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-
-    /// ISO 3166 country code.
-    async fn country_code(&self) -> &str {
-        &self.0.country_code
-    }
-
-    async fn country(&self) -> Option<&str> {
-        self.0.country.as_deref()
-    }
-
-    /// State or province, when known.
-    async fn state(&self) -> Option<&str> {
-        self.0.state.as_deref()
-    }
-
-    /// Postal abbreviation of the state or province (US and Canada), when known.
-    async fn state_abbr(&self) -> Option<&str> {
-        self.0.state_abbr.as_deref()
-    }
-
-    /// WGS84 latitude.
-    async fn latitude(&self) -> Option<f64> {
-        self.0.latitude
-    }
-
-    /// WGS84 longitude.
-    async fn longitude(&self) -> Option<f64> {
-        self.0.longitude
-    }
-
-    /// IANA time zone.
-    async fn timezone(&self) -> Option<&str> {
-        self.0.time_zone.as_deref()
-    }
-}
-
-/// A container terminal (reference data shared by all accounts).
-pub struct Terminal(pub teu_pipeline::terminals::Terminal);
-
-impl Terminal {
-    /// The terminal with this id in the bundled reference data.
-    pub fn of(id: Option<uuid::Uuid>) -> Option<Terminal> {
-        teu_pipeline::terminals::bundled()
-            .get(id?)
-            .cloned()
-            .map(Terminal)
+impl From<model::Port> for Port {
+    /// The GraphQL port of a reference-data port, with its id (`ids::port_id`).
+    fn from(p: model::Port) -> Self {
+        let model::Port {
+            locode,
+            name,
+            country_code,
+            country,
+            latitude,
+            longitude,
+            time_zone,
+            state,
+            state_abbr,
+        } = p;
+        Port {
+            id: ID(teu_pipeline::ids::port_id(&locode).to_string()),
+            locode,
+            name,
+            country_code,
+            country,
+            state,
+            state_abbr,
+            latitude,
+            longitude,
+            timezone: time_zone,
+        }
     }
 }
 
 /// A container terminal (DCSA facility list and FIRMS codes, the same for every account).
-#[Object]
-impl Terminal {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+#[graphql(complex)]
+pub struct Terminal {
     /// The terminal id, the same as `/v2` `terminal` relationships.
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-
+    id: ID,
+    name: String,
     /// UN/LOCODE of the terminal's port.
-    async fn locode(&self) -> &str {
-        &self.0.locode
-    }
-
+    locode: String,
     /// SMDG terminal code.
-    async fn smdg_code(&self) -> Option<&str> {
-        self.0.smdg_code.as_deref()
-    }
-
+    smdg_code: Option<String>,
     /// BIC facility code.
-    async fn bic_code(&self) -> Option<&str> {
-        self.0.bic_code.as_deref()
-    }
-
+    bic_code: Option<String>,
     /// US CBP FIRMS code or Canadian CBSA sub-location code.
-    async fn firms_code(&self) -> Option<&str> {
-        self.0.firms_code.as_deref()
-    }
-
+    firms_code: Option<String>,
     /// IANA time zone of the terminal's port.
-    async fn timezone(&self) -> Option<&str> {
-        self.0.time_zone.as_deref()
-    }
+    timezone: Option<String>,
+}
 
+impl Terminal {
+    /// The terminal with id `id` in the bundled reference data; `None` when `id` is `None` or
+    /// not a known terminal.
+    pub fn of(id: Option<Uuid>) -> Option<Terminal> {
+        terminals::bundled().get(id?).cloned().map(Terminal::from)
+    }
+}
+
+impl From<terminals::Terminal> for Terminal {
+    /// The GraphQL terminal of a reference-data terminal.
+    fn from(t: terminals::Terminal) -> Self {
+        let terminals::Terminal {
+            id,
+            name,
+            locode,
+            smdg_code,
+            bic_code,
+            firms_code,
+            time_zone,
+        } = t;
+        Terminal {
+            id: ID(id.to_string()),
+            name,
+            locode,
+            smdg_code,
+            bic_code,
+            firms_code,
+            timezone: time_zone,
+        }
+    }
+}
+
+/// The field of a terminal that is looked up in the reference data.
+#[ComplexObject]
+impl Terminal {
     /// The terminal's port.
     async fn port(&self) -> Option<Port> {
-        Port::of(Some(&self.0.locode))
+        Port::of(Some(&self.locode))
     }
 }

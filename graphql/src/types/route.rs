@@ -2,7 +2,7 @@
 //! [`teu_pipeline::route::ContainerRoute`]: the same data as `/v2/containers/{id}/map_geojson`,
 //! typed, plus that FeatureCollection itself as a `JSON` value.
 
-use async_graphql::{Enum, Json, Object};
+use async_graphql::{ComplexObject, Enum, Json, Object, SimpleObject};
 use teu_pipeline::route as model;
 
 use super::{dt, DateTime};
@@ -15,15 +15,14 @@ pub struct ContainerRoute(pub model::ContainerRoute);
 impl ContainerRoute {
     /// Ports on the route, POL first, POD last.
     async fn ports(&self) -> Vec<RoutePort> {
-        self.0.ports.iter().map(|p| RoutePort(p.clone())).collect()
+        self.0.ports.iter().cloned().map(RoutePort::from).collect()
     }
 
     /// Where the container's vessel is, when it is at sea with the container (else null).
     async fn current_vessel(&self) -> Option<CurrentVessel> {
-        self.0.current_vessel.as_ref().map(|v| CurrentVessel {
-            inner: v.clone(),
-            sequence: self.0.ports.get(v.from).map(|p| p.sequence).unwrap_or(1),
-        })
+        let v = self.0.current_vessel.as_ref()?;
+        let sequence = self.0.ports.get(v.from).map_or(1, |p| p.sequence);
+        Some(CurrentVessel::new(v, sequence))
     }
 
     /// Lines of the route: actual tracks, predicted partial and full legs.
@@ -31,11 +30,7 @@ impl ContainerRoute {
         self.0
             .lines
             .iter()
-            .map(|l| RouteLeg {
-                line: l.clone(),
-                from: self.0.ports.get(l.from).cloned(),
-                to: self.0.ports.get(l.to).cloned(),
-            })
+            .map(|l| RouteLeg::new(l, self.0.ports.get(l.from), self.0.ports.get(l.to)))
             .collect()
     }
 
@@ -45,176 +40,185 @@ impl ContainerRoute {
     }
 }
 
-/// One port on a route.
-pub struct RoutePort(model::RoutePort);
+/// A count or a sequence number as a GraphQL `Int` (`i32::MAX` beyond it, which no route
+/// reaches).
+fn int(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
 
 /// One port on a route.
-#[Object]
-impl RoutePort {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct RoutePort {
     /// 1 = POL, last = POD.
-    async fn sequence(&self) -> i32 {
-        self.0.sequence as i32
-    }
+    sequence: i32,
     /// UN/LOCODE.
-    async fn locode(&self) -> &str {
-        &self.0.locode
-    }
+    locode: String,
     /// The port id (`location_id` in `/v2`).
-    async fn location_id(&self) -> String {
-        self.0.location_id.to_string()
-    }
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
+    location_id: String,
+    name: String,
     /// ISO 3166-1 alpha-2.
-    async fn country_code(&self) -> &str {
-        &self.0.country_code
-    }
+    country_code: String,
     /// IANA time zone.
-    async fn time_zone(&self) -> Option<&str> {
-        self.0.time_zone.as_deref()
-    }
+    time_zone: Option<String>,
     /// POL, POD, TS1, TS2, ...
-    async fn label(&self) -> &str {
-        &self.0.label
-    }
+    label: String,
     /// Degrees, WGS84; null when the reference data has no position for the port.
-    async fn longitude(&self) -> Option<f64> {
-        self.0.coordinates.map(|c| c[0])
-    }
+    longitude: Option<f64>,
     /// Degrees, WGS84.
-    async fn latitude(&self) -> Option<f64> {
-        self.0.coordinates.map(|c| c[1])
-    }
-    async fn inbound_eta_at(&self) -> Option<DateTime> {
-        dt(self.0.inbound_eta_at)
-    }
-    async fn inbound_ata_at(&self) -> Option<DateTime> {
-        dt(self.0.inbound_ata_at)
-    }
-    async fn outbound_etd_at(&self) -> Option<DateTime> {
-        dt(self.0.outbound_etd_at)
-    }
-    async fn outbound_atd_at(&self) -> Option<DateTime> {
-        dt(self.0.outbound_atd_at)
+    latitude: Option<f64>,
+    inbound_eta_at: Option<DateTime>,
+    inbound_ata_at: Option<DateTime>,
+    outbound_etd_at: Option<DateTime>,
+    outbound_atd_at: Option<DateTime>,
+}
+
+impl From<model::RoutePort> for RoutePort {
+    /// The GraphQL port of a route's port. Every model field is named here, so a field added
+    /// to the model does not compile until it is served or left out on purpose.
+    fn from(p: model::RoutePort) -> Self {
+        let model::RoutePort {
+            sequence,
+            locode,
+            location_id,
+            name,
+            country_code,
+            country: _,
+            state: _,
+            state_abbr: _,
+            time_zone,
+            coordinates,
+            label,
+            inbound_eta_at,
+            inbound_ata_at,
+            outbound_etd_at,
+            outbound_atd_at,
+            updated_at: _,
+        } = p;
+        RoutePort {
+            sequence: int(sequence),
+            locode,
+            location_id: location_id.to_string(),
+            name,
+            country_code,
+            time_zone,
+            label,
+            longitude: coordinates.map(|c| c[0]),
+            latitude: coordinates.map(|c| c[1]),
+            inbound_eta_at: dt(inbound_eta_at),
+            inbound_ata_at: dt(inbound_ata_at),
+            outbound_etd_at: dt(outbound_etd_at),
+            outbound_atd_at: dt(outbound_atd_at),
+        }
     }
 }
 
 /// The vessel carrying the container, at its latest AIS position.
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
 pub struct CurrentVessel {
-    inner: model::CurrentVessel,
-    sequence: usize,
+    /// Sequence of the port the vessel departed from.
+    ports_sequence: i32,
+    /// IMO number, 7 digits.
+    vessel_imo: Option<String>,
+    vessel_name: Option<String>,
+    voyage_number: Option<String>,
+    /// When the position was observed.
+    timestamp: DateTime,
+    /// Degrees, WGS84.
+    longitude: f64,
+    /// Degrees, WGS84.
+    latitude: f64,
+    /// Degrees 0–360 (true heading, else course over ground); null when not available.
+    heading: Option<f64>,
+    /// Speed over ground, knots.
+    speed: Option<f64>,
 }
 
-/// The vessel carrying the container, at its latest AIS position.
-#[Object]
 impl CurrentVessel {
-    /// Sequence of the port the vessel departed from.
-    async fn ports_sequence(&self) -> i32 {
-        self.sequence as i32
-    }
-    /// IMO number, 7 digits.
-    async fn vessel_imo(&self) -> Option<&str> {
-        self.inner
-            .vessel
-            .imo
-            .as_deref()
-            .or(self.inner.position.imo.as_deref())
-    }
-    async fn vessel_name(&self) -> Option<&str> {
-        self.inner
-            .vessel
-            .name
-            .as_deref()
-            .or(self.inner.position.vessel_name.as_deref())
-    }
-    async fn voyage_number(&self) -> Option<&str> {
-        self.inner.vessel.voyage.as_deref()
-    }
-    /// When the position was observed.
-    async fn timestamp(&self) -> DateTime {
-        DateTime(self.inner.position.observed_at)
-    }
-    /// Degrees, WGS84.
-    async fn longitude(&self) -> f64 {
-        self.inner.position.longitude
-    }
-    /// Degrees, WGS84.
-    async fn latitude(&self) -> f64 {
-        self.inner.position.latitude
-    }
-    /// Degrees 0–360 (true heading, else course over ground); null when not available.
-    async fn heading(&self) -> Option<f64> {
-        self.inner
-            .position
-            .heading_deg
-            .or(self.inner.position.course_deg)
-    }
-    /// Speed over ground, knots.
-    async fn speed(&self) -> Option<f64> {
-        self.inner.position.speed_knots
+    /// The vessel `v` at its latest position, having departed from the port numbered
+    /// `sequence`: IMO number and name from the container's events, else from AIS.
+    fn new(v: &model::CurrentVessel, sequence: usize) -> Self {
+        let p = &v.position;
+        CurrentVessel {
+            ports_sequence: int(sequence),
+            vessel_imo: v.vessel.imo.clone().or_else(|| p.imo.clone()),
+            vessel_name: v.vessel.name.clone().or_else(|| p.vessel_name.clone()),
+            voyage_number: v.vessel.voyage.clone(),
+            timestamp: DateTime(p.observed_at),
+            longitude: p.longitude,
+            latitude: p.latitude,
+            heading: p.heading_deg.or(p.course_deg),
+            speed: p.speed_knots,
+        }
     }
 }
 
 /// Kind of a route line (the `/v2` `feature_type`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "model::LineKind")]
 pub enum RouteLegKind {
     /// `past_vessel_locations`: the vessel's actual (simplified) AIS track.
-    PastVesselLocations,
+    #[graphql(name = "PAST_VESSEL_LOCATIONS")]
+    Past,
     /// `estimated_partial_leg`: predicted path from the vessel's position to the next port.
-    EstimatedPartialLeg,
+    #[graphql(name = "ESTIMATED_PARTIAL_LEG")]
+    EstimatedPartial,
     /// `estimated_full_legs`: predicted path of a leg not yet started.
-    EstimatedFullLegs,
+    #[graphql(name = "ESTIMATED_FULL_LEGS")]
+    EstimatedFull,
 }
 
 /// One line of a route, with its GeoJSON geometry.
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+#[graphql(complex)]
 pub struct RouteLeg {
-    line: model::RouteLine,
-    from: Option<model::RoutePort>,
-    to: Option<model::RoutePort>,
+    kind: RouteLegKind,
+    /// Sequence of the leg's departure port.
+    ports_sequence: i32,
+    /// UN/LOCODE of the departure port.
+    from_locode: Option<String>,
+    /// UN/LOCODE of the arrival port.
+    to_locode: Option<String>,
+    vessel_imo: Option<String>,
+    /// Past legs: time of the first position.
+    start_time: Option<DateTime>,
+    /// Past legs: time of the last position.
+    end_time: Option<DateTime>,
+    /// Coordinates in the (simplified) geometry.
+    point_count: i32,
+    // Not a field of the schema: what `geometry` is built from.
+    #[graphql(skip)]
+    coordinates: Vec<[f64; 2]>,
 }
 
-/// One line of a route, with its GeoJSON geometry.
-#[Object]
 impl RouteLeg {
-    async fn kind(&self) -> RouteLegKind {
-        match self.line.kind {
-            model::LineKind::Past => RouteLegKind::PastVesselLocations,
-            model::LineKind::EstimatedPartial => RouteLegKind::EstimatedPartialLeg,
-            model::LineKind::EstimatedFull => RouteLegKind::EstimatedFullLegs,
+    /// The leg of line `l` from port `from` to port `to` (`None` when the line's index has no
+    /// port: then the sequence is 0 and the UN/LOCODE null).
+    fn new(
+        l: &model::RouteLine,
+        from: Option<&model::RoutePort>,
+        to: Option<&model::RoutePort>,
+    ) -> Self {
+        RouteLeg {
+            kind: l.kind.into(),
+            ports_sequence: from.map_or(0, |p| int(p.sequence)),
+            from_locode: from.map(|p| p.locode.clone()),
+            to_locode: to.map(|p| p.locode.clone()),
+            vessel_imo: l.vessel.imo.clone(),
+            start_time: dt(l.start_time),
+            end_time: dt(l.end_time),
+            point_count: int(l.coordinates.len()),
+            coordinates: l.coordinates.clone(),
         }
     }
-    /// Sequence of the leg's departure port.
-    async fn ports_sequence(&self) -> i32 {
-        self.from.as_ref().map(|p| p.sequence as i32).unwrap_or(0)
-    }
-    /// UN/LOCODE of the departure port.
-    async fn from_locode(&self) -> Option<&str> {
-        self.from.as_ref().map(|p| p.locode.as_str())
-    }
-    /// UN/LOCODE of the arrival port.
-    async fn to_locode(&self) -> Option<&str> {
-        self.to.as_ref().map(|p| p.locode.as_str())
-    }
-    async fn vessel_imo(&self) -> Option<&str> {
-        self.line.vessel.imo.as_deref()
-    }
-    /// Past legs: time of the first position.
-    async fn start_time(&self) -> Option<DateTime> {
-        dt(self.line.start_time)
-    }
-    /// Past legs: time of the last position.
-    async fn end_time(&self) -> Option<DateTime> {
-        dt(self.line.end_time)
-    }
-    /// Coordinates in the (simplified) geometry.
-    async fn point_count(&self) -> i32 {
-        self.line.coordinates.len() as i32
-    }
+}
+
+/// The field of a leg built on demand: its geometry.
+#[ComplexObject]
+impl RouteLeg {
     /// GeoJSON LineString geometry, `[longitude, latitude]` WGS84.
     async fn geometry(&self) -> Json<geojson::Geometry> {
         Json(geojson::Geometry::new(geojson::Value::LineString(
-            self.line.coordinates.iter().map(|c| c.to_vec()).collect(),
+            self.coordinates.iter().map(|c| c.to_vec()).collect(),
         )))
     }
 }

@@ -1,12 +1,13 @@
 //! `Shipment`: one bill of lading (or booking).
 
-use async_graphql::{Context, Enum, Object, ID};
+use async_graphql::{ComplexObject, Context, Enum, SimpleObject, ID};
 use teu_pipeline::model;
+use uuid::Uuid;
 
 use super::{dt, Container, DateTime, Port, Terminal, Vessel};
 use crate::context::loader;
 use crate::error;
-use crate::loaders::ContainersKey;
+use crate::loaders::{ContainersKey, ShipmentKey};
 
 /// Why checking a shipment at the shipping line stopped (`/v2`
 /// `line_tracking_stopped_reason`).
@@ -43,199 +44,186 @@ impl LineTrackingStoppedReason {
 
 /// A shipment: one bill of lading (or booking). The attributes are those of the `/v2`
 /// shipment resource, with the same values.
-pub struct Shipment(pub model::Shipment);
-
-/// A shipment: one bill of lading (or booking). The attributes are those of the `/v2`
-/// shipment resource, with the same values.
-#[Object]
-impl Shipment {
+#[derive(SimpleObject, Debug, Clone)]
+#[graphql(complex)]
+pub struct Shipment {
     /// The shipment id (UUID), the same as in `/v2`.
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-
+    id: ID,
     /// The bill of lading number (or the booking reference when no bill of lading is known).
-    async fn bill_of_lading_number(&self) -> &str {
-        &self.0.bill_of_lading_number
-    }
-
+    bill_of_lading_number: String,
     /// Normalized shipment number used to query the carrier.
-    async fn normalized_number(&self) -> &str {
-        &self.0.normalized_number
-    }
-
-    async fn ref_numbers(&self) -> &[String] {
-        &self.0.ref_numbers
-    }
-
-    async fn created_at(&self) -> DateTime {
-        DateTime(self.0.created_at)
-    }
-
+    normalized_number: String,
+    ref_numbers: Vec<String>,
+    created_at: DateTime,
     /// When the shipment last changed (new feed data, tags, tracking stopped or resumed).
-    async fn updated_at(&self) -> DateTime {
-        DateTime(self.0.refreshed_at)
-    }
-
+    updated_at: DateTime,
     /// The shipment's tags, sorted (`addShipmentTags`, `removeShipmentTags`).
-    async fn tags(&self) -> &[String] {
-        &self.0.tags
-    }
-
+    tags: Vec<String>,
     /// UN/LOCODE of the port of lading.
-    async fn port_of_lading_locode(&self) -> Option<&str> {
-        self.0.port_of_lading_locode.as_deref()
-    }
-
-    async fn port_of_lading_name(&self) -> Option<&str> {
-        self.0.port_of_lading_name.as_deref()
-    }
-
+    port_of_lading_locode: Option<String>,
+    port_of_lading_name: Option<String>,
     /// UN/LOCODE of the port of discharge.
-    async fn port_of_discharge_locode(&self) -> Option<&str> {
-        self.0.port_of_discharge_locode.as_deref()
-    }
-
-    async fn port_of_discharge_name(&self) -> Option<&str> {
-        self.0.port_of_discharge_name.as_deref()
-    }
-
+    port_of_discharge_locode: Option<String>,
+    port_of_discharge_name: Option<String>,
     /// UN/LOCODE of the destination.
-    async fn destination_locode(&self) -> Option<&str> {
-        self.0.destination_locode.as_deref()
-    }
-
-    async fn destination_name(&self) -> Option<&str> {
-        self.0.destination_name.as_deref()
-    }
-
-    async fn shipping_line_scac(&self) -> &str {
-        &self.0.shipping_line_scac
-    }
-
-    async fn shipping_line_name(&self) -> &str {
-        &self.0.shipping_line_name
-    }
-
-    async fn shipping_line_short_name(&self) -> &str {
-        &self.0.shipping_line_short_name
-    }
-
-    async fn customer_name(&self) -> Option<&str> {
-        self.0.customer_name.as_deref()
-    }
-
-    async fn pod_vessel_name(&self) -> Option<&str> {
-        self.0.pod_vessel_name.as_deref()
-    }
-
-    async fn pod_vessel_imo(&self) -> Option<&str> {
-        self.0.pod_vessel_imo.as_deref()
-    }
-
-    async fn pod_voyage_number(&self) -> Option<&str> {
-        self.0.pod_voyage_number.as_deref()
-    }
-
+    destination_locode: Option<String>,
+    destination_name: Option<String>,
+    shipping_line_scac: String,
+    shipping_line_name: String,
+    shipping_line_short_name: String,
+    customer_name: Option<String>,
+    pod_vessel_name: Option<String>,
+    pod_vessel_imo: Option<String>,
+    pod_voyage_number: Option<String>,
     /// Estimated departure from the port of lading (local time zone: `polTimezone`).
-    async fn pol_etd_at(&self) -> Option<DateTime> {
-        dt(self.0.pol_etd_at)
-    }
-
+    pol_etd_at: Option<DateTime>,
     /// Actual departure from the port of lading.
-    async fn pol_atd_at(&self) -> Option<DateTime> {
-        dt(self.0.pol_atd_at)
-    }
-
+    pol_atd_at: Option<DateTime>,
     /// Estimated arrival at the port of discharge (local time zone: `podTimezone`).
-    async fn pod_eta_at(&self) -> Option<DateTime> {
-        dt(self.0.pod_eta_at)
-    }
-
+    pod_eta_at: Option<DateTime>,
     /// First estimated arrival at the port of discharge.
-    async fn pod_original_eta_at(&self) -> Option<DateTime> {
-        dt(self.0.pod_original_eta_at)
-    }
-
+    pod_original_eta_at: Option<DateTime>,
     /// Actual arrival at the port of discharge.
-    async fn pod_ata_at(&self) -> Option<DateTime> {
-        dt(self.0.pod_ata_at)
-    }
-
+    pod_ata_at: Option<DateTime>,
     /// Estimated arrival at the destination (local time zone: `destinationTimezone`).
-    async fn destination_eta_at(&self) -> Option<DateTime> {
-        dt(self.0.destination_eta_at)
-    }
-
+    destination_eta_at: Option<DateTime>,
     /// Actual arrival at the destination.
-    async fn destination_ata_at(&self) -> Option<DateTime> {
-        dt(self.0.destination_ata_at)
-    }
-
+    destination_ata_at: Option<DateTime>,
     /// IANA time zone of the port of lading.
-    async fn pol_timezone(&self) -> Option<&str> {
-        self.0.pol_timezone.as_deref()
-    }
-
+    pol_timezone: Option<String>,
     /// IANA time zone of the port of discharge.
-    async fn pod_timezone(&self) -> Option<&str> {
-        self.0.pod_timezone.as_deref()
-    }
-
+    pod_timezone: Option<String>,
     /// IANA time zone of the destination.
-    async fn destination_timezone(&self) -> Option<&str> {
-        self.0.destination_timezone.as_deref()
-    }
-
+    destination_timezone: Option<String>,
     /// Last attempt to update from the shipping line.
-    async fn line_tracking_last_attempted_at(&self) -> Option<DateTime> {
-        dt(self.0.line_tracking_last_attempted_at)
-    }
-
+    line_tracking_last_attempted_at: Option<DateTime>,
     /// Last successful update from the shipping line.
-    async fn line_tracking_last_succeeded_at(&self) -> Option<DateTime> {
-        dt(self.0.line_tracking_last_succeeded_at)
-    }
-
+    line_tracking_last_succeeded_at: Option<DateTime>,
     /// When checking at the shipping line stopped.
-    async fn line_tracking_stopped_at(&self) -> Option<DateTime> {
-        dt(self.0.line_tracking_stopped_at)
-    }
-
+    line_tracking_stopped_at: Option<DateTime>,
     /// Why checking at the shipping line stopped; `CANCELLED_BY_USER` after `stopTracking`.
-    async fn line_tracking_stopped_reason(&self) -> Option<LineTrackingStoppedReason> {
-        self.0
-            .line_tracking_stopped_reason
-            .as_deref()
-            .and_then(LineTrackingStoppedReason::from_v2)
-    }
+    line_tracking_stopped_reason: Option<LineTrackingStoppedReason>,
+    // Not fields of the schema: what the nested fields look up.
+    #[graphql(skip)]
+    shipment_id: Uuid,
+    #[graphql(skip)]
+    pod_terminal_id: Option<Uuid>,
+}
 
+impl From<model::Shipment> for Shipment {
+    /// The GraphQL shipment of a stored one. Every model field is named here, so a field
+    /// added to the model does not compile until it is served or left out on purpose.
+    fn from(s: model::Shipment) -> Self {
+        let model::Shipment {
+            id,
+            account_id: _,
+            bill_of_lading_number,
+            normalized_number,
+            ref_numbers,
+            created_at,
+            refreshed_at,
+            tags,
+            port_of_lading_locode,
+            port_of_lading_name,
+            port_of_discharge_locode,
+            port_of_discharge_name,
+            destination_locode,
+            destination_name,
+            shipping_line_scac,
+            shipping_line_name,
+            shipping_line_short_name,
+            customer_name,
+            pod_vessel_name,
+            pod_vessel_imo,
+            pod_voyage_number,
+            pol_etd_at,
+            pol_atd_at,
+            pod_eta_at,
+            pod_original_eta_at,
+            pod_ata_at,
+            destination_eta_at,
+            destination_ata_at,
+            pol_timezone,
+            pod_timezone,
+            destination_timezone,
+            line_tracking_last_attempted_at,
+            line_tracking_last_succeeded_at,
+            line_tracking_stopped_at,
+            line_tracking_stopped_reason,
+            pod_terminal_id,
+        } = s;
+        Shipment {
+            id: ID(id.to_string()),
+            bill_of_lading_number,
+            normalized_number,
+            ref_numbers,
+            created_at: DateTime(created_at),
+            updated_at: DateTime(refreshed_at),
+            tags,
+            port_of_lading_locode,
+            port_of_lading_name,
+            port_of_discharge_locode,
+            port_of_discharge_name,
+            destination_locode,
+            destination_name,
+            shipping_line_scac,
+            shipping_line_name,
+            shipping_line_short_name,
+            customer_name,
+            pod_vessel_name,
+            pod_vessel_imo,
+            pod_voyage_number,
+            pol_etd_at: dt(pol_etd_at),
+            pol_atd_at: dt(pol_atd_at),
+            pod_eta_at: dt(pod_eta_at),
+            pod_original_eta_at: dt(pod_original_eta_at),
+            pod_ata_at: dt(pod_ata_at),
+            destination_eta_at: dt(destination_eta_at),
+            destination_ata_at: dt(destination_ata_at),
+            pol_timezone,
+            pod_timezone,
+            destination_timezone,
+            line_tracking_last_attempted_at: dt(line_tracking_last_attempted_at),
+            line_tracking_last_succeeded_at: dt(line_tracking_last_succeeded_at),
+            line_tracking_stopped_at: dt(line_tracking_stopped_at),
+            line_tracking_stopped_reason: line_tracking_stopped_reason
+                .as_deref()
+                .and_then(LineTrackingStoppedReason::from_v2),
+            shipment_id: id,
+            pod_terminal_id,
+        }
+    }
+}
+
+/// The fields of a shipment that are looked up: reference data and the containers.
+#[ComplexObject]
+impl Shipment {
     /// The port of lading (reference data), when its UN/LOCODE is known.
     async fn port_of_lading(&self) -> Option<Port> {
-        Port::of(self.0.port_of_lading_locode.as_deref())
+        Port::of(self.port_of_lading_locode.as_deref())
     }
 
     /// The port of discharge (reference data), when its UN/LOCODE is known.
     async fn port_of_discharge(&self) -> Option<Port> {
-        Port::of(self.0.port_of_discharge_locode.as_deref())
+        Port::of(self.port_of_discharge_locode.as_deref())
     }
 
     /// The destination, when it is a known port (an inland place is not a port: null).
     async fn destination(&self) -> Option<Port> {
-        Port::of(self.0.destination_locode.as_deref())
+        Port::of(self.destination_locode.as_deref())
     }
 
     /// The terminal at the port of discharge that most of the shipment's containers name, when
     /// known (`/v2` relationship `pod_terminal`).
     async fn pod_terminal(&self) -> Option<Terminal> {
-        Terminal::of(self.0.pod_terminal_id)
+        Terminal::of(self.pod_terminal_id)
     }
 
     /// The vessel that brings the shipment to the port of discharge, when known.
     async fn pod_vessel(&self) -> Option<Vessel> {
         Vessel::of(
-            self.0.pod_vessel_imo.as_deref(),
-            self.0.pod_vessel_name.as_deref(),
+            self.pod_vessel_imo.as_deref(),
+            self.pod_vessel_name.as_deref(),
         )
     }
 
@@ -244,7 +232,7 @@ impl Shipment {
         let account = error::account(ctx)?;
         let key = ContainersKey {
             account: account.id,
-            shipment: self.0.id,
+            shipment: self.shipment_id,
         };
         let containers = loader(ctx)?
             .load_one(key)
@@ -253,7 +241,25 @@ impl Shipment {
         Ok(containers
             .unwrap_or_default()
             .into_iter()
-            .map(Container)
+            .map(Container::from)
             .collect())
     }
+}
+
+/// The account's shipment `shipment`, through the request's data loader; `None` when the
+/// account has no such shipment.
+///
+/// Errors: `UNAUTHENTICATED` without an account, `INTERNAL` when the store fails.
+pub(crate) async fn load_shipment(
+    ctx: &Context<'_>,
+    shipment: Uuid,
+) -> async_graphql::Result<Option<model::Shipment>> {
+    let account = error::account(ctx)?;
+    loader(ctx)?
+        .load_one(ShipmentKey {
+            account: account.id,
+            shipment,
+        })
+        .await
+        .map_err(|_| error::internal_opaque())
 }

@@ -1,12 +1,9 @@
 //! What the POD terminal says of a container: holds, fees and last free days.
 
-use async_graphql::{Enum, Object};
+use async_graphql::{Enum, SimpleObject};
 use teu_pipeline::model;
 
 use super::{dt, DateTime};
-
-/// A hold at the POD terminal.
-pub struct TerminalHold(pub model::TerminalHold);
 
 /// Status of a hold at the POD terminal (`/v2` terminal_hold.status).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,65 +56,80 @@ impl FeeType {
 }
 
 /// A hold at the POD terminal (`/v2` terminal_hold).
-#[Object]
-impl TerminalHold {
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct TerminalHold {
+    name: String,
     /// `PENDING` or `HOLD`.
-    async fn status(&self) -> HoldStatus {
-        HoldStatus::from_v2(&self.0.status)
-    }
-
+    status: HoldStatus,
     /// Text from the terminal.
-    async fn description(&self) -> Option<&str> {
-        self.0.description.as_deref()
-    }
+    description: Option<String>,
 }
 
-/// A fee at the POD terminal.
-pub struct TerminalFee(pub model::TerminalFee);
+impl From<model::TerminalHold> for TerminalHold {
+    fn from(h: model::TerminalHold) -> Self {
+        let model::TerminalHold {
+            name,
+            status,
+            description,
+        } = h;
+        TerminalHold {
+            name,
+            status: HoldStatus::from_v2(&status),
+            description,
+        }
+    }
+}
 
 /// A fee at the POD terminal (`/v2` terminal_fee).
-#[Object]
-impl TerminalFee {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct TerminalFee {
     /// `DEMURRAGE`, `EXAM`, `EXTENDED_DWELL_TIME`, `OTHER` or `TOTAL`.
     #[graphql(name = "type")]
-    async fn fee_type(&self) -> FeeType {
-        FeeType::from_v2(&self.0.fee_type)
-    }
-
+    fee_type: FeeType,
     /// Amount in the local currency.
-    async fn amount(&self) -> f64 {
-        self.0.amount
-    }
-
+    amount: f64,
     /// ISO 4217 code.
-    async fn currency_code(&self) -> Option<&str> {
-        self.0.currency_code.as_deref()
+    currency_code: Option<String>,
+}
+
+impl From<model::TerminalFee> for TerminalFee {
+    fn from(f: model::TerminalFee) -> Self {
+        let model::TerminalFee {
+            fee_type,
+            amount,
+            currency_code,
+        } = f;
+        TerminalFee {
+            fee_type: FeeType::from_v2(&fee_type),
+            amount,
+            currency_code,
+        }
     }
 }
 
-/// Last free days of a container.
-pub struct ImportDeadlines(pub model::ImportDeadlines);
-
 /// Last free days of a container, all UTC.
-#[Object]
-impl ImportDeadlines {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct ImportDeadlines {
     /// Last free day at the POD terminal (local time zone: the container's `podTimezone`).
-    async fn pickup_lfd_terminal(&self) -> Option<DateTime> {
-        dt(self.0.pickup_lfd_terminal)
-    }
-
+    pickup_lfd_terminal: Option<DateTime>,
     /// Last free day at the rail terminal (local time zone: `finalDestinationTimezone`).
-    async fn pickup_lfd_rail(&self) -> Option<DateTime> {
-        dt(self.0.pickup_lfd_rail)
-    }
-
+    pickup_lfd_rail: Option<DateTime>,
     /// Last free day given by the shipping line (local time zone: `finalDestinationTimezone`
     /// or `podTimezone`).
-    async fn pickup_lfd_line(&self) -> Option<DateTime> {
-        dt(self.0.pickup_lfd_line)
+    pickup_lfd_line: Option<DateTime>,
+}
+
+impl From<model::ImportDeadlines> for ImportDeadlines {
+    fn from(d: model::ImportDeadlines) -> Self {
+        let model::ImportDeadlines {
+            pickup_lfd_terminal,
+            pickup_lfd_rail,
+            pickup_lfd_line,
+        } = d;
+        ImportDeadlines {
+            pickup_lfd_terminal: dt(pickup_lfd_terminal),
+            pickup_lfd_rail: dt(pickup_lfd_rail),
+            pickup_lfd_line: dt(pickup_lfd_line),
+        }
     }
 }
