@@ -81,7 +81,7 @@ impl WebhookNotification {
             })
             .await
             .map_err(|_| error::internal_opaque())?;
-        Ok(found.map(Webhook))
+        Ok(found.map(Webhook::from))
     }
 
     /// What it is about: the `reference_object` of `/v2`.

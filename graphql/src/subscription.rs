@@ -113,7 +113,7 @@ impl SubscriptionRoot {
                     Ok(found)
                 }
             })
-            .flat_map(|loaded| stream::iter(each(loaded, TrackingRequest))))
+            .flat_map(|loaded| stream::iter(each(loaded, TrackingRequest::from))))
     }
 }
 

@@ -10,6 +10,7 @@
 //! | `TransportEvent`, `EventType`, `EventClassifier` (`Container.events`) | `event` |
 //! | `ContainerTransportEvent`, `RawEvent` (`Container.transportEvents`, `Container.rawEvents`) | `named_event` |
 //! | `ContainerRoute` and its ports, vessel and legs (`Container.route`) | `route` |
+//! | `EmailSubmission`, `Document`, `DocumentRepresentation`, `DocumentSchema` | `email` |
 //! | `Port`, `Terminal` (reference data) | `reference` |
 //! | `Vessel` | `vessel` |
 //!
@@ -18,6 +19,7 @@
 //! the request's data loader ([`crate::loaders`]).
 
 mod container;
+mod email;
 mod event;
 mod named_event;
 mod reference;
@@ -28,6 +30,7 @@ mod terminal_facts;
 mod vessel;
 
 pub use container::{Container, ContainerStatus};
+pub use email::{DocumentSchema, EmailSubmission};
 pub use event::TransportEvent;
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;
