@@ -13,8 +13,14 @@
 //! | `webhooks` (connection), `webhook(id)`, `webhookEvents`; mutations `createWebhook(input)`, `updateWebhook(id, input)`, `deleteWebhook(id)` | `webhooks` |
 //! | `webhookNotifications(filter)` (connection), `webhookNotification(id)` | `notifications` |
 //!
-//! The object types (`Container`, `Shipment`, their events and route, ports, terminals) are in
-//! `types`, one module per resource; the pagination every connection shares is in `paging`.
+//! The object types over the domain model (`Container`, `Shipment`, their events and route,
+//! ports, terminals, email submissions and documents) are in `types`, one module per resource:
+//! each is a `SimpleObject` built from the model record by a `From` conversion that names
+//! every model field, with the looked-up fields in a `ComplexObject`; enums that mirror a
+//! domain enum derive their conversions (`#[graphql(remote = ...)]`). The pagination every
+//! connection shares is in `paging`, the request data (store, data loader, ids) in `context`.
+//! Dependencies between these modules point one way: the query and mutation parts use
+//! `types`, `paging` and `context`, never the reverse (`scripts/module_cycles.py graphql`).
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
 //! `TrackingRequest.shipment`, `EmailSubmission.documents`,

@@ -12,7 +12,7 @@ use teu_pipeline::webhooks::{self as domain};
 use crate::context::{loader, parse_id, store};
 use crate::error;
 use crate::loaders::{prefetch, sub, WebhookKey};
-use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::paging::{connection, page, Page};
 use crate::types::{dt, DateTime};
 use crate::webhooks::Webhook;
 
@@ -176,12 +176,7 @@ impl WebhookNotificationFilter {
 }
 
 /// A page of notifications.
-type NotificationConnection = async_graphql::connection::Connection<
-    Cursor,
-    WebhookNotification,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type NotificationConnection = Page<WebhookNotification>;
 
 /// The notifications part of [`crate::Query`].
 #[derive(Default)]

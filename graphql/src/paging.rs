@@ -14,7 +14,7 @@ pub(crate) const DEFAULT_PAGE_SIZE: i32 = 30;
 pub const MAX_PAGE_SIZE: i32 = 100;
 
 /// Cursor of a list item: its offset in the list, opaque to clients (base64 of JSON).
-pub(crate) type Cursor = OpaqueCursor<u64>;
+type Cursor = OpaqueCursor<u64>;
 
 /// A page of `N`, with the list's `totalCount`.
 pub(crate) type Page<N> = Connection<Cursor, N, ConnectionFields, EmptyFields>;

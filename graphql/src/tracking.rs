@@ -15,7 +15,7 @@ use uuid::Uuid;
 use crate::context::{parse_id, store};
 use crate::error;
 use crate::inference::NumberType;
-use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::paging::{connection, page, Page};
 use crate::types::{load_shipment, DateTime, Shipment};
 
 /// Whether feed data for a tracking request's number has arrived.
@@ -116,12 +116,7 @@ impl TrackingRequest {
 }
 
 /// A page of tracking requests.
-type TrackingRequestConnection = async_graphql::connection::Connection<
-    Cursor,
-    TrackingRequest,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type TrackingRequestConnection = Page<TrackingRequest>;
 
 /// The tracking requests part of [`crate::Query`].
 #[derive(Default)]

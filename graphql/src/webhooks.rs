@@ -15,7 +15,7 @@ use teu_pipeline::webhooks::{self as domain, WebhookAttributes, CATALOG};
 
 use crate::context::{parse_id, store};
 use crate::error;
-use crate::paging::{connection, page, ConnectionFields, Cursor};
+use crate::paging::{connection, page, Page};
 use crate::types::DateTime;
 
 /// An endpoint the account registered to be told what changed (`/v2` webhook, same values;
@@ -163,12 +163,7 @@ pub struct WebhookEventCategory {
 }
 
 /// A page of webhooks.
-type WebhookConnection = async_graphql::connection::Connection<
-    Cursor,
-    Webhook,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type WebhookConnection = Page<Webhook>;
 
 /// The webhooks part of [`crate::Query`].
 #[derive(Default)]
