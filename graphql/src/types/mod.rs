@@ -15,8 +15,14 @@
 //! | `Vessel` | `vessel` |
 //!
 //! Each object serves the fields of the model record the store returned unchanged, so the
-//! values are those of the `/v2` API (field names in camelCase). Nested records go through
-//! the request's data loader ([`crate::loaders`]).
+//! values are those of the `/v2` API (field names in camelCase). An object is a
+//! `SimpleObject` built by a `From` conversion of its model record that names every model
+//! field (a field added to the model does not compile until it is served or left out on
+//! purpose); the fields it looks up (reference data, nested records) are its `ComplexObject`
+//! part. Nested records go through the request's data loader ([`crate::loaders`]). Enums that
+//! mirror a domain enum derive both conversions with `#[graphql(remote = ...)]`; those over
+//! `/v2` text values (`HoldStatus`, `FeeType`, `LineTrackingStoppedReason`) keep a parser
+//! until the model types them.
 
 mod container;
 mod email;
