@@ -18,18 +18,19 @@
 //! numbers per second). Aliases count one each. Beyond the allowance the field fails with
 //! `RATE_LIMITED` (`extensions.retryAfter`, and a `Retry-After` header on the response).
 
-use async_graphql::{Context, Enum, Object};
+use async_graphql::{Context, Enum, Object, SimpleObject};
 use teu_api::limit::AccountLimiter;
 use teu_pipeline::infer::{self, batch, Scorer};
 
+use crate::context::store;
 use crate::error;
-use crate::query::store;
 
 /// Most numbers one `inferNumbers` call accepts.
 pub const MAX_BATCH: usize = 10_000;
 
 /// Kind of number (`/v2` `number_type`; also a tracking request's `requestType`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "infer::NumberType")]
 pub enum NumberType {
     /// `container`: an ISO 6346 container number.
     Container,
@@ -37,26 +38,6 @@ pub enum NumberType {
     BillOfLading,
     /// `booking`: a carrier booking number.
     Booking,
-}
-
-impl From<infer::NumberType> for NumberType {
-    fn from(t: infer::NumberType) -> Self {
-        match t {
-            infer::NumberType::Container => NumberType::Container,
-            infer::NumberType::BillOfLading => NumberType::BillOfLading,
-            infer::NumberType::Booking => NumberType::Booking,
-        }
-    }
-}
-
-impl From<NumberType> for infer::NumberType {
-    fn from(t: NumberType) -> Self {
-        match t {
-            NumberType::Container => infer::NumberType::Container,
-            NumberType::BillOfLading => infer::NumberType::BillOfLading,
-            NumberType::Booking => infer::NumberType::Booking,
-        }
-    }
 }
 
 /// What `validation.type` says the number identifies.
@@ -70,6 +51,7 @@ pub enum ValidationType {
 
 /// Classification of one result (`/v2` `shipping_line.decision`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "infer::Decision")]
 pub enum Decision {
     /// `auto_select`: confidence ≥ 0.95.
     AutoSelect,
@@ -79,117 +61,126 @@ pub enum Decision {
     NoPrediction,
 }
 
-impl From<infer::Decision> for Decision {
-    fn from(d: infer::Decision) -> Self {
-        match d {
-            infer::Decision::AutoSelect => Decision::AutoSelect,
-            infer::Decision::NeedsConfirmation => Decision::NeedsConfirmation,
-            infer::Decision::NoPrediction => Decision::NoPrediction,
-        }
-    }
-}
-
-/// The result of inferring one number.
-pub struct InferredNumber(pub infer::Inference);
-
 /// The result of inferring one number: its kind, validity and shipping line (the
 /// `data.attributes` of `/v2` `infer_number`).
-#[Object]
-impl InferredNumber {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct InferredNumber {
     /// The number as teu reads it: upper case, without spaces, dashes, dots and slashes.
-    async fn number(&self) -> &str {
-        &self.0.number
-    }
-
+    number: String,
     /// Container, bill of lading or booking.
-    async fn number_type(&self) -> NumberType {
-        self.0.number_type.into()
-    }
-
+    number_type: NumberType,
     /// Validity of the number's format.
-    async fn validation(&self) -> Validation {
-        Validation(self.0.validation.clone())
-    }
-
+    validation: Validation,
     /// The shipping line prediction.
-    async fn shipping_line(&self) -> ShippingLine {
-        ShippingLine(self.0.shipping_line.clone())
-    }
+    shipping_line: ShippingLine,
 }
 
-/// Validity of a number's format.
-pub struct Validation(pub infer::Validation);
-
-/// Validity of a number's format (`/v2` `validation`).
-#[Object]
-impl Validation {
-    /// `true` valid format, `false` invalid, null unknown (bookings: each line has its own).
-    async fn is_valid(&self) -> Option<bool> {
-        self.0.is_valid
-    }
-
-    /// `CONTAINER` for container numbers, `SHIPMENT` for bills of lading and bookings.
-    #[graphql(name = "type")]
-    async fn kind(&self) -> ValidationType {
-        if self.0.kind == "container" {
-            ValidationType::Container
-        } else {
-            ValidationType::Shipment
+impl From<infer::Inference> for InferredNumber {
+    /// The GraphQL result of an inference.
+    fn from(i: infer::Inference) -> Self {
+        let infer::Inference {
+            number,
+            number_type,
+            validation,
+            shipping_line,
+        } = i;
+        InferredNumber {
+            number,
+            number_type: number_type.into(),
+            validation: validation.into(),
+            shipping_line: shipping_line.into(),
         }
     }
-
-    /// For containers, the ISO 6346 check digit result; false for other numbers.
-    async fn check_digit_passed(&self) -> bool {
-        self.0.check_digit_passed
-    }
-
-    /// Why the number is invalid; null when it is valid or unknown.
-    async fn reason(&self) -> Option<&str> {
-        self.0.reason.as_deref()
-    }
 }
 
-/// The shipping line prediction of a number.
-pub struct ShippingLine(pub infer::ShippingLine);
+/// Validity of a number's format (`/v2` `validation`).
+#[derive(SimpleObject, Debug, Clone, PartialEq, Eq)]
+pub struct Validation {
+    /// `true` valid format, `false` invalid, null unknown (bookings: each line has its own).
+    is_valid: Option<bool>,
+    /// `CONTAINER` for container numbers, `SHIPMENT` for bills of lading and bookings.
+    #[graphql(name = "type")]
+    kind: ValidationType,
+    /// For containers, the ISO 6346 check digit result; false for other numbers.
+    check_digit_passed: bool,
+    /// Why the number is invalid; null when it is valid or unknown.
+    reason: Option<String>,
+}
+
+impl From<infer::Validation> for Validation {
+    /// The GraphQL validity of an inference's: `kind` `container` is `CONTAINER`, anything
+    /// else (`shipment`) `SHIPMENT`.
+    fn from(v: infer::Validation) -> Self {
+        let infer::Validation {
+            is_valid,
+            kind,
+            check_digit_passed,
+            reason,
+        } = v;
+        Validation {
+            is_valid,
+            kind: if kind == "container" {
+                ValidationType::Container
+            } else {
+                ValidationType::Shipment
+            },
+            check_digit_passed,
+            reason,
+        }
+    }
+}
 
 /// The shipping line prediction of a number (`/v2` `shipping_line`).
-#[Object]
-impl ShippingLine {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct ShippingLine {
     /// What to do with the top candidate.
-    async fn decision(&self) -> Decision {
-        self.0.decision.into()
-    }
-
+    decision: Decision,
     /// The top candidate; null when the decision is `NO_PREDICTION`.
-    async fn selected(&self) -> Option<Candidate> {
-        self.0.selected.clone().map(Candidate)
-    }
-
+    selected: Option<Candidate>,
     /// Every plausible line, highest confidence first (ties by SCAC).
-    async fn candidates(&self) -> Vec<Candidate> {
-        self.0.candidates.iter().cloned().map(Candidate).collect()
+    candidates: Vec<Candidate>,
+}
+
+impl From<infer::ShippingLine> for ShippingLine {
+    /// The GraphQL prediction of an inference's.
+    fn from(l: infer::ShippingLine) -> Self {
+        let infer::ShippingLine {
+            decision,
+            selected,
+            candidates,
+        } = l;
+        ShippingLine {
+            decision: decision.into(),
+            selected: selected.map(Candidate::from),
+            candidates: candidates.into_iter().map(Candidate::from).collect(),
+        }
     }
 }
 
-/// One possible shipping line.
-pub struct Candidate(pub infer::Candidate);
-
 /// One possible shipping line for a number.
-#[Object]
-impl Candidate {
+#[derive(SimpleObject, Debug, Clone, PartialEq)]
+pub struct Candidate {
     /// The line's SCAC, e.g. `MSCU`.
-    async fn scac(&self) -> &str {
-        &self.0.scac
-    }
-
+    scac: String,
     /// The line's name, or the SCAC when the line is not in the reference list.
-    async fn name(&self) -> &str {
-        &self.0.name
-    }
-
+    name: String,
     /// Confidence in [0, 1], 3 decimals.
-    async fn confidence(&self) -> f64 {
-        self.0.confidence
+    confidence: f64,
+}
+
+impl From<infer::Candidate> for Candidate {
+    /// The GraphQL candidate of an inference's.
+    fn from(c: infer::Candidate) -> Self {
+        let infer::Candidate {
+            scac,
+            name,
+            confidence,
+        } = c;
+        Candidate {
+            scac,
+            name,
+            confidence,
+        }
     }
 }
 
@@ -229,7 +220,7 @@ impl InferenceQuery {
             .scac_history(account.id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(InferredNumber(infer::infer(&number, &history)))
+        Ok(InferredNumber::from(infer::infer(&number, &history)))
     }
 
     /// Infers every number of a list (at most 10,000): one result per input, in input order; a
@@ -261,7 +252,7 @@ impl InferenceQuery {
         let refs: Vec<&str> = numbers.iter().map(String::as_str).collect();
         Ok(batch::infer_many(Scorer::bundled(), &refs, &history)
             .into_iter()
-            .map(InferredNumber)
+            .map(InferredNumber::from)
             .collect())
     }
 }

@@ -12,7 +12,15 @@
 //! | `emailSubmissions` (connection), `emailSubmission(id)`, `documentSchema(id)`, `documentSchemas(documentType)` | `email` |
 //! | `webhooks` (connection), `webhook(id)`, `webhookEvents`; mutations `createWebhook(input)`, `updateWebhook(id, input)`, `deleteWebhook(id)` | `webhooks` |
 //! | `webhookNotifications(filter)` (connection), `webhookNotification(id)` | `notifications` |
-//! | `Container.transportEvents`, `Container.rawEvents` (the `/v2` transport and raw events of a container) | `events` |
+//!
+//! The object types over the domain model (`Container`, `Shipment`, their events and route,
+//! ports, terminals, email submissions and documents) are in `types`, one module per resource:
+//! each is a `SimpleObject` built from the model record by a `From` conversion that names
+//! every model field, with the looked-up fields in a `ComplexObject`; enums that mirror a
+//! domain enum derive their conversions (`#[graphql(remote = ...)]`). The pagination every
+//! connection shares is in `paging`, the request data (store, data loader, ids) in `context`.
+//! Dependencies between these modules point one way: the query and mutation parts use
+//! `types`, `paging` and `context`, never the reverse (`scripts/module_cycles.py graphql`).
 //!
 //! Nested fields (`Container.shipment`, `Container.events`, `Shipment.containers`,
 //! `TrackingRequest.shipment`, `EmailSubmission.documents`,
@@ -46,15 +54,15 @@
 #![warn(missing_docs)]
 
 mod auth;
+mod context;
 mod email;
 mod error;
-mod events;
 mod inference;
 mod loaders;
 mod mutations;
 mod notifications;
+mod paging;
 mod query;
-mod route;
 mod subscription;
 mod tracking;
 mod types;
@@ -83,7 +91,8 @@ use teu_pipeline::store::Store;
 pub use error::GqlError;
 pub use inference::MAX_BATCH;
 pub use mutations::Mutation;
-pub use query::{ListFilter, OrderBy, Query, MAX_PAGE_SIZE};
+pub use paging::MAX_PAGE_SIZE;
+pub use query::{ListFilter, OrderBy, Query};
 pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 
 /// The teu GraphQL schema: queries, the tracking-request mutation and live updates.

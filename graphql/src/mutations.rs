@@ -8,8 +8,8 @@
 use async_graphql::{Context, MergedObject, Object, ID};
 use teu_pipeline::listing::parse_tags;
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{parse_id, store};
 use crate::tracking::TrackingRequestMutation;
 use crate::types::Shipment;
 use crate::webhooks::WebhookMutation;
@@ -28,7 +28,7 @@ fn found(
     shipment: Option<teu_pipeline::model::Shipment>,
 ) -> async_graphql::Result<Shipment> {
     shipment
-        .map(Shipment)
+        .map(Shipment::from)
         .ok_or_else(|| error::not_found(format!("no shipment with id {:?}", id.as_str())))
 }
 

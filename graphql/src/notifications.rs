@@ -9,14 +9,16 @@ use async_graphql::{Context, Enum, InputObject, Object, SimpleObject, ID};
 use teu_pipeline::webhooks::outbox::NotificationFilter;
 use teu_pipeline::webhooks::{self as domain};
 
+use crate::context::{loader, parse_id, store};
 use crate::error;
 use crate::loaders::{prefetch, sub, WebhookKey};
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
-use crate::types::{dt, loader, DateTime};
+use crate::paging::{connection, page, Page};
+use crate::types::{dt, DateTime};
 use crate::webhooks::Webhook;
 
 /// A notification's delivery state (`/v2` `delivery_status`).
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
+#[graphql(remote = "domain::DeliveryStatus")]
 pub enum DeliveryStatus {
     /// `pending`: not delivered yet; attempts remain.
     Pending,
@@ -24,26 +26,6 @@ pub enum DeliveryStatus {
     Succeeded,
     /// `failed`: every attempt failed, or the webhook was deleted.
     Failed,
-}
-
-impl From<domain::DeliveryStatus> for DeliveryStatus {
-    fn from(s: domain::DeliveryStatus) -> Self {
-        match s {
-            domain::DeliveryStatus::Pending => DeliveryStatus::Pending,
-            domain::DeliveryStatus::Succeeded => DeliveryStatus::Succeeded,
-            domain::DeliveryStatus::Failed => DeliveryStatus::Failed,
-        }
-    }
-}
-
-impl From<DeliveryStatus> for domain::DeliveryStatus {
-    fn from(s: DeliveryStatus) -> Self {
-        match s {
-            DeliveryStatus::Pending => domain::DeliveryStatus::Pending,
-            DeliveryStatus::Succeeded => domain::DeliveryStatus::Succeeded,
-            DeliveryStatus::Failed => domain::DeliveryStatus::Failed,
-        }
-    }
 }
 
 /// What a notification is about (`/v2` `reference_object` relationship).
@@ -99,7 +81,7 @@ impl WebhookNotification {
             })
             .await
             .map_err(|_| error::internal_opaque())?;
-        Ok(found.map(Webhook))
+        Ok(found.map(Webhook::from))
     }
 
     /// What it is about: the `reference_object` of `/v2`.
@@ -194,12 +176,7 @@ impl WebhookNotificationFilter {
 }
 
 /// A page of notifications.
-type NotificationConnection = async_graphql::connection::Connection<
-    Cursor,
-    WebhookNotification,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type NotificationConnection = Page<WebhookNotification>;
 
 /// The notifications part of [`crate::Query`].
 #[derive(Default)]
@@ -210,7 +187,7 @@ pub struct NotificationQuery;
 impl NotificationQuery {
     /// The account's webhook notifications matching `filter`, newest first (the `/v2` list
     /// order). `first` defaults to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn webhook_notifications(
         &self,
         ctx: &Context<'_>,

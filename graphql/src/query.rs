@@ -1,45 +1,28 @@
 //! The query root, merged ([`MergedObject`]) from one part per area: containers and shipments
 //! (here), carrier inference ([`crate::inference`]), tracking requests ([`crate::tracking`]),
 //! email submissions and document schemas ([`crate::email`]), webhooks
-//! ([`crate::webhooks`]) and their notifications ([`crate::notifications`]); and the
-//! pagination helpers the parts share.
+//! ([`crate::webhooks`]) and their notifications ([`crate::notifications`]). The parts share
+//! the pagination of [`crate::paging`] and the request data of [`crate::context`].
 
-use async_graphql::connection::{Connection, CursorType, Edge, EmptyFields, OpaqueCursor};
-use async_graphql::{Context, Enum, InputObject, MergedObject, Object, SimpleObject, ID};
+use async_graphql::{Context, Enum, InputObject, MergedObject, Object, ID};
 use teu_pipeline::listing::{self, ListOrder};
 use teu_pipeline::model;
-use teu_pipeline::store::Store;
-use uuid::Uuid;
 
+use crate::context::{loader, parse_id, store};
 use crate::email::EmailQuery;
 use crate::error;
 use crate::inference::InferenceQuery;
 use crate::loaders::prefetch;
 use crate::notifications::NotificationQuery;
+use crate::paging::{connection, page, Page};
 use crate::tracking::TrackingRequestQuery;
-use crate::types::loader;
 use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
 use crate::webhooks::WebhookQuery;
 
-/// Page size when `first` is not given.
-pub(crate) const DEFAULT_PAGE_SIZE: i32 = 30;
-/// Largest `first` accepted; more is a `BAD_USER_INPUT` error.
-pub const MAX_PAGE_SIZE: i32 = 100;
-
-/// Cursor of a list item: its offset in the list, opaque to clients (base64 of JSON).
-pub(crate) type Cursor = OpaqueCursor<u64>;
-
-/// Extra fields of every connection.
-#[derive(SimpleObject)]
-pub struct ConnectionFields {
-    /// Number of items in the whole list, over all pages.
-    pub(crate) total_count: i64,
-}
-
 /// A page of containers.
-type ContainerConnection = Connection<Cursor, Container, ConnectionFields, EmptyFields>;
+type ContainerConnection = Page<Container>;
 /// A page of shipments.
-type ShipmentConnection = Connection<Cursor, Shipment, ConnectionFields, EmptyFields>;
+type ShipmentConnection = Page<Shipment>;
 
 /// The query root. Everything it returns belongs to the request's account (document schemas
 /// are shared by all accounts).
@@ -88,6 +71,7 @@ pub struct ListFilter {
 /// Order of the `containers` and `shipments` lists; ties are broken by id, so pages never
 /// overlap.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[graphql(remote = "ListOrder")]
 pub enum OrderBy {
     /// Most recently changed first (the `/v2` order). The default.
     #[default]
@@ -99,26 +83,6 @@ pub enum OrderBy {
     LfdAsc,
     /// By container number (containers) or bill of lading number (shipments).
     NumberAsc,
-}
-
-impl From<OrderBy> for ListOrder {
-    fn from(o: OrderBy) -> Self {
-        match o {
-            OrderBy::UpdatedAtDesc => ListOrder::UpdatedAtDesc,
-            OrderBy::PodEtaAsc => ListOrder::PodEtaAsc,
-            OrderBy::LfdAsc => ListOrder::LfdAsc,
-            OrderBy::NumberAsc => ListOrder::NumberAsc,
-        }
-    }
-}
-
-impl From<ContainerStatus> for model::ContainerStatus {
-    fn from(s: ContainerStatus) -> Self {
-        model::ContainerStatus::ALL
-            .into_iter()
-            .find(|m| ContainerStatus::from(*m) == s)
-            .unwrap_or(model::ContainerStatus::New)
-    }
 }
 
 /// A trimmed, non-blank text of the filter, or a `BAD_USER_INPUT` naming `field`.
@@ -205,68 +169,6 @@ impl ListFilter {
 #[derive(Default)]
 pub struct ContainerQuery;
 
-/// Complexity of a connection field: its selection counted once per item of the page it asks
-/// for (`first`, 30 when not given; out-of-range values are refused by [`page`] anyway).
-pub(crate) fn page_complexity(first: Option<i32>, child_complexity: usize) -> usize {
-    let items = first.unwrap_or(DEFAULT_PAGE_SIZE).clamp(1, MAX_PAGE_SIZE) as usize;
-    items.saturating_mul(child_complexity).saturating_add(1)
-}
-
-/// `(offset, limit)` of the page that `first` and `after` ask for.
-pub(crate) fn page(first: Option<i32>, after: Option<String>) -> async_graphql::Result<(u64, u64)> {
-    let limit = first.unwrap_or(DEFAULT_PAGE_SIZE);
-    if !(0..=MAX_PAGE_SIZE).contains(&limit) {
-        return Err(error::bad_user_input(format!(
-            "`first` must be between 0 and {MAX_PAGE_SIZE}, got {limit}"
-        )));
-    }
-    let offset = match after {
-        None => 0,
-        Some(cursor) => {
-            let at = Cursor::decode_cursor(&cursor)
-                .map_err(|_| error::bad_user_input("`after` is not a valid cursor"))?
-                .0;
-            // Offsets beyond what the store can count are not cursors this API handed out.
-            if at >= i64::MAX as u64 {
-                return Err(error::bad_user_input("`after` is not a valid cursor"));
-            }
-            at + 1
-        }
-    };
-    Ok((offset, limit as u64))
-}
-
-/// Builds a connection from one page of items starting at `offset` and the list's total.
-pub(crate) fn connection<T, N: async_graphql::OutputType>(
-    offset: u64,
-    items: Vec<T>,
-    total: i64,
-    node: impl Fn(T) -> N,
-) -> Connection<Cursor, N, ConnectionFields, EmptyFields> {
-    let end = offset + items.len() as u64;
-    let total_u = u64::try_from(total).unwrap_or(0);
-    let mut conn = Connection::with_additional_fields(
-        offset > 0,
-        end < total_u,
-        ConnectionFields { total_count: total },
-    );
-    conn.edges.extend(
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| Edge::new(OpaqueCursor(offset + i as u64), node(item))),
-    );
-    conn
-}
-
-pub(crate) fn store<'a>(ctx: &Context<'a>) -> async_graphql::Result<&'a Store> {
-    ctx.data_opt::<Store>().ok_or_else(error::internal_opaque)
-}
-
-pub(crate) fn parse_id(id: &ID) -> Option<Uuid> {
-    Uuid::parse_str(id.as_str()).ok()
-}
-
 /// The account's containers and shipments. Everything returned belongs to the account of
 /// the API key the request was made with.
 #[Object]
@@ -274,7 +176,7 @@ impl ContainerQuery {
     /// The account's containers matching `filter`, in `orderBy` order (default: most
     /// recently changed first, the `/v2` list order). `first` defaults to 30 and may be at
     /// most 100; `totalCount` counts every match.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn containers(
         &self,
         ctx: &Context<'_>,
@@ -298,12 +200,12 @@ impl ContainerQuery {
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
         prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
-        Ok(connection(offset, items, total, Container))
+        Ok(connection(offset, items, total, Container::from))
     }
 
     /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
     /// changed first). `first` defaults to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn shipments(
         &self,
         ctx: &Context<'_>,
@@ -327,7 +229,7 @@ impl ContainerQuery {
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
         prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
-        Ok(connection(offset, items, total, Shipment))
+        Ok(connection(offset, items, total, Shipment::from))
     }
 
     /// One of the account's containers; null when the id is unknown, malformed or another
@@ -345,7 +247,7 @@ impl ContainerQuery {
             .container(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Container))
+        Ok(found.map(Container::from))
     }
 
     /// One of the account's shipments; null when the id is unknown, malformed or another
@@ -359,7 +261,7 @@ impl ContainerQuery {
             .shipment(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Shipment))
+        Ok(found.map(Shipment::from))
     }
 
     /// A port by UN/LOCODE (reference data); null when unknown.

@@ -34,8 +34,8 @@ use teu_pipeline::store::Store;
 use tokio::sync::broadcast::{self, error::RecvError};
 use uuid::Uuid;
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{parse_id, store};
 use crate::tracking::TrackingRequest;
 use crate::types::Container;
 use crate::TeuSchema;
@@ -83,7 +83,7 @@ impl SubscriptionRoot {
                     Ok(found)
                 }
             })
-            .flat_map(|loaded| stream::iter(each(loaded, Container))))
+            .flat_map(|loaded| stream::iter(each(loaded, Container::from))))
     }
 
     /// Each of the account's tracking requests whose status changed (`PENDING` → `CREATED`,
@@ -113,7 +113,7 @@ impl SubscriptionRoot {
                     Ok(found)
                 }
             })
-            .flat_map(|loaded| stream::iter(each(loaded, TrackingRequest))))
+            .flat_map(|loaded| stream::iter(each(loaded, TrackingRequest::from))))
     }
 }
 

@@ -8,15 +8,16 @@
 //! `extensions.field` names the input field (`requestNumber`, `scac`); `requestType` is an
 //! enum, so GraphQL validation refuses a wrong value before the resolver runs.
 
-use async_graphql::{Context, Enum, InputObject, Object, ID};
+use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, SimpleObject, ID};
 use teu_pipeline::store::TrackingRequestError;
 use teu_pipeline::tracking_requests as domain;
+use uuid::Uuid;
 
+use crate::context::{parse_id, store};
 use crate::error;
 use crate::inference::NumberType;
-use crate::loaders::ShipmentKey;
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
-use crate::types::{loader, DateTime, Shipment};
+use crate::paging::{connection, page, Page};
+use crate::types::{load_shipment, DateTime, Shipment};
 
 /// Whether feed data for a tracking request's number has arrived.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,97 +28,96 @@ pub enum TrackingRequestStatus {
     Created,
 }
 
-/// A number an account asked teu to track.
-pub struct TrackingRequest(pub domain::TrackingRequest);
-
 /// A number an account asked teu to track (`/v2` tracking_request, same values).
-#[Object]
-impl TrackingRequest {
+#[derive(SimpleObject, Debug, Clone)]
+#[graphql(complex)]
+pub struct TrackingRequest {
     /// The request id (UUID), the same as in `/v2`.
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-
+    id: ID,
     /// The number to track, normalized (upper case, no spaces or dashes).
-    async fn request_number(&self) -> &str {
-        &self.0.request_number
-    }
-
+    request_number: String,
     /// Container, bill of lading or booking.
-    async fn request_type(&self) -> async_graphql::Result<NumberType> {
-        teu_pipeline::infer::NumberType::parse(&self.0.request_type)
-            .map(NumberType::from)
-            .ok_or_else(|| {
-                tracing::error!(id = %self.0.id, kind = %self.0.request_type,
-                    "graphql: stored tracking request has an unknown type");
-                error::internal_opaque()
-            })
-    }
-
+    request_type: async_graphql::Result<NumberType>,
     /// The shipping line's SCAC.
-    async fn scac(&self) -> &str {
-        &self.0.scac
-    }
-
+    scac: String,
     /// `PENDING` until feed data for the number arrives, then `CREATED`.
-    async fn status(&self) -> TrackingRequestStatus {
-        if self.0.status == domain::CREATED {
-            TrackingRequestStatus::Created
-        } else {
-            TrackingRequestStatus::Pending
-        }
-    }
-
+    status: TrackingRequestStatus,
     /// Reference numbers the client gave (`/v2` `ref_numbers`); they are added to the
     /// shipment's once it is found.
-    async fn ref_numbers(&self) -> &[String] {
-        &self.0.ref_numbers
-    }
-
+    ref_numbers: Vec<String>,
     /// Tags for the shipment (`/v2` `shipment_tags`), added to it once it is found.
-    async fn shipment_tags(&self) -> &[String] {
-        &self.0.shipment_tags
-    }
-
+    shipment_tags: Vec<String>,
     /// Why the request failed (`/v2` `failed_reason`); null unless it failed.
-    async fn failed_reason(&self) -> Option<&str> {
-        self.0.failed_reason.as_deref()
-    }
-
+    failed_reason: Option<String>,
     /// When the request was first made.
-    async fn created_at(&self) -> DateTime {
-        DateTime(self.0.created_at)
-    }
-
+    created_at: DateTime,
     /// When it last changed.
-    async fn updated_at(&self) -> DateTime {
-        DateTime(self.0.updated_at)
-    }
+    updated_at: DateTime,
+    // Not a field of the schema: what `shipment` looks up.
+    #[graphql(skip)]
+    shipment_id: Option<Uuid>,
+}
 
+impl From<domain::TrackingRequest> for TrackingRequest {
+    /// The GraphQL tracking request of a stored one. A stored request type that is not a
+    /// number type (which the store never writes) is logged, and the `requestType` field
+    /// answers `INTERNAL`. Every model field is named here, so a field added to the model does
+    /// not compile until it is served or left out on purpose.
+    fn from(r: domain::TrackingRequest) -> Self {
+        let domain::TrackingRequest {
+            id,
+            request_number,
+            request_type,
+            scac,
+            status,
+            shipment_id,
+            created_at,
+            updated_at,
+            ref_numbers,
+            shipment_tags,
+            failed_reason,
+        } = r;
+        let kind = teu_pipeline::infer::NumberType::parse(&request_type)
+            .map(NumberType::from)
+            .ok_or_else(|| {
+                tracing::error!(%id, kind = %request_type,
+                    "graphql: stored tracking request has an unknown type");
+                error::internal_opaque()
+            });
+        TrackingRequest {
+            id: ID(id.to_string()),
+            request_number,
+            request_type: kind,
+            scac,
+            status: if status == domain::CREATED {
+                TrackingRequestStatus::Created
+            } else {
+                TrackingRequestStatus::Pending
+            },
+            ref_numbers,
+            shipment_tags,
+            failed_reason,
+            created_at: DateTime(created_at),
+            updated_at: DateTime(updated_at),
+            shipment_id,
+        }
+    }
+}
+
+/// The field of a tracking request that is looked up: its shipment.
+#[ComplexObject]
+impl TrackingRequest {
     /// The shipment the number belongs to, once feed data arrived.
     async fn shipment(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Shipment>> {
-        let Some(shipment) = self.0.shipment_id else {
+        let Some(shipment) = self.shipment_id else {
             return Ok(None);
         };
-        let account = error::account(ctx)?;
-        let found = loader(ctx)?
-            .load_one(ShipmentKey {
-                account: account.id,
-                shipment,
-            })
-            .await
-            .map_err(|_| error::internal_opaque())?;
-        Ok(found.map(Shipment))
+        Ok(load_shipment(ctx, shipment).await?.map(Shipment::from))
     }
 }
 
 /// A page of tracking requests.
-type TrackingRequestConnection = async_graphql::connection::Connection<
-    Cursor,
-    TrackingRequest,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type TrackingRequestConnection = Page<TrackingRequest>;
 
 /// The tracking requests part of [`crate::Query`].
 #[derive(Default)]
@@ -128,7 +128,7 @@ pub struct TrackingRequestQuery;
 impl TrackingRequestQuery {
     /// The account's tracking requests, newest first (the `/v2` list order). `first` defaults
     /// to 30 and may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn tracking_requests(
         &self,
         ctx: &Context<'_>,
@@ -141,7 +141,7 @@ impl TrackingRequestQuery {
             .list_tracking_requests(account.id, offset as i64, limit as i64)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(connection(offset, items, total, TrackingRequest))
+        Ok(connection(offset, items, total, TrackingRequest::from))
     }
 
     /// One of the account's tracking requests; null when the id is unknown, malformed or
@@ -159,7 +159,7 @@ impl TrackingRequestQuery {
             .tracking_request(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(TrackingRequest))
+        Ok(found.map(TrackingRequest::from))
     }
 }
 
@@ -210,7 +210,7 @@ impl TrackingRequestMutation {
             )
             .await
         {
-            Ok(r) => Ok(TrackingRequest(r)),
+            Ok(r) => Ok(TrackingRequest::from(r)),
             Err(TrackingRequestError::Invalid { field, problem }) => Err(error::bad_field(
                 field.camel_case(),
                 format!("{} {problem}", field.camel_case()),

@@ -13,57 +13,62 @@
 use async_graphql::{Context, InputObject, MaybeUndefined, Object, SimpleObject, ID};
 use teu_pipeline::webhooks::{self as domain, WebhookAttributes, CATALOG};
 
+use crate::context::{parse_id, store};
 use crate::error;
-use crate::query::{connection, page, parse_id, store, ConnectionFields, Cursor};
+use crate::paging::{connection, page, Page};
 use crate::types::DateTime;
-
-/// An endpoint the account registered to be told what changed.
-pub struct Webhook(pub domain::Webhook);
 
 /// An endpoint the account registered to be told what changed (`/v2` webhook, same values;
 /// the signing secret is only answered by `createWebhook`).
-#[Object]
-impl Webhook {
+#[derive(SimpleObject, Debug, Clone, PartialEq, Eq)]
+pub struct Webhook {
     /// The webhook id (UUID), the same as in `/v2`.
-    async fn id(&self) -> ID {
-        ID(self.0.id.to_string())
-    }
-
+    id: ID,
     /// Where notifications are POSTed (http or https).
-    async fn url(&self) -> &str {
-        &self.0.url
-    }
-
+    url: String,
     /// Whether notifications are made for it; an inactive webhook gets none.
-    async fn active(&self) -> bool {
-        self.0.active
-    }
-
+    active: bool,
     /// The event names it subscribes to, in the order given.
-    async fn events(&self) -> &[String] {
-        &self.0.events
-    }
-
+    events: Vec<String>,
     /// Extra headers sent with each delivery.
-    async fn headers(&self) -> Vec<WebhookHeader> {
-        self.0
-            .headers
-            .iter()
-            .map(|h| WebhookHeader {
-                name: h.name.clone(),
-                value: h.value.clone(),
-            })
-            .collect()
-    }
-
+    headers: Vec<WebhookHeader>,
     /// When it was created.
-    async fn created_at(&self) -> DateTime {
-        DateTime(self.0.created_at)
-    }
-
+    created_at: DateTime,
     /// When it last changed.
-    async fn updated_at(&self) -> DateTime {
-        DateTime(self.0.updated_at)
+    updated_at: DateTime,
+}
+
+impl From<domain::Webhook> for Webhook {
+    /// The GraphQL webhook of a stored one, without its signing secret. Every model field is
+    /// named here, so a field added to the model does not compile until it is served or left
+    /// out on purpose.
+    fn from(w: domain::Webhook) -> Self {
+        let domain::Webhook {
+            id,
+            account_id: _,
+            url,
+            active,
+            events,
+            headers,
+            secret: _,
+            created_at,
+            updated_at,
+        } = w;
+        Webhook {
+            id: ID(id.to_string()),
+            url,
+            active,
+            events,
+            headers: headers
+                .into_iter()
+                .map(|h| WebhookHeader {
+                    name: h.name,
+                    value: h.value,
+                })
+                .collect(),
+            created_at: DateTime(created_at),
+            updated_at: DateTime(updated_at),
+        }
     }
 }
 
@@ -158,12 +163,7 @@ pub struct WebhookEventCategory {
 }
 
 /// A page of webhooks.
-type WebhookConnection = async_graphql::connection::Connection<
-    Cursor,
-    Webhook,
-    ConnectionFields,
-    async_graphql::connection::EmptyFields,
->;
+type WebhookConnection = Page<Webhook>;
 
 /// The webhooks part of [`crate::Query`].
 #[derive(Default)]
@@ -174,7 +174,7 @@ pub struct WebhookQuery;
 impl WebhookQuery {
     /// The account's webhooks, newest first (the `/v2` list order). `first` defaults to 30 and
     /// may be at most 100.
-    #[graphql(complexity = "crate::query::page_complexity(first, child_complexity)")]
+    #[graphql(complexity = "crate::paging::page_complexity(first, child_complexity)")]
     async fn webhooks(
         &self,
         ctx: &Context<'_>,
@@ -187,7 +187,7 @@ impl WebhookQuery {
             .list_webhooks(account.id, offset as i64, limit as i64)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(connection(offset, items, total, Webhook))
+        Ok(connection(offset, items, total, Webhook::from))
     }
 
     /// One of the account's webhooks; null when the id is unknown, malformed or another
@@ -201,7 +201,7 @@ impl WebhookQuery {
             .webhook(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Webhook))
+        Ok(found.map(Webhook::from))
     }
 
     /// The events a webhook may subscribe to, by category (`GET /v2/webhooks/events`), each
@@ -257,7 +257,7 @@ impl WebhookMutation {
             .map_err(error::webhook)?;
         Ok(CreateWebhookPayload {
             secret: hook.secret.clone(),
-            webhook: Webhook(hook),
+            webhook: Webhook::from(hook),
         })
     }
 
@@ -292,7 +292,7 @@ impl WebhookMutation {
             .update_webhook(account.id, uuid, attributes)
             .await
             .map_err(error::webhook)?
-            .map(Webhook)
+            .map(Webhook::from)
             .ok_or_else(|| missing(&id))
     }
 
