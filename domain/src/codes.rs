@@ -465,3 +465,51 @@ mod tests {
         assert!(serde_json::from_str::<UnLocode>("\"NLRT1\"").is_err());
     }
 }
+
+#[cfg(all(test, feature = "graphql"))]
+mod graphql_tests {
+    use super::*;
+    use async_graphql::{EmptyMutation, EmptySubscription, Object, Schema};
+
+    struct Query;
+
+    #[Object]
+    impl Query {
+        /// Echoes its checked arguments.
+        async fn echo(&self, number: ContainerNumber, port: UnLocode) -> String {
+            format!("{number} {port}")
+        }
+    }
+
+    /// Runs a future that never waits on I/O (an in-memory GraphQL execution) to completion.
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    #[test]
+    fn graphql_inputs_are_checked_by_the_same_parse() {
+        let schema = Schema::new(Query, EmptyMutation, EmptySubscription);
+        let sdl = schema.sdl();
+        assert!(sdl.contains("scalar ContainerNumber"), "{sdl}");
+        assert!(sdl.contains("scalar UnLocode"), "{sdl}");
+        let ok = block_on(schema.execute(r#"{ echo(number: "csqu 305438-3", port: "nlrtm") }"#));
+        assert!(ok.errors.is_empty(), "{:?}", ok.errors);
+        assert_eq!(
+            ok.data.into_json().unwrap(),
+            serde_json::json!({"echo": "CSQU3054383 NLRTM"})
+        );
+        let bad = block_on(schema.execute(r#"{ echo(number: "CSQU3054384", port: "NLRTM") }"#));
+        assert_eq!(bad.errors.len(), 1);
+        assert!(
+            bad.errors[0].message.contains("check digit"),
+            "{}",
+            bad.errors[0].message
+        );
+    }
+}

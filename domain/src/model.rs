@@ -9,6 +9,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::codes::{CodeError, ContainerNumber, Imo, Mmsi, Scac, UnLocode};
+
 /// An account: the unit of tenancy. Every stored row belongs to exactly one account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
@@ -342,8 +344,9 @@ pub struct Container {
     pub id: Uuid,
     pub account_id: Uuid,
     pub shipment_id: Uuid,
-    /// ISO 6346 container number, upper case without spaces.
-    pub number: String,
+    /// Container number: ISO 6346 (checked) or another equipment reference
+    /// ([`ContainerNumber`]).
+    pub number: ContainerNumber,
     pub ref_numbers: Vec<String>,
     pub seal_number: Option<String>,
     /// When teu first stored this container (UTC).
@@ -506,7 +509,7 @@ pub struct TerminalCheck {
     /// UN/LOCODE of the terminal's port.
     pub terminal_locode: String,
     /// ISO 6346 container number.
-    pub container_number: String,
+    pub container_number: ContainerNumber,
     /// When the terminal reported this state (UTC).
     pub checked_at: DateTime<Utc>,
     /// `Some(true)` available for pickup, `Some(false)` not, `None` not reported.
@@ -527,7 +530,9 @@ pub struct TerminalCheck {
 /// container or for every container of a bill of lading.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LineDeadline {
-    pub container_number: Option<String>,
+    /// The container the deadline is for, or `None` when it is for every container of
+    /// `bill_of_lading`.
+    pub container_number: Option<ContainerNumber>,
     pub bill_of_lading: Option<String>,
     /// Start of the last free day in the POD's zone (or the destination's), as UTC.
     pub pickup_lfd_line: DateTime<Utc>,

@@ -175,7 +175,7 @@ mod tests {
         TerminalCheck {
             terminal_id: Uuid::from_u128(7),
             terminal_locode: "USLAX".into(),
-            container_number: "MSKU1234565".into(),
+            container_number: crate::model::ContainerNumber::parse("MSKU1234565").unwrap(),
             checked_at: t(at),
             available_for_pickup: available,
             location: Some("B12".into()),

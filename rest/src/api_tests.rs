@@ -77,13 +77,14 @@ async fn add_synthetic(store: &Store, a: &Account) {
     ship.normalized_number = "TESTBL0002".into();
     ship.port_of_lading_locode = Some("NLRTM".into());
     let mut extra = Vec::new();
-    for (i, number) in ["TEST0000001", "TEST0000002", "TEST0000003", "TEST0000004"]
+    // Equipment references of another shape than ISO 6346 (4 letters, 6 digits): kept as given.
+    for (i, number) in ["TEST000001", "TEST000002", "TEST000003", "TEST000004"]
         .iter()
         .enumerate()
     {
         let mut c = base.clone();
         c.id = Uuid::new_v4();
-        c.number = number.to_string();
+        c.number = teu_pipeline::model::ContainerNumber::parse(number).unwrap();
         c.shipment_id = if i == 0 { base.shipment_id } else { ship.id };
         c.refreshed_at = base.refreshed_at + chrono::Duration::seconds(i as i64 + 1);
         extra.push(c);

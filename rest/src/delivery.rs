@@ -427,22 +427,21 @@ pub async fn run(
         let room = queue_limit.saturating_sub(tasks.len());
         // Webhooks with a full queue (a slow or hanging receiver) are left out of the claim, so
         // that their backlog does not take the others' places.
-        let saturated: Vec<Uuid> = per_hook
+        // Each webhook's free places: a claim takes no more, so nothing is handed back.
+        let queued: HashMap<Uuid, usize> = per_hook
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .filter(|(_, (_, queued))| *queued >= cap)
-            .map(|(id, _)| *id)
+            .map(|(id, (_, queued))| (*id, *queued))
             .collect();
+        let free = |w: Uuid| {
+            i64::try_from(cap.saturating_sub(queued.get(&w).copied().unwrap_or(0))).unwrap_or(0)
+        };
         let claimed = if room == 0 {
             Vec::new()
         } else {
             match store
-                .claim_notifications_except(
-                    i64::try_from(room).unwrap_or(64),
-                    config.lease,
-                    &saturated,
-                )
+                .claim_notifications_within(i64::try_from(room).unwrap_or(64), config.lease, &free)
                 .await
             {
                 Ok(c) => c,

@@ -589,7 +589,7 @@ mod tests {
             id: Uuid::from_u128(1),
             account_id: Uuid::from_u128(9),
             shipment_id: Uuid::from_u128(2),
-            number: "MSCU1234566".into(),
+            number: teu_pipeline::model::ContainerNumber::parse("MSCU1234566").unwrap(),
             ref_numbers: vec![],
             seal_number: None,
             created_at: t(56, 0),

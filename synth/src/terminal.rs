@@ -314,7 +314,7 @@ fn rail_leg(
         });
         if etype == "EQUIPMENT" {
             e["equipmentEventTypeCode"] = code.into();
-            e["equipmentReference"] = c.number.clone().into();
+            e["equipmentReference"] = c.number.to_string().into();
             e["emptyIndicatorCode"] = "LADEN".into();
         } else {
             e["transportEventTypeCode"] = code.into();

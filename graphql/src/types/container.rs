@@ -180,7 +180,7 @@ impl From<model::Container> for Container {
         } = c;
         Container {
             id: ID(id.to_string()),
-            number,
+            number: number.into_string(),
             ref_numbers,
             seal_number,
             created_at: DateTime(created_at),

@@ -54,7 +54,7 @@ use serde_json::Value;
 
 use super::{FeedError, Quarantined};
 use crate::iso6346;
-use crate::model::{LineDeadline, TerminalCheck, TerminalFee, TerminalHold};
+use crate::model::{ContainerNumber, LineDeadline, TerminalCheck, TerminalFee, TerminalHold};
 use crate::terminals::{self, Terminal};
 
 /// A terminal availability or line deadline file, read.
@@ -565,13 +565,15 @@ fn deadline(row: &Row) -> FieldResult<LineDeadline> {
     })
 }
 
-fn container_number(row: &Row) -> FieldResult<String> {
+/// The row's container number: terminals and lines report ISO 6346 numbers only, so one of
+/// another shape is refused here although [`ContainerNumber`] would keep it.
+fn container_number(row: &Row) -> FieldResult<ContainerNumber> {
     let raw = row
         .text(Field::Container)
         .ok_or((Field::Container, "container number is missing".to_string()))?;
     let number = iso6346::normalize(&raw);
     iso6346::validate(&number).map_err(|e| (Field::Container, e.to_string()))?;
-    Ok(number)
+    ContainerNumber::parse(&number).map_err(|e| (Field::Container, e.to_string()))
 }
 
 fn zone(t: &Terminal) -> Result<Tz, String> {

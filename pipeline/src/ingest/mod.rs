@@ -264,10 +264,10 @@ pub async fn ingest_batch(
         bookings.extend(e.row.bookings.iter().cloned());
     }
     for (_, c, _) in &batch.checks {
-        containers.insert(c.container_number.clone());
+        containers.insert(c.container_number.to_string());
     }
     for (_, d, _) in &batch.deadlines {
-        containers.extend(d.container_number.clone());
+        containers.extend(d.container_number.as_ref().map(ToString::to_string));
         bills.extend(d.bill_of_lading.clone());
     }
     let keys = Keys {
@@ -430,7 +430,7 @@ async fn derive_and_write(
     let numbers: Vec<String> = derived
         .containers
         .iter()
-        .map(|c| c.number.clone())
+        .map(|c| c.number.to_string())
         .collect();
     let bls: Vec<String> = derived
         .shipments

@@ -109,7 +109,7 @@ fn an_event_reaches_every_container_it_names() {
     let d = derive_all(&events);
     assert_eq!(d.containers.len(), 3);
     for c in &d.containers {
-        let named = arrival.containers.contains(&c.number);
+        let named = arrival.containers.iter().any(|n| c.number == *n);
         assert_eq!(
             c.pod_arrived_at.is_some(),
             named,

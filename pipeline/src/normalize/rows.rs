@@ -9,7 +9,7 @@ use super::attach::RefNumbers;
 use super::frame::from_millis;
 use super::Refs;
 use crate::ids;
-use crate::model::{Container, EventType, Shipment};
+use crate::model::{Container, ContainerNumber, EventType, Shipment};
 use crate::status::{self, LastMovement};
 
 /// Typed column readers over a collected frame.
@@ -215,6 +215,10 @@ pub(super) fn container_rows(
         let (Some(k), Some(n)) = (key[i], number[i]) else {
             continue;
         };
+        // Checked when its events were read; a stored event of an older reader may not be.
+        let container_number = ContainerNumber::parse(n).map_err(|e| {
+            PolarsError::ComputeError(format!("derived container number: {e}").into())
+        })?;
         let tz = |code: Option<&str>| {
             code.and_then(|p| refs.ports.get(p))
                 .and_then(|p| p.time_zone.clone())
@@ -240,7 +244,7 @@ pub(super) fn container_rows(
             id: ids::container_id(account, k, n),
             account_id: account,
             shipment_id: ids::shipment_id(account, k),
-            number: n.to_string(),
+            number: container_number,
             ref_numbers: numbers
                 .containers
                 .get(&(k, n))

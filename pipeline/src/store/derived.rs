@@ -140,7 +140,7 @@ impl Store {
                     .bind(c.id.to_string())
                     .bind(&account_s)
                     .bind(c.shipment_id.to_string())
-                    .bind(&c.number)
+                    .bind(c.number.as_str())
                     .bind(c.current_status.as_str())
                     .bind(&c.pod_locode)
                     .bind(ts(c.created_at))

@@ -88,7 +88,7 @@ impl Store {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
-                    .bind(&c.container_number)
+                    .bind(c.container_number.as_str())
                     .bind(c.terminal_id.to_string())
                     .bind(&c.terminal_locode)
                     .bind(ts(c.checked_at))
@@ -115,7 +115,8 @@ impl Store {
                 let d = &row.1;
                 let key = d
                     .container_number
-                    .clone()
+                    .as_ref()
+                    .map(ToString::to_string)
                     .or_else(|| d.bill_of_lading.clone())
                     .unwrap_or_default();
                 let id = crate::ids::scoped(
@@ -140,7 +141,7 @@ impl Store {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
-                    .bind(&d.container_number)
+                    .bind(d.container_number.as_ref().map(ToString::to_string))
                     .bind(&d.bill_of_lading)
                     .bind(ts(d.issued_at))
                     .bind(source_file)

@@ -10,7 +10,6 @@
 //! database never claim the same row; SQLite serializes writers, so its one `UPDATE … RETURNING`
 //! is already exclusive.
 
-use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{from_json, now, parse_ts, ts, Backend, Result, Store, StoreError};
+use super::{from_json, now, parse_ts, parse_uuid, ts, Backend, Result, Store, StoreError};
 use crate::webhooks::outbox::{Attempt, NotificationFilter, RetryPolicy, Settlement};
 use crate::webhooks::rules::{Detail, Emission};
 use crate::webhooks::{DeliveryStatus, Notification};
@@ -204,6 +203,29 @@ impl Store {
         lease: Duration,
         skip: &[Uuid],
     ) -> Result<Vec<Notification>> {
+        self.claim_notifications_within(limit, lease, &|w| {
+            if skip.contains(&w) {
+                0
+            } else {
+                limit
+            }
+        })
+        .await
+    }
+
+    /// [`Store::claim_notifications`] taking at most `room(webhook)` notifications of each
+    /// webhook (0 leaves a webhook out), `limit` in all: a delivery worker passes the free
+    /// places of each webhook's queue, so it never claims what it would have to hand back.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::claim_notifications`].
+    pub async fn claim_notifications_within(
+        &self,
+        limit: i64,
+        lease: Duration,
+        room: &(dyn Fn(Uuid) -> i64 + Sync),
+    ) -> Result<Vec<Notification>> {
         let at = now();
         let at_s = ts(at);
         // The webhooks with a notification due now, each found by one seek into the index
@@ -220,8 +242,16 @@ impl Store {
         .iter()
         .map(|r| r.try_get::<String, _>("id"))
         .collect::<std::result::Result<_, _>>()?;
-        let skip: HashSet<String> = skip.iter().map(Uuid::to_string).collect();
-        let mut due: Vec<String> = due.into_iter().filter(|w| !skip.contains(w)).collect();
+        let mut due: Vec<(String, i64)> = due
+            .into_iter()
+            .map(|w| {
+                let id = parse_uuid(&w, "webhook")?;
+                Ok((w, room(id)))
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .filter(|(_, room)| *room > 0)
+            .collect();
         if due.is_empty() {
             return Ok(Vec::new());
         }
@@ -242,10 +272,13 @@ impl Store {
              ORDER BY next_attempt_at LIMIT $3 {lock}) RETURNING {COLUMNS}"
         );
         let mut out = Vec::new();
-        for hook in &due {
-            let room = limit - out.len() as i64;
-            if room <= 0 {
+        for (hook, hook_room) in &due {
+            let room = (limit - out.len() as i64).min(*hook_room);
+            if limit - out.len() as i64 <= 0 {
                 break;
+            }
+            if room <= 0 {
+                continue;
             }
             let rows = sqlx::query(&sql)
                 .bind(ts(until))

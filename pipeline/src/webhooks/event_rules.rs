@@ -147,7 +147,7 @@ pub fn event_emissions(
             .iter()
             .copied()
             .filter(|e| e.event.classifier == Classifier::Act)
-            .filter(|e| !seen.contains(&(c.number.clone(), e.id)))
+            .filter(|e| !seen.contains(&(c.number.to_string(), e.id)))
             .collect();
         if fresh.is_empty() {
             continue;
@@ -161,7 +161,7 @@ pub fn event_emissions(
             let Some(event) = event_names::name(&e.event, ends).and_then(sourced) else {
                 continue;
             };
-            let names_it = e.event.containers.contains(&c.number);
+            let names_it = e.event.containers.iter().any(|n| c.number == *n);
             if !names_it && !on_the_boxs_vessel(&e.event, &rows) {
                 continue;
             }
