@@ -231,17 +231,25 @@ impl Store {
         // The webhooks with a notification due now, each found by one seek into the index
         // `(delivery_status, webhook_id, next_attempt_at)`: no claim reads another webhook's
         // backlog, so a hanging receiver's queue costs the others nothing.
-        let due: Vec<String> = sqlx::query(
-            "SELECT w.id FROM webhooks w WHERE EXISTS (SELECT 1 FROM webhook_notifications n \
+        // PostgreSQL gets the probe as a LATERAL … LIMIT 1: with EXISTS its planner, whose
+        // statistics lag a bulk ingest, hashed every due row of every webhook on each claim
+        // (seen at 108 deliveries/s on the bench). SQLite runs EXISTS as that probe already.
+        let probe = "SELECT 1 FROM webhook_notifications n \
              WHERE n.delivery_status = 'pending' AND n.webhook_id = w.id \
-             AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1))",
-        )
-        .bind(&at_s)
-        .fetch_all(self.pool())
-        .await?
-        .iter()
-        .map(|r| r.try_get::<String, _>("id"))
-        .collect::<std::result::Result<_, _>>()?;
+             AND n.next_attempt_at <= $1 AND (n.locked_until IS NULL OR n.locked_until <= $1)";
+        let sql = match self.backend() {
+            Backend::Postgres => {
+                format!("SELECT w.id FROM webhooks w CROSS JOIN LATERAL ({probe} LIMIT 1) d")
+            }
+            Backend::Sqlite => format!("SELECT w.id FROM webhooks w WHERE EXISTS ({probe})"),
+        };
+        let due: Vec<String> = sqlx::query(&sql)
+            .bind(&at_s)
+            .fetch_all(self.pool())
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>("id"))
+            .collect::<std::result::Result<_, _>>()?;
         let mut due: Vec<(String, i64)> = due
             .into_iter()
             .map(|w| {
