@@ -36,8 +36,9 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
-use crate::iso6346;
-use crate::model::{Classifier, EventReference, EventRow, EventType};
+use crate::model::{
+    Classifier, ContainerNumber, EventReference, EventRow, EventType, Imo, UnLocode,
+};
 
 const TRANSPORT_CODES: [&str; 2] = ["ARRI", "DEPA"];
 const EQUIPMENT_CODES: [&str; 11] = [
@@ -260,70 +261,36 @@ fn code_in(list: &[&str], v: &Value, pointer: &str) -> Result<String, Problem> {
     }
 }
 
-/// Validates a UN/LOCODE: ISO 3166-1 alpha-2 country and 3 characters from `[A-Z2-9]`.
+/// Validates a UN/LOCODE by the rule of [`UnLocode::parse`] (ISO 3166-1 alpha-2 country and
+/// 3 characters from `[A-Z2-9]`); the error says which part is wrong.
 pub fn validate_locode(code: &str) -> Result<(), String> {
-    let b = code.as_bytes();
-    if b.len() != 5 {
-        return Err(format!("UN/LOCODE {code:?} must be 5 characters"));
-    }
-    // Byte length 5 is not 5 ASCII characters: `Aé..` would split a character at byte 2.
-    if !b.is_ascii() {
-        return Err(format!(
-            "UN/LOCODE {code:?} must be ASCII letters A-Z and digits 2-9"
-        ));
-    }
-    if isocountry::CountryCode::for_alpha2(&code[..2]).is_err() {
-        return Err(format!(
-            "UN/LOCODE {code:?}: {:?} is not an ISO 3166 country code",
-            &code[..2]
-        ));
-    }
-    if !b[2..]
-        .iter()
-        .all(|c| c.is_ascii_uppercase() || (b'2'..=b'9').contains(c))
-    {
-        return Err(format!(
-            "UN/LOCODE {code:?}: location part must be letters A-Z or digits 2-9"
-        ));
-    }
-    Ok(())
+    UnLocode::parse(code).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// Validates the shape of an IMO ship identification number: exactly 7 digits. The IMO check
-/// digit is not enforced: real feeds (the DCSA 3.0 sample among them) carry numbers that fail it,
-/// and a wrong IMO is no reason to lose the event.
+/// Validates an IMO ship identification number by the rule of [`Imo::parse`]: 7 digits. The
+/// IMO check digit is not enforced: real feeds (the DCSA 3.0 sample among them) carry numbers
+/// that fail it, and a wrong IMO is no reason to lose the event.
 pub fn validate_imo(imo: &str) -> Result<(), String> {
-    if imo.len() == 7 && imo.bytes().all(|b| b.is_ascii_digit()) {
-        Ok(())
-    } else {
-        Err(format!("IMO number {imo:?} must be 7 digits"))
-    }
+    Imo::parse(imo).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// Container number: normalized; ISO 6346 shaped numbers must pass the check digit.
+/// Container number at `pointer`, by the rule of [`ContainerNumber::parse`]: normalized; ISO
+/// 6346 shaped numbers must pass the check digit.
 fn container(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
     let Some(raw) = str_at(v, pointer) else {
         return Ok(None);
     };
-    let number = iso6346::normalize(raw);
-    if number.is_empty() || number.len() > 15 {
-        return Err(Problem::new(
-            pointer,
-            format!("equipment reference {raw:?} must be 1 to 15 characters"),
-        ));
-    }
-    if iso6346::looks_like_iso6346(&number) {
-        iso6346::validate(&number).map_err(|e| Problem::new(pointer, e.to_string()))?;
-    }
-    Ok(Some(number))
+    ContainerNumber::parse(raw)
+        .map(|n| Some(n.into_string()))
+        .map_err(|e| Problem::new(pointer, e.to_string()))
 }
 
 fn locode(v: &Value, pointers: &[&str]) -> Result<Option<String>, Problem> {
     for p in pointers {
         if let Some(code) = str_at(v, p) {
-            let code = code.to_ascii_uppercase();
-            validate_locode(&code).map_err(|e| Problem::new(p, e))?;
-            return Ok(Some(code));
+            return UnLocode::parse(code)
+                .map(|c| Some(c.into_string()))
+                .map_err(|e| Problem::new(p, e.to_string()));
         }
     }
     Ok(None)
@@ -332,9 +299,9 @@ fn locode(v: &Value, pointers: &[&str]) -> Result<Option<String>, Problem> {
 fn imo(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
     match str_at(v, pointer) {
         None => Ok(None),
-        Some(s) => validate_imo(s)
-            .map(|_| Some(s.to_string()))
-            .map_err(|e| Problem::new(pointer, e)),
+        Some(s) => Imo::parse(s)
+            .map(|i| Some(i.into_string()))
+            .map_err(|e| Problem::new(pointer, e.to_string())),
     }
 }
 

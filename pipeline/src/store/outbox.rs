@@ -281,13 +281,11 @@ impl Store {
         );
         let mut out = Vec::new();
         for (hook, hook_room) in &due {
-            let room = (limit - out.len() as i64).min(*hook_room);
-            if limit - out.len() as i64 <= 0 {
+            let left = limit - out.len() as i64;
+            if left <= 0 {
                 break;
             }
-            if room <= 0 {
-                continue;
-            }
+            let room = left.min(*hook_room);
             let rows = sqlx::query(&sql)
                 .bind(ts(until))
                 .bind(&at_s)
