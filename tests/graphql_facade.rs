@@ -510,7 +510,8 @@ async fn protections_and_error_codes(db: &TestDb) {
     assert_eq!(e["extensions"]["code"], "BAD_USER_INPUT", "{e}");
     for (filter, field) in [
         (json!({"polLocode": "NOPE"}), "polLocode"),
-        (json!({"shippingLineScac": "M4EU"}), "shippingLineScac"),
+        // Five characters: no SCAC (NMFTA codes may hold digits, so M4EU would be one).
+        (json!({"shippingLineScac": "MAEUX"}), "shippingLineScac"),
         (json!({"containerNumber": "  "}), "containerNumber"),
         (json!({"tags": [""]}), "tags"),
     ] {

@@ -247,7 +247,7 @@ async fn graphql_and_rest_share_one_domain_path(db: &TestDb) {
     for (number, scac, field) in [
         ("", "EXCO", "request_number"),
         ("HHL-718/00000?", "EXCO", "request_number"),
-        ("HHL71800000", "EX1", "scac"),
+        ("HHL71800000", "EXCOX", "scac"),
     ] {
         let (status, rest) = post(&server, &key, request(number, scac, "bill_of_lading")).await;
         assert_eq!(status, 422, "{rest}");

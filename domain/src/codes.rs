@@ -5,7 +5,7 @@
 //! | type | what | rule (source) |
 //! |---|---|---|
 //! | [`ContainerNumber`] | equipment reference | upper case without spaces, dashes, dots or slashes; 1 to 15 characters; a number shaped like ISO 6346 (4 letters, 7 digits) must pass its check digit (ISO 6346:1995 Annex A, [`crate::iso6346`]) |
-//! | [`Scac`] | Standard Carrier Alpha Code | 2 to 4 letters A–Z, upper case (NMFTA) |
+//! | [`Scac`] | Standard Carrier Alpha Code | 2 to 4 characters A–Z or 0–9, at least one a letter, upper case (NMFTA; it gives some foreign carriers codes that start with digits: Pan Continental `15AC`, Heung-A `11QU`) |
 //! | [`UnLocode`] | UN/LOCODE | ISO 3166-1 alpha-2 country and 3 characters from `[A-Z2-9]` (UNECE Recommendation 16) |
 //! | [`Imo`] | IMO ship identification number | 7 digits; the check digit is not enforced, since real feeds (the DCSA 3.0 sample among them) carry numbers that fail it ([`Imo::check_digit_ok`] tells) |
 //! | [`Mmsi`] | Maritime Mobile Service Identity | 9 digits (ITU-R M.585) |
@@ -33,8 +33,8 @@ pub enum CodeError {
     /// An ISO 6346 shaped container number that fails its check.
     #[error(transparent)]
     Iso6346(#[from] Iso6346Error),
-    /// A SCAC that is not 2 to 4 letters.
-    #[error("SCAC {0:?} must be 2 to 4 letters A-Z")]
+    /// A SCAC that is not 2 to 4 letters or digits with at least one letter.
+    #[error("SCAC {0:?} must be 2 to 4 letters A-Z or digits, at least one a letter")]
     Scac(String),
     /// A UN/LOCODE that is not 5 characters.
     #[error("UN/LOCODE {0:?} must be 5 characters")]
@@ -239,19 +239,27 @@ code_type!(
     "https://www.bic-code.org/iso-6346/"
 );
 
-/// A Standard Carrier Alpha Code: 2 to 4 letters A–Z, upper case (NMFTA).
+/// A Standard Carrier Alpha Code: 2 to 4 characters A–Z or 0–9, at least one a letter, upper
+/// case (NMFTA; codes it gives foreign carriers may start with digits, e.g. Pan Continental
+/// `15AC`, Heung-A `11QU`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Scac(String);
 
 impl Scac {
-    /// Trims `raw`, upper-cases it and checks it is 2 to 4 letters.
+    /// Trims `raw`, upper-cases it and checks it is 2 to 4 letters or digits with at least one
+    /// letter.
     ///
     /// # Errors
     ///
     /// [`CodeError::Scac`] otherwise.
     pub fn parse(raw: &str) -> Result<Self, CodeError> {
         let code = raw.trim().to_ascii_uppercase();
-        if (2..=4).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_uppercase()) {
+        if (2..=4).contains(&code.len())
+            && code
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+            && code.bytes().any(|b| b.is_ascii_uppercase())
+        {
             Ok(Self(code))
         } else {
             Err(CodeError::Scac(raw.to_string()))
@@ -408,10 +416,13 @@ mod tests {
     }
 
     #[test]
-    fn scacs_are_two_to_four_letters() {
+    fn scacs_are_two_to_four_letters_or_digits() {
         assert_eq!(Scac::parse(" maeu ").unwrap(), "MAEU");
         assert_eq!(Scac::parse("ZM").unwrap(), "ZM");
-        for bad in ["M", "MAEUX", "MA1U", ""] {
+        // NMFTA codes of foreign carriers (Pan Continental, Heung-A).
+        assert_eq!(Scac::parse("15AC").unwrap(), "15AC");
+        assert_eq!(Scac::parse("11qu").unwrap(), "11QU");
+        for bad in ["M", "MAEUX", "1234", "MA-U", "MÄU", ""] {
             assert!(Scac::parse(bad).is_err(), "{bad}");
         }
     }

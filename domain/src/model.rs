@@ -150,7 +150,7 @@ pub struct EventRow {
     pub transport_call_id: Option<String>,
     /// UN/LOCODE of the event location (or of the transport call).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub locode: Option<String>,
+    pub locode: Option<UnLocode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location_name: Option<String>,
     /// Facility code (SMDG or BIC) of the event location.
@@ -169,14 +169,16 @@ pub struct EventRow {
     pub transport_call_sequence: Option<i64>,
     /// IMO number, 7 digits.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vessel_imo: Option<String>,
+    pub vessel_imo: Option<Imo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vessel_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub export_voyage: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub import_voyage: Option<String>,
-    /// SCAC of the carrier operating the vessel / issuing the event.
+    /// The carrier code the feed gives for the carrier operating the vessel or issuing the
+    /// event (DCSA `vesselOperatorCarrierCode`, whose list provider may be SMDG or NMFTA, so it
+    /// is kept as given rather than checked as a [`Scac`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carrier_scac: Option<String>,
     /// ISO 6346 size-type code, e.g. `22GP`, `45G1`.
@@ -391,7 +393,7 @@ pub struct Container {
     pub import_deadlines: Option<ImportDeadlines>,
     pub current_status: ContainerStatus,
     /// UN/LOCODE of the port of discharge (for the `pod_terminal` relationship and filters).
-    pub pod_locode: Option<String>,
+    pub pod_locode: Option<UnLocode>,
     /// Terminal (facility) id at the POD, when known.
     pub pod_terminal_id: Option<Uuid>,
     /// Pickup facility id, when known.
@@ -417,18 +419,18 @@ pub struct Shipment {
     pub created_at: DateTime<Utc>,
     pub refreshed_at: DateTime<Utc>,
     pub tags: Vec<String>,
-    pub port_of_lading_locode: Option<String>,
+    pub port_of_lading_locode: Option<UnLocode>,
     pub port_of_lading_name: Option<String>,
-    pub port_of_discharge_locode: Option<String>,
+    pub port_of_discharge_locode: Option<UnLocode>,
     pub port_of_discharge_name: Option<String>,
-    pub destination_locode: Option<String>,
+    pub destination_locode: Option<UnLocode>,
     pub destination_name: Option<String>,
     pub shipping_line_scac: String,
     pub shipping_line_name: String,
     pub shipping_line_short_name: String,
     pub customer_name: Option<String>,
     pub pod_vessel_name: Option<String>,
-    pub pod_vessel_imo: Option<String>,
+    pub pod_vessel_imo: Option<Imo>,
     pub pod_voyage_number: Option<String>,
     pub pol_etd_at: Option<DateTime<Utc>>,
     pub pol_atd_at: Option<DateTime<Utc>>,
@@ -466,7 +468,7 @@ pub struct TransportEvent {
 /// IANA time zone.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Port {
-    pub locode: String,
+    pub locode: UnLocode,
     pub name: String,
     /// ISO 3166-1 alpha-2, the first two letters of the UN/LOCODE.
     pub country_code: String,
@@ -486,12 +488,14 @@ pub struct Port {
 /// An ocean carrier from the reference data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Carrier {
-    pub scac: String,
+    /// The line's SCAC (NMFTA).
+    pub scac: Scac,
     /// Short name, e.g. `MSC`.
     pub short_name: String,
     /// Legal name, e.g. `Mediterranean Shipping Company`.
     pub name: String,
-    pub alternative_scacs: Vec<String>,
+    /// Other SCACs the line uses (merged lines, subsidiaries' codes).
+    pub alternative_scacs: Vec<Scac>,
     pub bill_of_lading_prefix: Option<String>,
     /// Shapes of the line's numbers that carry no prefix (bare bills of lading, bookings), as
     /// [`crate::reference::NumberShape`] patterns: `9d` is nine digits, `EBKG8d` is `EBKG` and
@@ -507,7 +511,7 @@ pub struct TerminalCheck {
     /// [`crate::terminals::Terminal`] id.
     pub terminal_id: Uuid,
     /// UN/LOCODE of the terminal's port.
-    pub terminal_locode: String,
+    pub terminal_locode: UnLocode,
     /// ISO 6346 container number.
     pub container_number: ContainerNumber,
     /// When the terminal reported this state (UTC).

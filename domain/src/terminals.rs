@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::codes::UnLocode;
 use crate::ids;
 use crate::reference;
 
@@ -28,7 +29,7 @@ pub struct Terminal {
     pub id: Uuid,
     pub name: String,
     /// UN/LOCODE of the port the terminal belongs to.
-    pub locode: String,
+    pub locode: UnLocode,
     pub smdg_code: Option<String>,
     pub bic_code: Option<String>,
     /// US CBP FIRMS code (e.g. `Y258`) or Canadian CBSA sub-location code, when known.
@@ -53,7 +54,7 @@ pub enum TerminalLookupError {
 /// Index of terminals by (UN/LOCODE, code) and by code alone.
 pub struct TerminalIndex {
     terminals: Vec<Terminal>,
-    by_port_code: HashMap<(String, String), usize>,
+    by_port_code: HashMap<(UnLocode, String), usize>,
     by_code: HashMap<String, Vec<usize>>,
 }
 
@@ -64,7 +65,8 @@ pub fn terminal_id(locode: &str, code: &str) -> Uuid {
 
 impl TerminalIndex {
     /// Reads the DCSA facility CSV (header `Facility Name,UNLOCODE,Facility SMDG Code,Facility BIC Code`).
-    /// Rows without a UN/LOCODE or without any code are skipped.
+    /// Rows without a well-formed UN/LOCODE ([`UnLocode::parse`]) or without any code are
+    /// skipped.
     pub fn from_csv(text: &str) -> Result<Self, csv::Error> {
         let (ports, _) = reference::bundled();
         let mut terminals = Vec::new();
@@ -77,7 +79,9 @@ impl TerminalIndex {
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
             };
-            let (Some(name), Some(locode)) = (get(0), get(1)) else {
+            let (Some(name), Some(locode)) =
+                (get(0), get(1).and_then(|l| UnLocode::parse(&l).ok()))
+            else {
                 continue;
             };
             let (smdg_code, bic_code) = (get(2), get(3));
@@ -106,7 +110,7 @@ impl TerminalIndex {
     /// Adds FIRMS codes from a CSV with header `firms_code,facility_name,unlocode,smdg_code,...`
     /// (`data/reference/firms-codes.csv`). A row whose UN/LOCODE + SMDG code names a known
     /// terminal gives it the FIRMS code; any other row becomes a terminal of its own. Rows without
-    /// a FIRMS code or UN/LOCODE are skipped.
+    /// a FIRMS code or a well-formed UN/LOCODE are skipped.
     pub fn with_firms(mut self, text: &str) -> Result<Self, csv::Error> {
         let (ports, _) = reference::bundled();
         let mut rdr = csv::Reader::from_reader(text.as_bytes());
@@ -118,7 +122,11 @@ impl TerminalIndex {
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
             };
-            let (Some(firms), Some(name), Some(locode)) = (get(0), get(1), get(2)) else {
+            let (Some(firms), Some(name), Some(locode)) = (
+                get(0),
+                get(1),
+                get(2).and_then(|l| UnLocode::parse(&l).ok()),
+            ) else {
                 continue;
             };
             let known = get(3).and_then(|smdg| {
@@ -170,11 +178,8 @@ impl TerminalIndex {
         code: &str,
     ) -> Result<&Terminal, TerminalLookupError> {
         let code_uc = code.trim().to_ascii_uppercase();
-        if let Some(l) = locode {
-            if let Some(&i) = self
-                .by_port_code
-                .get(&(l.trim().to_ascii_uppercase(), code_uc.clone()))
-            {
+        if let Some(l) = locode.and_then(|l| UnLocode::parse(l.trim()).ok()) {
+            if let Some(&i) = self.by_port_code.get(&(l, code_uc.clone())) {
                 return Ok(&self.terminals[i]);
             }
         }

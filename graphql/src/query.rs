@@ -50,11 +50,11 @@ pub struct ListFilter {
     pub container_number: Option<String>,
     /// Bill of lading number, exactly.
     pub bill_of_lading_number: Option<String>,
-    /// UN/LOCODE of the port of lading (5 letters or digits, any case).
+    /// UN/LOCODE of the port of lading, any case (ISO 3166 country and 3 of A–Z, 2–9).
     pub pol_locode: Option<String>,
-    /// UN/LOCODE of the port of discharge.
+    /// UN/LOCODE of the port of discharge, any case.
     pub pod_locode: Option<String>,
-    /// Shipping line SCAC (2 to 4 letters, any case).
+    /// Shipping line SCAC, any case (2 to 4 letters or digits, at least one letter).
     pub shipping_line_scac: Option<String>,
     /// Has (true) or has no (false) holds at the POD terminal.
     pub has_holds: Option<bool>,
@@ -103,12 +103,23 @@ fn text_arg(
     Ok(Some(v))
 }
 
+/// The filter's code, parsed by its code type, or a `BAD_USER_INPUT` naming `field` and the
+/// rule broken.
+fn code_arg<T>(
+    value: Option<String>,
+    field: &'static str,
+    parse: fn(&str) -> Result<T, model::CodeError>,
+) -> async_graphql::Result<Option<T>> {
+    value
+        .map(|v| {
+            parse(v.trim()).map_err(|e| error::bad_field(field, format!("filter.{field}: {e}")))
+        })
+        .transpose()
+}
+
 impl ListFilter {
     /// The store's filter; a malformed value is a `BAD_USER_INPUT` naming its field.
     pub(crate) fn into_store(self) -> async_graphql::Result<listing::ListFilter> {
-        let locode = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_alphanumeric());
-        let scac =
-            |s: &str| (2..=4).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphabetic());
         let container = |s: &str| {
             let n = s.chars().filter(char::is_ascii_alphanumeric).count();
             (4..=15).contains(&n)
@@ -137,23 +148,12 @@ impl ListFilter {
                 |s| s.len() <= 40,
                 "must be a bill of lading number (at most 40 characters)",
             )?,
-            pol_locode: text_arg(
-                self.pol_locode,
-                "polLocode",
-                locode,
-                "must be a UN/LOCODE (5 letters or digits)",
-            )?,
-            pod_locode: text_arg(
-                self.pod_locode,
-                "podLocode",
-                locode,
-                "must be a UN/LOCODE (5 letters or digits)",
-            )?,
-            shipping_line_scac: text_arg(
+            pol_locode: code_arg(self.pol_locode, "polLocode", model::UnLocode::parse)?,
+            pod_locode: code_arg(self.pod_locode, "podLocode", model::UnLocode::parse)?,
+            shipping_line_scac: code_arg(
                 self.shipping_line_scac,
                 "shippingLineScac",
-                scac,
-                "must be a SCAC (2 to 4 letters)",
+                model::Scac::parse,
             )?,
             has_holds: self.has_holds,
             lfd_before: self.lfd_before.map(|d| d.0),

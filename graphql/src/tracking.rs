@@ -171,7 +171,8 @@ pub struct CreateTrackingRequestInput {
     pub request_number: String,
     /// What kind of number it is (as `inferNumber` returns it).
     pub request_type: NumberType,
-    /// The shipping line's SCAC, 2 to 4 letters (as `inferNumber` selects it).
+    /// The shipping line's SCAC: 2 to 4 letters or digits, at least one a letter (as
+    /// `inferNumber` selects it).
     pub scac: String,
     /// Reference numbers for the shipment (each 1 to 64 characters, at most 50).
     #[graphql(default)]

@@ -38,7 +38,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::model::{Classifier, EventRow, EventType};
+use crate::model::{Classifier, EventRow, EventType, Imo, UnLocode};
 
 /// One of a call's times (arrival, departure, load or discharge), all UTC.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,7 +68,7 @@ impl Milestone {
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Vessel {
     /// IMO number, 7 digits.
-    pub imo: Option<String>,
+    pub imo: Option<Imo>,
     pub name: Option<String>,
     /// The voyage number (export voyage, else import voyage).
     pub voyage: Option<String>,
@@ -78,7 +78,7 @@ pub struct Vessel {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     /// UN/LOCODE of the port.
-    pub locode: String,
+    pub locode: UnLocode,
     /// Facility (terminal) code of the call, SMDG or BIC, when an event gives one.
     pub facility_code: Option<String>,
     /// The vessel, with its (export, else import) voyage.
@@ -126,7 +126,7 @@ impl Call {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stop {
     /// UN/LOCODE.
-    pub locode: String,
+    pub locode: UnLocode,
     /// The facility code of the calls there, when an event gives one.
     pub facility_code: Option<String>,
     /// Arrival of the vessel that brought the box (empty at the POL).
@@ -268,7 +268,8 @@ fn vessel_of(e: &EventRow) -> Vessel {
 /// The key that identifies a vessel (IMO, else upper-case name); empty when none.
 fn vessel_key(e: &EventRow) -> String {
     e.vessel_imo
-        .clone()
+        .as_deref()
+        .map(str::to_string)
         .or_else(|| e.vessel_name.as_deref().map(str::to_uppercase))
         .unwrap_or_default()
 }
@@ -282,12 +283,16 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
         .collect();
     vessel_events.sort_by(|a, b| (a.event_at, &a.event_id).cmp(&(b.event_at, &b.event_id)));
     // Group by (vessel, UN/LOCODE); events without a vessel join the only call at their port.
-    let mut groups: Vec<((String, String), Vec<&EventRow>)> = Vec::new();
-    let mut anonymous: Vec<&EventRow> = Vec::new();
+    let mut groups: Vec<((String, UnLocode), Vec<&EventRow>)> = Vec::new();
+    let mut anonymous: Vec<(&EventRow, UnLocode)> = Vec::new();
     for e in vessel_events {
-        let key = (vessel_key(e), e.locode.clone().unwrap_or_default());
+        // A vessel call always has a UN/LOCODE (`is_vessel_call`).
+        let Some(locode) = e.locode.clone() else {
+            continue;
+        };
+        let key = (vessel_key(e), locode);
         if key.0.is_empty() {
-            anonymous.push(e);
+            anonymous.push((e, key.1));
             continue;
         }
         match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -295,8 +300,7 @@ pub fn calls(events: &[&EventRow]) -> Vec<Call> {
             None => groups.push((key, vec![e])),
         }
     }
-    for e in anonymous {
-        let locode = e.locode.clone().unwrap_or_default();
+    for (e, locode) in anonymous {
         let at_port: Vec<usize> = (0..groups.len())
             .filter(|&i| groups[i].0 .1 == locode)
             .collect();
@@ -556,13 +560,13 @@ mod tests {
             bookings: Vec::new(),
             references: Vec::new(),
             transport_call_id: None,
-            locode: Some(locode.into()),
+            locode: Some(UnLocode::parse(locode).unwrap()),
             location_name: None,
             facility_code: None,
             facility_type: None,
             mode_of_transport: Some("VESSEL".into()),
             transport_call_sequence: None,
-            vessel_imo: Some(imo.into()),
+            vessel_imo: Some(Imo::parse(imo).unwrap()),
             vessel_name: None,
             export_voyage: Some(format!("V{imo}")),
             import_voyage: None,

@@ -15,7 +15,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::model::ContainerStatus;
+use crate::model::{ContainerStatus, Scac, UnLocode};
 
 /// `line_tracking_stopped_reason` of a shipment whose tracking the user stopped.
 pub const STOPPED_BY_USER: &str = "cancelled_by_user";
@@ -95,11 +95,11 @@ pub struct ListFilter {
     /// The shipment's `bill_of_lading_number`, exactly.
     pub bill_of_lading_number: Option<String>,
     /// UN/LOCODE of the shipment's port of lading.
-    pub pol_locode: Option<String>,
+    pub pol_locode: Option<UnLocode>,
     /// UN/LOCODE of the shipment's port of discharge.
-    pub pod_locode: Option<String>,
+    pub pod_locode: Option<UnLocode>,
     /// The shipment's shipping line SCAC.
-    pub shipping_line_scac: Option<String>,
+    pub shipping_line_scac: Option<Scac>,
     /// Whether the container has holds at the POD terminal.
     pub has_holds: Option<bool>,
     /// Container `pickup_lfd` strictly before this instant.

@@ -70,7 +70,7 @@ pub fn apply(
             let numbers = std::iter::once(s.bill_of_lading_number.as_str())
                 .chain(members.iter().map(|&i| containers[i].number.as_str()));
             if let Some(line) = numbers.filter_map(inferred_line).next() {
-                s.shipping_line_scac = line.scac.clone();
+                s.shipping_line_scac = line.scac.to_string();
                 s.shipping_line_name = line.name.clone();
                 s.shipping_line_short_name = line.short_name.clone();
             }

@@ -174,7 +174,7 @@ mod tests {
     fn check(at: &str, available: Option<bool>, holds: Vec<TerminalHold>) -> TerminalCheck {
         TerminalCheck {
             terminal_id: Uuid::from_u128(7),
-            terminal_locode: "USLAX".into(),
+            terminal_locode: crate::model::UnLocode::parse("USLAX").unwrap(),
             container_number: crate::model::ContainerNumber::parse("MSKU1234565").unwrap(),
             checked_at: t(at),
             available_for_pickup: available,

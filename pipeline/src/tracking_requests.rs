@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::infer::NumberType;
 use crate::iso6346;
+use crate::model::Scac;
 
 /// Longest accepted `request_number` (normalized).
 pub const MAX_REQUEST_NUMBER_LEN: usize = 40;
@@ -90,8 +91,8 @@ pub struct NewTrackingRequest {
     pub request_number: String,
     /// Container, bill of lading or booking.
     pub request_type: NumberType,
-    /// Upper case SCAC.
-    pub scac: String,
+    /// The shipping line's SCAC ([`Scac::parse`]).
+    pub scac: Scac,
 }
 
 impl NewTrackingRequest {
@@ -105,7 +106,7 @@ impl NewTrackingRequest {
     /// | `request_type` | not blank | is required |
     /// | `request_type` | `container`, `bill_of_lading` or `booking` (also `booking_number`, Terminal49's name) | must be container, bill_of_lading or booking |
     /// | `scac` | not blank | is required |
-    /// | `scac` | 2 to 4 ASCII letters (any case; stored upper case) | must be a SCAC: 2 to 4 letters |
+    /// | `scac` | a SCAC by [`Scac::parse`]: 2 to 4 ASCII letters or digits, at least one a letter (any case; stored upper case) | must be a SCAC: 2 to 4 letters or digits |
     ///
     /// Surrounding blanks are ignored.
     ///
@@ -148,13 +149,12 @@ impl NewTrackingRequest {
                 "must be container, bill_of_lading or booking",
             )
         })?;
-        let scac = required(RequestField::Scac, scac)?.to_ascii_uppercase();
-        if !(2..=4).contains(&scac.len()) || !scac.bytes().all(|b| b.is_ascii_uppercase()) {
-            return Err(invalid(
+        let scac = Scac::parse(&required(RequestField::Scac, scac)?).map_err(|_| {
+            invalid(
                 RequestField::Scac,
-                "must be a SCAC: 2 to 4 letters",
-            ));
-        }
+                "must be a SCAC: 2 to 4 letters or digits",
+            )
+        })?;
         Ok(NewTrackingRequest {
             request_number: number,
             request_type,
@@ -316,6 +316,7 @@ mod tests {
             (("APZU4812090", "booking", " "), Scac, "required"),
             (("APZU4812090", "booking", "C-1"), Scac, "2 to 4 letters"),
             (("APZU4812090", "booking", "CMDUX"), Scac, "2 to 4 letters"),
+            (("APZU4812090", "booking", "1234"), Scac, "2 to 4 letters"),
         ] {
             let (got, text) = problem(args.0, args.1, args.2);
             assert_eq!(got, field, "{args:?}");

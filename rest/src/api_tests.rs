@@ -9,7 +9,7 @@ use axum::Router;
 use http_body_util::BodyExt;
 use serde_json::Value;
 use teu_pipeline::ingest::ingest_file;
-use teu_pipeline::model::Account;
+use teu_pipeline::model::{Account, UnLocode};
 use teu_pipeline::store::Store;
 use tower::ServiceExt;
 use uuid::Uuid;
@@ -75,7 +75,7 @@ async fn add_synthetic(store: &Store, a: &Account) {
     ship.id = Uuid::new_v4();
     ship.bill_of_lading_number = "TESTBL0002".into();
     ship.normalized_number = "TESTBL0002".into();
-    ship.port_of_lading_locode = Some("NLRTM".into());
+    ship.port_of_lading_locode = Some(UnLocode::parse("NLRTM").unwrap());
     let mut extra = Vec::new();
     // Equipment references of another shape than ISO 6346 (4 letters, 6 digits): kept as given.
     for (i, number) in ["TEST000001", "TEST000002", "TEST000003", "TEST000004"]

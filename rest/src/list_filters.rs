@@ -9,8 +9,8 @@
 //! | `filter[number]` | the container number (spaces, dashes and case ignored) | text |
 //! | `filter[status]` | container `current_status` is one of them | comma-separated statuses (interface.md: States) |
 //! | `filter[bill_of_lading_number]`, `number` (shipments) | the shipment's bill of lading (or booking) number | text |
-//! | `filter[pol]`, `filter[pod]` | UN/LOCODE of the shipment's POL / POD | 5 letters or digits, any case |
-//! | `filter[shipping_line_scac]` (or `filter[line_scac]`) | the shipment's SCAC | 2 to 4 letters, any case |
+//! | `filter[pol]`, `filter[pod]` | UN/LOCODE of the shipment's POL / POD | a UN/LOCODE, any case ([`UnLocode::parse`]: ISO 3166 country and 3 of `A–Z`, `2–9`) |
+//! | `filter[shipping_line_scac]` (or `filter[line_scac]`) | the shipment's SCAC | a SCAC, any case ([`Scac::parse`]: 2 to 4 letters or digits, at least one letter) |
 //! | `filter[has_holds]` | the container has holds at the POD terminal | `true` or `false` |
 //! | `filter[pickup_lfd][start]`, `filter[pickup_lfd][end]` | `pickup_lfd` within the bounds (inclusive) | RFC 3339 time or `YYYY-MM-DD` (UTC) |
 //! | `filter[updated_at][start]` | changed at or after | RFC 3339 time or `YYYY-MM-DD` (UTC) |
@@ -22,7 +22,7 @@
 
 use chrono::Duration;
 use teu_pipeline::listing::{parse_tags, ListFilter};
-use teu_pipeline::model::ContainerStatus;
+use teu_pipeline::model::{CodeError, ContainerStatus, Scac, UnLocode};
 
 use crate::error::ApiError;
 use crate::query::{parse_time_filter, ListQuery};
@@ -67,6 +67,15 @@ fn boolean(name: &str, value: &str) -> Result<bool, ApiError> {
     }
 }
 
+/// `value` as a code type, else a 400 naming `name` and the rule it breaks.
+fn code<T>(
+    name: &str,
+    value: &str,
+    parse: fn(&str) -> Result<T, CodeError>,
+) -> Result<T, ApiError> {
+    parse(value).map_err(|e| ApiError::invalid(name, format!("{name}: {e}.")))
+}
+
 /// The store filter of a list query (module table).
 ///
 /// # Errors
@@ -99,10 +108,10 @@ pub(crate) fn list_filter(q: &ListQuery) -> Result<ListFilter, ApiError> {
                 }
                 f.bill_of_lading_number = Some(value.to_string());
             }
-            "filter[pol]" => f.pol_locode = Some(value.to_ascii_uppercase()),
-            "filter[pod]" => f.pod_locode = Some(value.to_ascii_uppercase()),
+            "filter[pol]" => f.pol_locode = Some(code(name, value, UnLocode::parse)?),
+            "filter[pod]" => f.pod_locode = Some(code(name, value, UnLocode::parse)?),
             "filter[shipping_line_scac]" | "filter[line_scac]" => {
-                f.shipping_line_scac = Some(value.to_ascii_uppercase())
+                f.shipping_line_scac = Some(code(name, value, Scac::parse)?)
             }
             "filter[has_holds]" => f.has_holds = Some(boolean(name, value)?),
             "filter[tracking_stopped]" => f.tracking_stopped = Some(boolean(name, value)?),
@@ -171,6 +180,10 @@ mod tests {
                 "number=A&filter[bill_of_lading_number]=B",
                 "filter[bill_of_lading_number]",
             ),
+            // XY is no ISO 3166 country; 1 is not allowed in the location part.
+            ("filter[pol]=XYABC", "filter[pol]"),
+            ("filter[pod]=USLA1", "filter[pod]"),
+            ("filter[line_scac]=MSCUX", "filter[line_scac]"),
         ] {
             match filter(query) {
                 Err(ApiError::InvalidParameter { parameter: p, .. }) => {

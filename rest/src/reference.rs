@@ -16,7 +16,7 @@ use axum::extract::Path;
 use axum::Json;
 use serde_json::{json, Value};
 use teu_pipeline::ids;
-use teu_pipeline::model::{Carrier, Port};
+use teu_pipeline::model::{Carrier, Port, UnLocode};
 use teu_pipeline::reference::bundled;
 use teu_pipeline::terminals::Terminal;
 use uuid::Uuid;
@@ -126,7 +126,7 @@ pub(crate) async fn get_shipping_line(Path(id): Path<String>) -> Result<Json<Val
 
 /// `GET /ports/{id}`: by id or UN/LOCODE; 404 otherwise.
 pub(crate) async fn get_port(Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    static BY_ID: OnceLock<HashMap<Uuid, String>> = OnceLock::new();
+    static BY_ID: OnceLock<HashMap<Uuid, UnLocode>> = OnceLock::new();
     let ports = &bundled().0;
     let port = match Uuid::parse_str(&id) {
         Ok(uuid) => BY_ID

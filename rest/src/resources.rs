@@ -24,6 +24,7 @@ use serde::{Serialize, Serializer};
 use teu_pipeline::ids::port_id;
 use teu_pipeline::model::{
     Classifier, Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent,
+    UnLocode,
 };
 use uuid::Uuid;
 
@@ -433,7 +434,7 @@ pub fn shipment<'a>(
     container_ids: &[Uuid],
     self_url: String,
 ) -> ShipmentResource<'a> {
-    let port = |locode: &Option<String>| ToOne::of("port", locode.as_deref().map(port_id));
+    let port = |locode: &Option<UnLocode>| ToOne::of("port", locode.as_deref().map(port_id));
     ShipmentResource {
         id: s.id.to_string(),
         kind: "shipment",
@@ -635,7 +636,7 @@ mod tests {
             ind_facility_lfd_on: None,
             import_deadlines: None,
             current_status: ContainerStatus::OnShip,
-            pod_locode: Some("USLAX".into()),
+            pod_locode: Some(UnLocode::parse("USLAX").unwrap()),
             pod_terminal_id: Some(Uuid::from_u128(7)),
             pickup_facility_id: None,
             last_movement_at: None,
@@ -769,11 +770,11 @@ mod tests {
             created_at: t(56, 0),
             refreshed_at: t(56, 0),
             tags: vec![],
-            port_of_lading_locode: Some("CNSHA".into()),
+            port_of_lading_locode: Some(UnLocode::parse("CNSHA").unwrap()),
             port_of_lading_name: Some("Shanghai".into()),
             port_of_discharge_locode: None,
             port_of_discharge_name: None,
-            destination_locode: Some("USCHI".into()),
+            destination_locode: Some(UnLocode::parse("USCHI").unwrap()),
             destination_name: None,
             shipping_line_scac: "MSCU".into(),
             shipping_line_name: "Mediterranean Shipping Company".into(),

@@ -119,7 +119,7 @@ pub fn write_ais<E>(
     let mut planned: BTreeMap<String, BTreeSet<(DateTime<Utc>, String)>> = BTreeMap::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for e in events {
-        let (Some(imo), Some(locode)) = (&e.vessel_imo, &e.locode) else {
+        let (Some(imo), Some(locode)) = (e.vessel_imo.as_deref(), e.locode.as_deref()) else {
             continue;
         };
         if e.event_type != EventType::Transport
@@ -128,19 +128,19 @@ pub fn write_ais<E>(
             continue;
         }
         if let Some(n) = &e.vessel_name {
-            names.entry(imo.clone()).or_insert_with(|| n.clone());
+            names.entry(imo.to_string()).or_insert_with(|| n.clone());
         }
         if e.classifier == Classifier::Act && e.event_at <= now {
-            actual.entry(imo.clone()).or_default().insert((
+            actual.entry(imo.to_string()).or_default().insert((
                 e.event_at,
                 e.code.clone(),
-                locode.clone(),
+                locode.to_string(),
             ));
         } else if e.code == "ARRI" {
             planned
-                .entry(imo.clone())
+                .entry(imo.to_string())
                 .or_default()
-                .insert((e.event_at, locode.clone()));
+                .insert((e.event_at, locode.to_string()));
         }
     }
     let lanes = sealanes::network();
@@ -389,6 +389,6 @@ mod tests {
         assert!(batch
             .positions
             .iter()
-            .all(|(_, p)| p.imo.as_ref().is_some_and(|i| imos.contains(i))));
+            .all(|(_, p)| p.imo.as_deref().is_some_and(|i| imos.contains(i))));
     }
 }

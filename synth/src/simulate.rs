@@ -223,10 +223,10 @@ impl Writer<'_> {
         for r in rows.iter().filter(|r| is_vessel_call(r)) {
             if let (Some(imo), Some(locode)) = (&r.vessel_imo, &r.locode) {
                 let key = (
-                    imo.clone(),
+                    imo.to_string(),
                     r.event_at,
                     r.code.clone(),
-                    locode.clone(),
+                    locode.to_string(),
                     r.classifier == Classifier::Act,
                 );
                 self.calls.entry(key).or_insert_with(|| r.clone());
@@ -383,7 +383,11 @@ impl ArrivalNotice {
                 .clone()
                 .or_else(|| arrival.export_voyage.clone())
                 .unwrap_or_default(),
-            pod: arrival.locode.clone().unwrap_or_default(),
+            pod: arrival
+                .locode
+                .as_deref()
+                .map(str::to_string)
+                .unwrap_or_default(),
             pod_name: arrival.location_name.clone().unwrap_or_default(),
             eta: arrival.event_at,
             actual: arrival.classifier == Classifier::Act,

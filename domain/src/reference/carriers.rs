@@ -2,16 +2,8 @@
 
 use super::number_shapes::NumberShape;
 use super::{invalid, ReferenceError};
+use crate::codes::Scac;
 use crate::model::Carrier;
-
-/// Whether `s` looks like a SCAC: 2–4 ASCII letters or digits, at least one a letter. NMFTA
-/// gives some foreign carriers codes that start with digits (Pan Continental `15AC`, Heung-A
-/// `11QU`).
-fn is_scac(s: &str) -> bool {
-    (2..=4).contains(&s.len())
-        && s.bytes().all(|c| c.is_ascii_alphanumeric())
-        && s.bytes().any(|c| c.is_ascii_alphabetic())
-}
 
 fn csv_reader(text: &str) -> csv::Reader<&[u8]> {
     csv::ReaderBuilder::new()
@@ -86,15 +78,8 @@ pub(super) fn build_carriers(
             }
             number_shapes.push(shape.to_string());
         }
-        let scac = field(c_scac).to_ascii_uppercase();
-        if !is_scac(&scac) {
-            return Err(invalid(
-                ocean_file,
-                &at,
-                "scac",
-                format!("{scac:?} is not a SCAC (2-4 letters or digits)"),
-            ));
-        }
+        let scac = Scac::parse(field(c_scac))
+            .map_err(|e| invalid(ocean_file, &at, "scac", e.to_string()))?;
         let short_name = field(c_name).to_owned();
         if short_name.is_empty() {
             return Err(invalid(ocean_file, &at, "name", "empty"));
@@ -110,15 +95,8 @@ pub(super) fn build_carriers(
             .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '|'))
             .filter(|s| !s.is_empty())
         {
-            let alt = alt.to_ascii_uppercase();
-            if !is_scac(&alt) {
-                return Err(invalid(
-                    ocean_file,
-                    &at,
-                    "alternative_scacs",
-                    format!("{alt:?} is not a SCAC (2-4 letters or digits)"),
-                ));
-            }
+            let alt = Scac::parse(alt)
+                .map_err(|e| invalid(ocean_file, &at, "alternative_scacs", e.to_string()))?;
             alternative_scacs.push(alt);
         }
         let prefix = field(c_prefix).to_ascii_uppercase();
@@ -156,19 +134,13 @@ pub(super) fn build_carriers(
             source,
         })?;
         let at = format!("row {row}");
-        let scac = record.get(d_nmfta).unwrap_or("").to_ascii_uppercase();
-        if scac.is_empty() {
+        let raw = record.get(d_nmfta).unwrap_or("").trim();
+        if raw.is_empty() {
             tracing::debug!(file = dcsa_file, row, "carrier without NMFTA code skipped");
             continue;
         }
-        if !is_scac(&scac) {
-            return Err(invalid(
-                dcsa_file,
-                &at,
-                "NMFTA Code",
-                format!("{scac:?} is not a SCAC (2-4 letters or digits)"),
-            ));
-        }
+        let scac =
+            Scac::parse(raw).map_err(|e| invalid(dcsa_file, &at, "NMFTA Code", e.to_string()))?;
         let known = carriers
             .iter()
             .any(|c| c.scac == scac || c.alternative_scacs.contains(&scac));

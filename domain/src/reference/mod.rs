@@ -14,7 +14,9 @@
 //! # How ports are merged
 //!
 //! Ports are the union of both port files, keyed by UN/LOCODE (entries whose key is not a
-//! well-formed UN/LOCODE, such as the searoute feature with `port` = `"EG"`, are skipped).
+//! UN/LOCODE by [`UnLocode::parse`] are skipped: the searoute feature with `port` = `"EG"`, the
+//! searoute codes with a `0` in the location part such as `AUTR0`, and `ANGSB`, whose country
+//! `AN` left ISO 3166-1 in 2010).
 //!
 //! * **Name and time zone**: sea-ports wins; searoute fills ports that sea-ports lacks.
 //! * **Country**: `country_code` is the first two letters of the UN/LOCODE; `country` (the
@@ -26,7 +28,7 @@
 //!   no other port), and lie on or within 0.5° of a land time zone. When neither candidate
 //!   passes, each is tried with the longitude negated, with longitude and latitude swapped, and
 //!   with the latitude negated; the first variant that passes with 150 km instead of 1,000 km is
-//!   used. This repairs `ANGSB`, `ARDDC`, `CLJRL`, `CLPGO`, `CLPPD`, `ISESK`, `TNJAR`, `VCCRP`
+//!   used. This repairs `ARDDC`, `CLJRL`, `CLPGO`, `CLPPD`, `ISESK`, `TNJAR`, `VCCRP`
 //!   and takes sea-ports' point for `CRSJO` (searoute's longitude has the wrong sign). When
 //!   nothing passes, the preferred point is kept as it is (remote islands, offshore terminals, a
 //!   few mis-coded entries such as `ZAPOR`). When searoute lists the same UN/LOCODE twice, the
@@ -53,7 +55,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::model::{Carrier, Port};
+use crate::model::{Carrier, Port, UnLocode};
 
 mod carriers;
 mod number_shapes;
@@ -239,7 +241,7 @@ pub fn bundled() -> &'static (PortIndex, CarrierIndex) {
 pub struct PortIndex {
     /// Sorted by UN/LOCODE, one per UN/LOCODE.
     ports: Vec<Port>,
-    by_locode: HashMap<String, usize>,
+    by_locode: HashMap<UnLocode, usize>,
 }
 
 impl PortIndex {
@@ -267,7 +269,7 @@ impl PortIndex {
                     .filter(|c| !c.is_whitespace())
                     .map(|c| c.to_ascii_uppercase())
                     .collect();
-                *self.by_locode.get(&normalized)?
+                *self.by_locode.get(normalized.as_str())?
             }
         };
         Some(&self.ports[i])

@@ -7,6 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::{invalid, ReferenceError};
+use crate::codes::UnLocode;
 
 /// A longitude/latitude pair in degrees, as read (not necessarily in range).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,7 +127,7 @@ pub(super) fn state_abbreviation(country: &str, state: &str) -> Option<&'static 
 }
 
 pub(super) struct SeaPortEntry {
-    pub(super) locode: String,
+    pub(super) locode: UnLocode,
     pub(super) name: String,
     pub(super) country: Option<String>,
     /// `province`: the state or province.
@@ -137,20 +138,10 @@ pub(super) struct SeaPortEntry {
 }
 
 pub(super) struct SearouteEntry {
-    pub(super) locode: String,
+    pub(super) locode: UnLocode,
     pub(super) name: Option<String>,
     pub(super) country: Option<String>,
     pub(super) point: Option<LonLat>,
-}
-
-/// Whether `s` is a well-formed UN/LOCODE: two letters (country) and three letters or digits.
-pub(super) fn is_locode(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 5
-        && b[..2].iter().all(u8::is_ascii_uppercase)
-        && b[2..]
-            .iter()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
 pub(super) fn is_valid_zone(name: &str) -> bool {
@@ -260,11 +251,10 @@ pub(super) fn parse_sea_ports(file: &str, text: &str) -> Result<Vec<SeaPortEntry
                 format!("expected an object, found {}", json_kind(value)),
             ));
         };
-        let locode = key.trim();
-        if !is_locode(locode) {
+        let Ok(locode) = UnLocode::parse(key.trim()) else {
             tracing::debug!(file, key, "skipping entry: key is not a UN/LOCODE");
             continue;
-        }
+        };
         let name = opt_str(obj, "name", file, &at)?
             .ok_or_else(|| invalid(file, &at, "name", "missing or empty"))?;
         let country = opt_str(obj, "country", file, &at)?;
@@ -280,7 +270,7 @@ pub(super) fn parse_sea_ports(file: &str, text: &str) -> Result<Vec<SeaPortEntry
         };
         entries.push(SeaPortEntry {
             province,
-            locode: locode.to_owned(),
+            locode,
             name,
             country,
             point,
@@ -342,7 +332,7 @@ pub(super) fn parse_searoute(file: &str, text: &str) -> Result<Vec<SearouteEntry
             }
         };
         let at = FeatureAt(n, Some(locode));
-        if !is_locode(locode) {
+        let Ok(locode) = UnLocode::parse(locode) else {
             tracing::debug!(
                 file,
                 feature = n,
@@ -350,7 +340,7 @@ pub(super) fn parse_searoute(file: &str, text: &str) -> Result<Vec<SearouteEntry
                 "skipping feature: not a UN/LOCODE"
             );
             continue;
-        }
+        };
         let name = opt_str(props, "name", file, &at)?;
         let country = opt_str(props, "cty", file, &at)?.map(|c| c.replace('_', " "));
         let point = match feature.get("geometry") {
@@ -376,7 +366,7 @@ pub(super) fn parse_searoute(file: &str, text: &str) -> Result<Vec<SearouteEntry
             }
         };
         entries.push(SearouteEntry {
-            locode: locode.to_owned(),
+            locode,
             name,
             country,
             point,

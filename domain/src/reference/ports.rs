@@ -9,7 +9,7 @@ use super::port_files::{
     SearouteEntry,
 };
 use super::ReferenceError;
-use crate::model::Port;
+use crate::model::{Port, UnLocode};
 
 /// A coordinate candidate is plausible when another port of the same country lies this close.
 const PLAUSIBLE_KM: f64 = 1_000.0;
@@ -139,7 +139,7 @@ pub(super) fn build_ports(
     let sea = parse_sea_ports(sea_file, sea_text)?;
     let routes = parse_searoute(route_file, route_text)?;
 
-    let mut drafts: BTreeMap<String, Draft> = BTreeMap::new();
+    let mut drafts: BTreeMap<UnLocode, Draft> = BTreeMap::new();
     for entry in sea {
         let key = entry.locode.clone();
         drafts.entry(key).or_default().sea = Some(entry);
@@ -151,7 +151,7 @@ pub(super) fn build_ports(
             .routes
             .push(entry);
     }
-    let drafts: Vec<(String, Draft)> = drafts.into_iter().collect();
+    let drafts: Vec<(UnLocode, Draft)> = drafts.into_iter().collect();
 
     // Reference points per country: every in-range candidate point of every port.
     let mut refs: HashMap<&str, Vec<(usize, LonLat)>> = HashMap::new();
@@ -213,15 +213,15 @@ pub(super) fn build_ports(
                 })
                 .find(|&p| plausible(p, REPAIRED_KM));
             match point {
-                Some(_) => report.repaired.push(locode.clone()),
+                Some(_) => report.repaired.push(locode.to_string()),
                 None if !candidates.is_empty() => {
-                    report.implausible.push(locode.clone());
+                    report.implausible.push(locode.to_string());
                     point = candidates.iter().copied().find(|p| p.in_range());
                 }
                 None => {}
             }
         } else if point != candidates.first().copied() {
-            report.repaired.push(locode.clone());
+            report.repaired.push(locode.to_string());
         }
 
         let sea_zone = draft.sea.as_ref().and_then(|s| s.zone.clone());
@@ -237,7 +237,7 @@ pub(super) fn build_ports(
                 } else {
                     report
                         .zone_replaced
-                        .push((locode.clone(), zone, here.clone()));
+                        .push((locode.to_string(), zone, here.clone()));
                     (Some(here), ZoneSource::Coordinates)
                 }
             }
@@ -252,7 +252,7 @@ pub(super) fn build_ports(
             .map(|s| s.name.clone())
             .or_else(|| route.and_then(|r| r.name.clone()))
             .or_else(|| draft.routes.iter().find_map(|r| r.name.clone()))
-            .unwrap_or_else(|| locode.clone());
+            .unwrap_or_else(|| locode.to_string());
         let country = draft
             .sea
             .as_ref()
@@ -310,7 +310,7 @@ pub(super) fn build_ports(
     }
 
     for (port, source) in ports.iter().zip(sources) {
-        report.zone_source.insert(port.locode.clone(), source);
+        report.zone_source.insert(port.locode.to_string(), source);
     }
     if !report.implausible.is_empty() {
         tracing::debug!(

@@ -117,7 +117,7 @@ impl ContainerTransportEvent {
             created_at: DateTime(event_names::created_at(row)),
             voyage_number: event_names::voyage(row).map(str::to_string),
             timestamp: DateTime(row.event_at),
-            location_locode: row.locode.clone(),
+            location_locode: row.locode.as_deref().map(str::to_string),
             data_source: EventDataSource::ShippingLine,
             named_vessel: Vessel::of(row.vessel_imo.as_deref(), row.vessel_name.as_deref()),
             timezone: e.timezone,
@@ -203,9 +203,9 @@ impl RawEvent {
             created_at: DateTime(event_names::created_at(row)),
             voyage_number: event_names::voyage(row).map(str::to_string),
             location_name: row.location_name.clone(),
-            location_locode: row.locode.clone(),
+            location_locode: row.locode.as_deref().map(str::to_string),
             vessel_name: row.vessel_name.clone(),
-            vessel_imo: row.vessel_imo.clone(),
+            vessel_imo: row.vessel_imo.as_deref().map(str::to_string),
             timezone: e.timezone,
         }
     }

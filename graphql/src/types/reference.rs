@@ -57,7 +57,7 @@ impl From<model::Port> for Port {
         } = p;
         Port {
             id: ID(teu_pipeline::ids::port_id(&locode).to_string()),
-            locode,
+            locode: locode.into(),
             name,
             country_code,
             country,
@@ -112,7 +112,7 @@ impl From<terminals::Terminal> for Terminal {
         Terminal {
             id: ID(id.to_string()),
             name,
-            locode,
+            locode: locode.into(),
             smdg_code,
             bic_code,
             firms_code,

@@ -140,7 +140,12 @@ impl CurrentVessel {
         let p = &v.position;
         CurrentVessel {
             ports_sequence: int(sequence),
-            vessel_imo: v.vessel.imo.clone().or_else(|| p.imo.clone()),
+            vessel_imo: v
+                .vessel
+                .imo
+                .as_deref()
+                .map(str::to_string)
+                .or_else(|| p.imo.clone()),
             vessel_name: v.vessel.name.clone().or_else(|| p.vessel_name.clone()),
             voyage_number: v.vessel.voyage.clone(),
             timestamp: DateTime(p.observed_at),
@@ -203,7 +208,7 @@ impl RouteLeg {
             ports_sequence: from.map_or(0, |p| int(p.sequence)),
             from_locode: from.map(|p| p.locode.clone()),
             to_locode: to.map(|p| p.locode.clone()),
-            vessel_imo: l.vessel.imo.clone(),
+            vessel_imo: l.vessel.imo.as_deref().map(str::to_string),
             start_time: dt(l.start_time),
             end_time: dt(l.end_time),
             point_count: int(l.coordinates.len()),

@@ -285,22 +285,22 @@ fn container(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
         .map_err(|e| Problem::new(pointer, e.to_string()))
 }
 
-fn locode(v: &Value, pointers: &[&str]) -> Result<Option<String>, Problem> {
+fn locode(v: &Value, pointers: &[&str]) -> Result<Option<UnLocode>, Problem> {
     for p in pointers {
         if let Some(code) = str_at(v, p) {
             return UnLocode::parse(code)
-                .map(|c| Some(c.into_string()))
+                .map(Some)
                 .map_err(|e| Problem::new(p, e.to_string()));
         }
     }
     Ok(None)
 }
 
-fn imo(v: &Value, pointer: &str) -> Result<Option<String>, Problem> {
+fn imo(v: &Value, pointer: &str) -> Result<Option<Imo>, Problem> {
     match str_at(v, pointer) {
         None => Ok(None),
         Some(s) => Imo::parse(s)
-            .map(|i| Some(i.into_string()))
+            .map(Some)
             .map_err(|e| Problem::new(pointer, e.to_string())),
     }
 }

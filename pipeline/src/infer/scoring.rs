@@ -125,13 +125,14 @@ impl Scorer {
         let mut bl_codes = HashMap::new();
         for (i, c) in carriers.iter().enumerate() {
             let i = i as u16;
-            by_scac.insert(c.scac.clone(), i);
-            bl_codes.entry(c.scac.clone()).or_insert(i);
+            by_scac.insert(c.scac.to_string(), i);
+            bl_codes.entry(c.scac.to_string()).or_insert(i);
         }
         for (i, c) in carriers.iter().enumerate() {
             let i = i as u16;
-            for code in c.alternative_scacs.iter().chain(&c.bill_of_lading_prefix) {
-                bl_codes.entry(code.clone()).or_insert(i);
+            let alternatives = c.alternative_scacs.iter().map(|s| s.as_str());
+            for code in alternatives.chain(c.bill_of_lading_prefix.as_deref()) {
+                bl_codes.entry(code.to_string()).or_insert(i);
             }
         }
         let mut bl_lengths: Vec<usize> = bl_codes.keys().map(String::len).collect();

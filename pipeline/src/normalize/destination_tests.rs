@@ -24,7 +24,7 @@ fn event(code: &str, t: EventType, locode: &str, day: u32, mode: Option<&str>) -
         bookings: Vec::new(),
         references: Vec::new(),
         transport_call_id: None,
-        locode: Some(locode.into()),
+        locode: Some(crate::model::UnLocode::parse(locode).unwrap()),
         location_name: None,
         facility_code: None,
         facility_type: None,

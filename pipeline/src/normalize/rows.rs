@@ -9,7 +9,7 @@ use super::attach::RefNumbers;
 use super::frame::from_millis;
 use super::Refs;
 use crate::ids;
-use crate::model::{Container, ContainerNumber, EventType, Shipment};
+use crate::model::{CodeError, Container, ContainerNumber, EventType, Imo, Shipment, UnLocode};
 use crate::status::{self, LastMovement};
 
 /// Typed column readers over a collected frame.
@@ -32,6 +32,19 @@ impl<'a> Cols<'a> {
 
 fn owned(s: Option<&str>) -> Option<String> {
     s.map(str::to_string)
+}
+
+/// A code column's value as its code type. The values were checked when their events were
+/// read; a stored event of an older reader may not be, so a failure is an error, not a panic.
+fn code<T>(
+    what: &str,
+    s: Option<&str>,
+    parse: fn(&str) -> Result<T, CodeError>,
+) -> PolarsResult<Option<T>> {
+    s.map(|v| {
+        parse(v).map_err(|e| PolarsError::ComputeError(format!("derived {what}: {e}").into()))
+    })
+    .transpose()
 }
 
 pub(super) fn shipment_rows(
@@ -65,7 +78,7 @@ pub(super) fn shipment_rows(
             .and_then(|s| refs.carriers.get(s))
             .or_else(|| k.get(..4).and_then(|p| refs.carriers.get(p)));
         let scac = line
-            .map(|l| l.scac.clone())
+            .map(|l| l.scac.to_string())
             .or_else(|| owned(carrier[i]))
             .unwrap_or_default();
         let ref_numbers = numbers
@@ -86,11 +99,11 @@ pub(super) fn shipment_rows(
             created_at: now,
             refreshed_at: now,
             tags: Vec::new(),
-            port_of_lading_locode: owned(pol[i]),
+            port_of_lading_locode: code("port of lading", pol[i], UnLocode::parse)?,
             port_of_lading_name: port(pol[i]).map(|p| p.name.clone()),
-            port_of_discharge_locode: owned(pod[i]),
+            port_of_discharge_locode: code("port of discharge", pod[i], UnLocode::parse)?,
             port_of_discharge_name: port(pod[i]).map(|p| p.name.clone()),
-            destination_locode: owned(destination[i]),
+            destination_locode: code("destination", destination[i], UnLocode::parse)?,
             destination_name: port(destination[i]).map(|p| p.name.clone()),
             shipping_line_name: line.map(|l| l.name.clone()).unwrap_or_else(|| scac.clone()),
             shipping_line_short_name: line
@@ -99,7 +112,7 @@ pub(super) fn shipment_rows(
             shipping_line_scac: scac,
             customer_name: None,
             pod_vessel_name: owned(vessel[i]),
-            pod_vessel_imo: owned(imo[i]),
+            pod_vessel_imo: code("POD vessel IMO", imo[i], Imo::parse)?,
             pod_voyage_number: owned(voyage[i]),
             pol_etd_at: pol_etd[i],
             pol_atd_at: pol_atd[i],
@@ -286,7 +299,7 @@ pub(super) fn container_rows(
             ind_facility_lfd_on: None,
             import_deadlines: None,
             current_status: status::derive(last),
-            pod_locode: owned(pod[i]),
+            pod_locode: code("port of discharge", pod[i], UnLocode::parse)?,
             pod_terminal_id: pod_facility[i].and_then(|code| {
                 crate::terminals::bundled()
                     .resolve(pod[i], code)

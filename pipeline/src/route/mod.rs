@@ -163,7 +163,7 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
             let at_port = |e: &&TransportEvent| e.event.locode.as_deref() == Some(locode.as_str());
             RoutePort {
                 sequence: i + 1,
-                locode: locode.clone(),
+                locode: locode.to_string(),
                 location_id: ids::port_id(locode),
                 name: reference
                     .map(|p| p.name.clone())
@@ -173,8 +173,8 @@ pub fn ports_and_legs(events: &[TransportEvent]) -> (Vec<RoutePort>, Vec<Planned
                             .filter(at_port)
                             .find_map(|e| e.event.location_name.clone())
                     })
-                    .unwrap_or_else(|| locode.clone()),
-                country_code: locode.get(..2).unwrap_or_default().to_string(),
+                    .unwrap_or_else(|| locode.to_string()),
+                country_code: locode.country().to_string(),
                 country: reference.and_then(|p| p.country.clone()),
                 state: reference.and_then(|p| p.state.clone()),
                 state_abbr: reference.and_then(|p| p.state_abbr.clone()),
@@ -393,7 +393,10 @@ pub async fn container_route(
         if leg.state == LegState::NotStarted {
             continue;
         }
-        let (Some(imo), Some(atd)) = (leg.vessel.imo.clone(), leg.started_at) else {
+        let (Some(imo), Some(atd)) = (
+            leg.vessel.imo.as_deref().map(str::to_string),
+            leg.started_at,
+        ) else {
             continue;
         };
         let ata = leg.ended_at;
@@ -485,7 +488,8 @@ impl ContainerRoute {
             let imo = cv
                 .vessel
                 .imo
-                .clone()
+                .as_deref()
+                .map(str::to_string)
                 .or_else(|| pos.imo.clone())
                 .unwrap_or_default();
             let arr_s = |f: &dyn Fn(&RoutePort) -> Option<String>| {

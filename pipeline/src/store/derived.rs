@@ -142,7 +142,7 @@ impl Store {
                     .bind(c.shipment_id.to_string())
                     .bind(c.number.as_str())
                     .bind(c.current_status.as_str())
-                    .bind(&c.pod_locode)
+                    .bind(c.pod_locode.as_deref())
                     .bind(ts(c.created_at))
                     .bind(ts(c.refreshed_at))
                     .bind(hash)

@@ -28,7 +28,7 @@ impl Store {
             let mut q = sqlx::query(&sql).persistent(false);
             for p in chunk {
                 q = q
-                    .bind(&p.locode)
+                    .bind(p.locode.as_str())
                     .bind(&p.name)
                     .bind(&p.country_code)
                     .bind(&p.country)
@@ -90,7 +90,7 @@ impl Store {
                     .bind(account.to_string())
                     .bind(c.container_number.as_str())
                     .bind(c.terminal_id.to_string())
-                    .bind(&c.terminal_locode)
+                    .bind(c.terminal_locode.as_str())
                     .bind(ts(c.checked_at))
                     .bind(source_file)
                     .bind(*index as i64)

@@ -25,8 +25,8 @@ impl ShipmentFilterColumns {
     /// The columns of `s`, as the upserts and the backfill write them.
     pub(crate) fn of(s: &Shipment) -> Self {
         ShipmentFilterColumns {
-            pol_locode: s.port_of_lading_locode.clone(),
-            pod_locode: s.port_of_discharge_locode.clone(),
+            pol_locode: s.port_of_lading_locode.as_deref().map(str::to_string),
+            pod_locode: s.port_of_discharge_locode.as_deref().map(str::to_string),
             shipping_line_scac: Some(s.shipping_line_scac.clone()),
             pod_eta_at: s.pod_eta_at.map(ts),
         }

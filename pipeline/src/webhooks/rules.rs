@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::model::{Container, ContainerStatus, Shipment};
+use crate::model::{Container, ContainerStatus, Imo, Shipment, UnLocode};
 
 /// Every event teu emits and the change that emits it: one source per event name. Events of
 /// the catalog not listed here are accepted in subscriptions but not emitted (`docs/NOTES.md`,
@@ -195,13 +195,13 @@ pub struct Detail {
     pub timezone: Option<String>,
     /// UN/LOCODE of the place, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location_locode: Option<String>,
+    pub location_locode: Option<UnLocode>,
     /// The voyage, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voyage_number: Option<String>,
     /// The vessel's IMO number, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vessel_imo: Option<String>,
+    pub vessel_imo: Option<Imo>,
     /// The POD terminal the data is about, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_id: Option<Uuid>,
