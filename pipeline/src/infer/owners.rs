@@ -89,6 +89,8 @@ pub const OWNER_SCACS: &[(&str, &str)] = &[
     ("Vasco", "VMLU"),
     ("WEC", "WECU"),
     ("WLS", "WTLU"),
+    // Twelfth session (docs/sources-carriers.md): Unifeeder's own `TLCU` boxes.
+    ("Unifeeder", "UFEE"),
 ];
 
 /// Lines of one group that operate each other's boxes: a box of the first line may travel on
@@ -200,6 +202,8 @@ mod tests {
         assert_eq!(get("APZU").scac.as_deref(), Some("CMDU"));
         assert_eq!(get("HLXU").scac.as_deref(), Some("HLCU"));
         assert_eq!(get("HDMU").owner, "Hyundai Merchant Marine Co., Ltd.");
+        assert_eq!(get("TLCU").scac.as_deref(), Some("UFEE"));
+        assert!(!get("TLCU").lessor);
         for lessor in ["TCLU", "TGHU", "FCIU", "CAIU", "SEGU"] {
             assert_eq!(get(lessor).scac, None, "{lessor}");
             assert!(get(lessor).lessor, "{lessor}");

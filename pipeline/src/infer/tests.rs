@@ -132,6 +132,30 @@ fn history_moves_a_carrier_box() {
 }
 
 #[test]
+fn lines_added_from_two_origin_code_lists() {
+    // Unifeeder's own box (BIC owner prefix TLCU) selects Unifeeder.
+    let r = infer("TLCU1234560", empty());
+    assert_eq!(r.number_type, NumberType::Container);
+    assert_eq!(r.shipping_line.decision, Decision::AutoSelect);
+    assert_eq!(r.shipping_line.selected.unwrap().scac, "UFEE");
+    // Numbers that start with a SCAC or an alternative SCAC are that line's bills.
+    for (number, scac) in [
+        ("UFEE20240001", "UFEE"),
+        ("IRSUAB123456", "IRSU"),
+        ("TSGL12345678", "TSCW"),
+    ] {
+        let r = infer(number, empty());
+        assert_eq!(r.number_type, NumberType::BillOfLading, "{number}");
+        assert_eq!(r.shipping_line.decision, Decision::AutoSelect, "{number}");
+        assert_eq!(r.shipping_line.selected.unwrap().scac, scac, "{number}");
+    }
+    // HDS Lines' IRSU boxes are not in the BIC file: a valid IRSU container has no owner line.
+    let r = infer("IRSU1234561", empty());
+    assert_eq!(r.number_type, NumberType::Container);
+    assert_eq!(r.shipping_line.decision, Decision::NoPrediction);
+}
+
+#[test]
 fn bills_of_lading_and_bookings() {
     let r = infer("MEDU1234567", empty());
     // MEDU + 7 digits fails the ISO 6346 check digit: MSC's bill of lading format.
