@@ -1,7 +1,8 @@
 //! Track simplification (RDP, `teu_pipeline::route::simplify`) on 1k, 100k and 1M-point tracks,
 //! and the whole AIS path: an AIS CSV (generated voyages, MarineCadastre layout) read and
 //! validated (`feeds::ais::read_tracks`), split per vessel, each track simplified and written as
-//! a GeoJSON FeatureCollection of LineStrings (the `geojson` crate).
+//! a GeoJSON FeatureCollection of LineStrings (`route::tracks::ais_geojson`: the same bytes as the
+//! `geojson` crate's types, which it replaced).
 //!
 //! The tracks are a vessel-like random walk (heading changes of a few degrees per report, about
 //! 0.3 nm between reports), so RDP has real work to do. Run with `cargo bench --bench simplify`.
@@ -16,7 +17,7 @@
 //! file of the bench and every file named in `TEU_AIS_DUMP_FILES` (paths separated by `:`) it
 //! writes `<file name>.tracks.txt` (what `read_tracks` returned, `{:#?}`) and
 //! `<file name>.geojson` (the bench's GeoJSON string), so two builds can be compared byte for
-//! byte (`cmp`).
+//! byte (`cmp`); the generated file itself is written there too.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -91,21 +92,7 @@ fn ais_to_geojson(c: &mut Criterion) {
 /// The AIS path of the bench on one file: its tracks and the GeoJSON string.
 fn ais_geojson(csv: &[u8], name: &str) -> (teu_pipeline::feeds::ais::AisTracks, String) {
     let tracks = teu_pipeline::feeds::ais::read_tracks(csv, name).expect("AIS reads");
-    let collection: geojson::FeatureCollection = tracks
-        .vessels
-        .iter()
-        .map(|v| {
-            let line: Vec<Vec<f64>> = simplify_track(&v.coords)
-                .iter()
-                .map(|p| vec![p[0], p[1]])
-                .collect();
-            let mut f =
-                geojson::Feature::from(geojson::Geometry::new(geojson::Value::LineString(line)));
-            f.set_property("vessel", v.key());
-            f
-        })
-        .collect();
-    let text = collection.to_string();
+    let text = teu_pipeline::route::tracks::ais_geojson(&tracks);
     (tracks, text)
 }
 
@@ -118,6 +105,7 @@ fn ais_dump(dir: &Path) -> std::io::Result<()> {
         events_per_file: 0,
     });
     let ais = generate_ais(&events_of(&files), 3);
+    std::fs::write(dir.join(&ais.name), &ais.csv)?;
     let mut inputs = vec![(ais.name.clone(), ais.csv.into_bytes())];
     if let Some(list) = std::env::var_os("TEU_AIS_DUMP_FILES") {
         for path in std::env::split_paths(&list) {
