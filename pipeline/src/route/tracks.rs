@@ -6,7 +6,8 @@
 //! `Feature`s with a `LineString` geometry and one `vessel` property each and calling
 //! `to_string()` (tested): `{"type":"FeatureCollection","features":[{"type":"Feature",
 //! "geometry":{"type":"LineString","coordinates":[[lon,lat],…]},"properties":{"vessel":…}},…]}`,
-//! numbers as serde_json writes them. It is written by serde from borrowed slices, without a
+//! numbers as serde_json writes them (and, as that crate does for an empty collection,
+//! `"bbox":[]` after an empty `features`). It is written by serde from borrowed slices, without a
 //! `Vec` per point or a JSON map per feature, and the tracks are simplified in parallel.
 
 use serde::Serialize;
@@ -18,6 +19,10 @@ use crate::feeds::ais::AisTracks;
 struct Collection<'a> {
     r#type: &'static str,
     features: Vec<Feature<'a>>,
+    /// `Some([])` for an empty collection: `geojson`'s `FromIterator` leaves an empty
+    /// bounding box there (and none once a feature without one is seen).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bbox: Option<[f64; 0]>,
 }
 
 #[derive(Serialize)]
@@ -65,6 +70,7 @@ pub fn ais_geojson(tracks: &AisTracks) -> String {
                 properties: Properties { vessel: v.key() },
             })
             .collect(),
+        bbox: tracks.vessels.is_empty().then_some([]),
     };
     // Serializing plain structs, strings and finite numbers cannot fail.
     serde_json::to_string(&collection).unwrap_or_default()
