@@ -1,7 +1,8 @@
 //! Track simplification (RDP, `teu_pipeline::route::simplify`) on 1k, 100k and 1M-point tracks,
 //! and the whole AIS path: an AIS CSV (generated voyages, MarineCadastre layout) read and
 //! validated (`feeds::ais::read_tracks`), split per vessel, each track simplified and written as
-//! a GeoJSON FeatureCollection of LineStrings (the `geojson` crate).
+//! a GeoJSON FeatureCollection of LineStrings (`route::tracks::ais_geojson`: the same bytes as the
+//! `geojson` crate's types, which it replaced).
 //!
 //! The tracks are a vessel-like random walk (heading changes of a few degrees per report, about
 //! 0.3 nm between reports), so RDP has real work to do. Run with `cargo bench --bench simplify`.
@@ -11,6 +12,12 @@
 //! `teu.json` (per size: input points, tolerance in degrees, output points, seconds of each of
 //! [`EXPORT_RUNS`] runs) for `benches/compare/compare.py`, which runs shapely (GEOS) on the same
 //! points with the same tolerance.
+//!
+//! With `TEU_AIS_DUMP=DIR` set, the bench runs no criterion group either: for the generated AIS
+//! file of the bench and every file named in `TEU_AIS_DUMP_FILES` (paths separated by `:`) it
+//! writes `<file name>.tracks.txt` (what `read_tracks` returned, `{:#?}`) and
+//! `<file name>.geojson` (the bench's GeoJSON string), so two builds can be compared byte for
+//! byte (`cmp`); the generated file itself is written there too.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -77,28 +84,49 @@ fn ais_to_geojson(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(8)).sample_size(10);
     g.throughput(Throughput::Elements(ais.positions as u64));
     g.bench_function("read+simplify+geojson", |b| {
-        b.iter(|| {
-            let tracks = teu_pipeline::feeds::ais::read_tracks(ais.csv.as_bytes(), &ais.name)
-                .expect("generated AIS reads");
-            let collection: geojson::FeatureCollection = tracks
-                .vessels
-                .iter()
-                .map(|v| {
-                    let line: Vec<Vec<f64>> = simplify_track(&v.coords)
-                        .iter()
-                        .map(|p| vec![p[0], p[1]])
-                        .collect();
-                    let mut f = geojson::Feature::from(geojson::Geometry::new(
-                        geojson::Value::LineString(line),
-                    ));
-                    f.set_property("vessel", v.key());
-                    f
-                })
-                .collect();
-            collection.to_string().len()
-        })
+        b.iter(|| ais_geojson(ais.csv.as_bytes(), &ais.name).1.len())
     });
     g.finish();
+}
+
+/// The AIS path of the bench on one file: its tracks and the GeoJSON string.
+fn ais_geojson(csv: &[u8], name: &str) -> (teu_pipeline::feeds::ais::AisTracks, String) {
+    let tracks = teu_pipeline::feeds::ais::read_tracks(csv, name).expect("AIS reads");
+    let text = teu_pipeline::route::tracks::ais_geojson(&tracks);
+    (tracks, text)
+}
+
+/// The AIS dump (module documentation).
+fn ais_dump(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let files = generate(&GenOptions {
+        shipments: 60,
+        seed: 3,
+        events_per_file: 0,
+    });
+    let ais = generate_ais(&events_of(&files), 3);
+    std::fs::write(dir.join(&ais.name), &ais.csv)?;
+    let mut inputs = vec![(ais.name.clone(), ais.csv.into_bytes())];
+    if let Some(list) = std::env::var_os("TEU_AIS_DUMP_FILES") {
+        for path in std::env::split_paths(&list) {
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            inputs.push((name, std::fs::read(&path)?));
+        }
+    }
+    for (name, bytes) in inputs {
+        let (tracks, text) = ais_geojson(&bytes, &name);
+        std::fs::write(
+            dir.join(format!("{name}.tracks.txt")),
+            format!("{tracks:#?}"),
+        )?;
+        std::fs::write(dir.join(format!("{name}.geojson")), text)?;
+        eprintln!("{name}: {} positions", tracks.positions());
+    }
+    Ok(())
 }
 
 fn write_f64(path: &Path, points: &[[f64; 2]]) -> std::io::Result<()> {
@@ -146,6 +174,13 @@ fn main() {
     if let Some(dir) = std::env::var_os("TEU_SIMPLIFY_EXPORT") {
         if let Err(e) = export(Path::new(&dir)) {
             eprintln!("export to {}: {e}", Path::new(&dir).display());
+            std::process::exit(1);
+        }
+        return;
+    }
+    if let Some(dir) = std::env::var_os("TEU_AIS_DUMP") {
+        if let Err(e) = ais_dump(Path::new(&dir)) {
+            eprintln!("AIS dump to {}: {e}", Path::new(&dir).display());
             std::process::exit(1);
         }
         return;

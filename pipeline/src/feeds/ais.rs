@@ -35,7 +35,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 
 use super::{FeedError, Quarantined};
@@ -81,6 +81,9 @@ enum Col {
     Name,
     Imo,
 }
+
+/// Number of [`Col`] kinds (the length of [`Columns::index`]).
+const COLS: usize = 10;
 
 impl Col {
     fn label(self) -> &'static str {
@@ -276,13 +279,6 @@ enum VesselRef {
     Track(u32),
 }
 
-/// A parsed row before vessels are numbered.
-#[derive(Debug, Clone, Copy)]
-struct Parsed {
-    vessel: VesselRef,
-    fix: Fix,
-}
-
 /// Strings seen in a chunk (track ids, vessel names), each stored once; remembers the last hit
 /// because consecutive rows usually repeat it.
 #[derive(Default)]
@@ -315,27 +311,79 @@ impl Interner {
 #[derive(Default)]
 struct Chunk {
     rows: usize,
-    parsed: Vec<Parsed>,
+    /// Accepted rows per vessel (chunk-local vessel, its fixes in row order), vessels in the
+    /// order of their first row.
+    vessels: Vec<(VesselRef, Vec<Fix>)>,
+    /// Index of each vessel in `vessels`.
+    index: HashMap<VesselRef, u32>,
+    /// The vessel of the last accepted row and its index (consecutive rows usually share it).
+    last: Option<(VesselRef, u32)>,
     quarantined: Vec<Quarantined>,
     tracks: Interner,
     names: Interner,
 }
 
+impl Chunk {
+    /// Adds an accepted row to its vessel's fixes.
+    fn push(&mut self, vessel: VesselRef, fix: Fix) {
+        let g = match self.last {
+            Some((v, g)) if v == vessel => g,
+            _ => {
+                let vessels = &mut self.vessels;
+                let g = *self.index.entry(vessel).or_insert_with(|| {
+                    vessels.push((vessel, Vec::new()));
+                    vessels.len() as u32 - 1
+                });
+                self.last = Some((vessel, g));
+                g
+            }
+        };
+        self.vessels[g as usize].1.push(fix);
+    }
+}
+
 /// The columns of the header, by the reader's column kinds.
 struct Columns {
-    index: HashMap<Col, usize>,
+    /// Field index of each column kind (`Col as usize`), the first column of that kind.
+    index: [Option<usize>; COLS],
     layout: AisLayout,
     resolution_s: f64,
 }
 
 impl Columns {
+    /// The columns of a header whose fields are `names`, read as `layout`.
+    fn new<'h>(names: impl IntoIterator<Item = &'h str>, layout: AisLayout) -> Columns {
+        let mut index = [None; COLS];
+        for (i, name) in names.into_iter().enumerate() {
+            if let Some(c) = col_of(&super::fold_token(name)) {
+                index[c as usize].get_or_insert(i);
+            }
+        }
+        Columns {
+            index,
+            layout,
+            resolution_s: layout.resolution_s(),
+        }
+    }
+
     /// Field `c` of a row whose fields are given by `field` (trimmed, `None` when empty).
     fn get<'r>(&self, c: Col, field: &impl Fn(usize) -> Option<&'r str>) -> Option<&'r str> {
-        self.index
-            .get(&c)
-            .and_then(|&i| field(i))
-            .map(str::trim)
+        self.index[c as usize]
+            .and_then(field)
+            .map(trim)
             .filter(|s| !s.is_empty())
+    }
+}
+
+/// `s.trim()`, without the Unicode tables when `s` starts and ends with a printable ASCII
+/// character (none of which is white space).
+#[inline]
+fn trim(s: &str) -> &str {
+    let printable = |c: Option<&u8>| c.is_some_and(|&c| c > b' ' && c < 0x80);
+    if printable(s.as_bytes().first()) && printable(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
     }
 }
 
@@ -368,72 +416,112 @@ pub fn read_tracks(bytes: &[u8], source_file: &str) -> Result<AisTracks, FeedErr
             "not an AIS header: expected MMSI (or ID), a timestamp, latitude and longitude".into(),
         )
     })?;
-    let mut index: HashMap<Col, usize> = HashMap::new();
-    for (i, name) in header.iter().enumerate() {
-        if let Some(c) = col_of(&super::fold_token(name)) {
-            index.entry(c).or_insert(i);
-        }
-    }
-    let columns = Columns {
-        index,
-        layout,
-        resolution_s: layout.resolution_s(),
-    };
+    let columns = Columns::new(header.iter(), layout);
     let stem = std::path::Path::new(source_file)
         .file_stem()
         .map(|s| s.to_string_lossy().trim_end_matches(".csv").to_string())
         .unwrap_or_else(|| source_file.to_string());
     let body = bytes.get(header_end + 1..).unwrap_or_default();
-    let chunks = match std::str::from_utf8(body) {
-        Ok(text) if memchr::memchr(b'"', body).is_none() => read_lines(text, &columns, source_file),
-        _ => vec![read_records(body, &columns, source_file)],
-    };
+    let chunks = read_lines(body, &columns, source_file)
+        .unwrap_or_else(|| vec![read_records(body, &columns, source_file)]);
     Ok(assemble(chunks, &columns, &stem, source_file))
 }
 
-/// The fast path: `text` has no quotes, so every line is a row and every comma a separator.
-/// Lines are cut into chunks of about [`CHUNK_BYTES`] at line ends and parsed in parallel.
-fn read_lines(text: &str, columns: &Columns, source_file: &str) -> Vec<Chunk> {
+/// The fast path, or `None` when `body` must take the general one (it has a double quote or is
+/// not UTF-8): every line is a row and every comma a separator. Lines are cut into chunks of
+/// about [`CHUNK_BYTES`] at line ends, each checked (UTF-8, no quote) and parsed in parallel;
+/// a cut at a line end never splits a UTF-8 character, so the chunks are valid exactly when the
+/// whole body is.
+fn read_lines(body: &[u8], columns: &Columns, source_file: &str) -> Option<Vec<Chunk>> {
     use rayon::prelude::*;
     let mut pieces = Vec::new();
-    let mut rest = text;
+    let mut rest = body;
     while !rest.is_empty() {
         let cut = if rest.len() <= CHUNK_BYTES {
             rest.len()
         } else {
-            memchr::memchr(b'\n', &rest.as_bytes()[CHUNK_BYTES..])
-                .map_or(rest.len(), |i| CHUNK_BYTES + i + 1)
+            memchr::memchr(b'\n', &rest[CHUNK_BYTES..]).map_or(rest.len(), |i| CHUNK_BYTES + i + 1)
         };
         let (piece, tail) = rest.split_at(cut);
         pieces.push(piece);
         rest = tail;
     }
+    // Fields a row needs: up to the last column the reader uses.
+    let needed = columns.index.iter().flatten().max().map_or(0, |&i| i + 1);
     pieces
         .into_par_iter()
         .map(|piece| {
+            if memchr::memchr(b'"', piece).is_some() {
+                return None;
+            }
+            let piece = std::str::from_utf8(piece).ok()?;
             let mut chunk = Chunk::default();
-            let mut fields: Vec<&str> = Vec::with_capacity(32);
-            for line in piece.split('\n') {
+            let mut fields: Vec<&str> = Vec::with_capacity(needed);
+            let mut start = 0;
+            while start < piece.len() {
+                let end = memchr::memchr(b'\n', &piece.as_bytes()[start..])
+                    .map_or(piece.len(), |i| start + i);
+                let line = &piece[start..end];
+                start = end + 1;
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 if line.is_empty() {
                     continue;
                 }
-                fields.clear();
-                fields.extend(line.split(','));
+                split_fields(line, needed, &mut fields);
                 let i = chunk.rows;
                 chunk.rows += 1;
                 let field = |k: usize| fields.get(k).copied();
                 row(&mut chunk, columns, source_file, i, &field, || {
-                    fields
-                        .iter()
-                        .map(|f| f.trim())
-                        .collect::<Vec<_>>()
-                        .join(",")
+                    line.split(',').map(str::trim).collect::<Vec<_>>().join(",")
                 });
             }
-            chunk
+            Some(chunk)
         })
         .collect()
+}
+
+/// The first `needed` comma-separated fields of `line` (fewer when it has fewer) into `fields`:
+/// what `line.split(',')` starts with. Commas are found eight bytes at a time (a comma is one
+/// byte and never part of a longer UTF-8 character, so every cut is at a character boundary).
+#[inline]
+fn split_fields<'l>(line: &'l str, needed: usize, fields: &mut Vec<&'l str>) {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const COMMAS: u64 = 0x2c2c_2c2c_2c2c_2c2c;
+    fields.clear();
+    if needed == 0 {
+        return;
+    }
+    let b = line.as_bytes();
+    let mut from = 0;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(word) ^ COMMAS;
+        // The high bit of each byte of `x` that is zero (a comma), exactly: no carry crosses
+        // bytes.
+        let mut commas = !(((x & LOW7) + LOW7) | x | LOW7);
+        while commas != 0 {
+            let at = i + (commas.trailing_zeros() / 8) as usize;
+            fields.push(&line[from..at]);
+            if fields.len() == needed {
+                return;
+            }
+            from = at + 1;
+            commas &= commas - 1;
+        }
+        i += 8;
+    }
+    for (k, &c) in b[i..].iter().enumerate() {
+        if c == b',' {
+            fields.push(&line[from..i + k]);
+            if fields.len() == needed {
+                return;
+            }
+            from = i + k + 1;
+        }
+    }
+    fields.push(&line[from..]);
 }
 
 /// The general path: the `csv` crate reads quoted fields and reports broken rows.
@@ -479,7 +567,7 @@ fn row<'r>(
     match parse_row(columns, field, chunk) {
         Ok((vessel, mut fix)) => {
             fix.row = i as u32;
-            chunk.parsed.push(Parsed { vessel, fix });
+            chunk.push(vessel, fix);
         }
         Err((col, reason)) => {
             chunk
@@ -489,34 +577,31 @@ fn row<'r>(
     }
 }
 
-/// Numbers the vessels across chunks, sorts by vessel, time and row, and drops impossible
-/// jumps.
-fn assemble(chunks: Vec<Chunk>, columns: &Columns, stem: &str, source_file: &str) -> AisTracks {
+/// Numbers the vessels across chunks, orders each vessel's fixes by time and row, and drops
+/// impossible jumps (vessels in parallel).
+fn assemble(mut chunks: Vec<Chunk>, columns: &Columns, stem: &str, source_file: &str) -> AisTracks {
     use rayon::prelude::*;
-    // Global track ids and names.
+    // Global track ids and names, and where each chunk's rows start.
     let mut tracks = Interner::default();
     let mut names = Interner::default();
     let mut rows_read = 0usize;
     let mut quarantined = Vec::new();
-    let mut parsed: Vec<Parsed> = Vec::with_capacity(chunks.iter().map(|c| c.parsed.len()).sum());
-    for chunk in chunks {
+    let mut first_row: Vec<u32> = Vec::with_capacity(chunks.len());
+    let mut track_ids: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+    let mut name_ids: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+    for chunk in &mut chunks {
         let offset = rows_read as u32;
-        let track_ids: Vec<u32> = chunk.tracks.strings.iter().map(|s| tracks.get(s)).collect();
-        let name_ids: Vec<u32> = chunk.names.strings.iter().map(|s| names.get(s)).collect();
-        parsed.extend(chunk.parsed.into_iter().map(|mut p| {
-            p.fix.row += offset;
-            if let VesselRef::Track(t) = p.vessel {
-                p.vessel = VesselRef::Track(track_ids[t as usize]);
-            }
-            if let Some(&n) = name_ids.get(p.fix.name as usize) {
-                p.fix.name = n;
-            }
-            p
-        }));
-        quarantined.extend(chunk.quarantined.into_iter().map(|mut q| {
-            q.index = q.index.map(|i| i + offset as usize);
-            q
-        }));
+        first_row.push(offset);
+        track_ids.push(chunk.tracks.strings.iter().map(|s| tracks.get(s)).collect());
+        name_ids.push(chunk.names.strings.iter().map(|s| names.get(s)).collect());
+        quarantined.extend(
+            std::mem::take(&mut chunk.quarantined)
+                .into_iter()
+                .map(|mut q| {
+                    q.index = q.index.map(|i| i + offset as usize);
+                    q
+                }),
+        );
         rows_read += chunk.rows;
     }
     // Vessel keys in text order: MMSIs have 9 digits, so numeric order is text order; track ids
@@ -527,46 +612,79 @@ fn assemble(chunks: Vec<Chunk>, columns: &Columns, stem: &str, source_file: &str
     for (r, &t) in by_text.iter().enumerate() {
         rank[t as usize] = r as u32;
     }
-    let vessel_rank = |v: VesselRef| match v {
-        VesselRef::Mmsi(m) => m,
-        VesselRef::Track(t) => rank[t as usize],
-    };
-    let mut order: Vec<(u32, i64, u32, u32)> = parsed
-        .iter()
-        .enumerate()
-        .map(|(k, p)| (vessel_rank(p.vessel), p.fix.at_ms, p.fix.row, k as u32))
-        .collect();
-    if !order.windows(2).all(|w| w[0] <= w[1]) {
-        order.par_sort_unstable();
+    // Each vessel's runs of fixes, chunk by chunk (so in row order), vessels in key order.
+    type Runs = Vec<(usize, Vec<Fix>)>; // (chunk, the vessel's fixes there)
+    let mut vessel_of: HashMap<u32, usize> = HashMap::new();
+    let mut vessels: Vec<(u32, VesselRef, Runs)> = Vec::new();
+    for (c, chunk) in chunks.iter_mut().enumerate() {
+        for (v, fixes) in std::mem::take(&mut chunk.vessels) {
+            let (v, r) = match v {
+                VesselRef::Mmsi(m) => (VesselRef::Mmsi(m), m),
+                VesselRef::Track(t) => {
+                    let t = track_ids[c][t as usize];
+                    (VesselRef::Track(t), rank[t as usize])
+                }
+            };
+            let k = *vessel_of.entry(r).or_insert_with(|| {
+                vessels.push((r, v, Vec::new()));
+                vessels.len() - 1
+            });
+            vessels[k].2.push((c, fixes));
+        }
     }
-    let at = |k: usize| -> &Parsed { &parsed[order[k].3 as usize] };
+    vessels.sort_unstable_by_key(|v| v.0);
     let key_of = |v: VesselRef| -> (Option<String>, Option<String>) {
         match v {
             VesselRef::Mmsi(m) => (Some(format!("{m:09}")), None),
             VesselRef::Track(t) => (None, Some(format!("{stem}:{}", tracks.strings[t as usize]))),
         }
     };
-    let mut vessels: Vec<VesselTrack> = Vec::new();
-    let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len() && order[end].0 == order[start].0 {
-            end += 1;
-        }
-        let fixes: Vec<Fix> = (start..end).map(|k| at(k).fix).collect();
-        let (mmsi, track) = key_of(at(start).vessel);
-        let mut v = VesselTrack {
-            mmsi,
-            track,
-            fixes,
-            coords: Vec::new(),
-        };
-        let jumps =
-            drop_impossible_jumps(&mut v, columns.resolution_s, source_file, &names.strings);
+    // Per vessel, on both cores: its fixes with file-wide rows and names, in time order (then
+    // row), the jump check, the coordinates.
+    let done: Vec<(VesselTrack, Vec<Quarantined>)> = vessels
+        .into_par_iter()
+        .map(|(_, vessel, runs)| {
+            // The vessel's runs joined in chunk order (the first one's buffer reused), rows
+            // and names made file-wide.
+            let total: usize = runs.iter().map(|(_, f)| f.len()).sum();
+            let mut fixes: Vec<Fix> = Vec::new();
+            for (c, mut run) in runs {
+                let (offset, names) = (first_row[c], &name_ids[c]);
+                for f in &mut run {
+                    f.row += offset;
+                    if let Some(&n) = names.get(f.name as usize) {
+                        f.name = n;
+                    }
+                }
+                if fixes.is_empty() {
+                    fixes = run;
+                    fixes.reserve_exact(total - fixes.len());
+                } else {
+                    fixes.extend_from_slice(&run);
+                }
+            }
+            // Rows are unique and in row order, so a stable sort by time is the order by time,
+            // then row.
+            if !fixes.windows(2).all(|w| w[0].at_ms <= w[1].at_ms) {
+                fixes.sort_by_key(|f| f.at_ms);
+            }
+            let (mmsi, track) = key_of(vessel);
+            let mut v = VesselTrack {
+                mmsi,
+                track,
+                fixes,
+                coords: Vec::new(),
+            };
+            let jumps =
+                drop_impossible_jumps(&mut v, columns.resolution_s, source_file, &names.strings);
+            v.coords = v.fixes.iter().map(|f| [f.longitude, f.latitude]).collect();
+            (v, jumps)
+        })
+        .collect();
+    let mut vessels: Vec<VesselTrack> = Vec::with_capacity(done.len());
+    for (v, jumps) in done {
         quarantined.extend(jumps);
-        v.coords = v.fixes.iter().map(|f| [f.longitude, f.latitude]).collect();
         vessels.push(v);
-        start = end;
     }
     quarantined.sort_by_key(|q| q.index);
     AisTracks {
@@ -605,16 +723,17 @@ fn parse_row<'r>(
 ) -> RowResult<(VesselRef, Fix)> {
     let get = |c: Col| columns.get(c, field);
     let vessel = if columns.layout == AisLayout::Track {
-        let id = get(Col::TrackId).ok_or((Col::TrackId, "vessel id is missing".to_string()))?;
+        let id =
+            get(Col::TrackId).ok_or_else(|| (Col::TrackId, "vessel id is missing".to_string()))?;
         VesselRef::Track(chunk.tracks.get(id))
     } else {
-        let m = get(Col::Mmsi).ok_or((Col::Mmsi, "MMSI is missing".to_string()))?;
+        let m = get(Col::Mmsi).ok_or_else(|| (Col::Mmsi, "MMSI is missing".to_string()))?;
         match m.parse::<u32>() {
             Ok(n) if m.len() == 9 && m.bytes().all(|b| b.is_ascii_digit()) => VesselRef::Mmsi(n),
             _ => return Err((Col::Mmsi, format!("MMSI {m:?} is not 9 digits"))),
         }
     };
-    let time = get(Col::Time).ok_or((Col::Time, "timestamp is missing".to_string()))?;
+    let time = get(Col::Time).ok_or_else(|| (Col::Time, "timestamp is missing".to_string()))?;
     let observed_at = parse_time(time, columns.layout).ok_or_else(|| {
         (
             Col::Time,
@@ -623,11 +742,7 @@ fn parse_row<'r>(
     })?;
     let latitude = coordinate(get(Col::Lat), Col::Lat, 90.0, 91.0)?;
     let longitude = coordinate(get(Col::Lon), Col::Lon, 180.0, 181.0)?;
-    let num = |c: Col| {
-        get(c)
-            .and_then(|s| s.parse::<f64>().ok())
-            .filter(|v| v.is_finite())
-    };
+    let num = |c: Col| get(c).and_then(parse_f64).filter(|v| v.is_finite());
     let speed_knots = num(Col::Sog).filter(|v| (0.0..102.25).contains(v));
     let course_deg = num(Col::Cog)
         .filter(|v| (-360.0..360.0).contains(v))
@@ -650,7 +765,7 @@ fn parse_row<'r>(
         vessel,
         Fix {
             row: 0,
-            at_ms: observed_at.timestamp_millis(),
+            at_ms: observed_at,
             latitude,
             longitude,
             speed_knots: speed_knots.unwrap_or(f64::NAN),
@@ -662,11 +777,60 @@ fn parse_row<'r>(
     ))
 }
 
+/// Powers of ten that are exact in an `f64` (10⁰ … 10²²).
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `s.parse::<f64>().ok()`, faster for the plain decimals AIS files hold (`-12.34567`): with
+/// at most 15 digits, the digits as an integer and the power of ten are both exact, so one
+/// correctly rounded division gives the correctly rounded value, which is what the standard
+/// library returns (Clinger's fast path). Anything else goes to the standard library.
+#[inline]
+fn parse_f64(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    let (negative, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    // Wrapping arithmetic: a mantissa of more than 15 digits is thrown away below.
+    let mut mantissa: u64 = 0;
+    let mut i = 0;
+    while let Some(&c) = digits.get(i).filter(|c| c.is_ascii_digit()) {
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        i += 1;
+    }
+    let integer_digits = i;
+    let mut decimals = 0;
+    if digits.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while let Some(&c) = digits.get(i).filter(|c| c.is_ascii_digit()) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+            i += 1;
+        }
+        decimals = i - start;
+        if decimals == 0 {
+            return s.parse().ok();
+        }
+    }
+    let count = integer_digits + decimals;
+    if i != digits.len() || count == 0 || count > 15 {
+        return s.parse().ok();
+    }
+    let v = if decimals == 0 {
+        mantissa as f64
+    } else {
+        mantissa as f64 / EXACT_POWERS_OF_TEN[decimals]
+    };
+    Some(if negative { -v } else { v })
+}
+
 fn coordinate(text: Option<&str>, col: Col, limit: f64, sentinel: f64) -> RowResult<f64> {
-    let text = text.ok_or((col, format!("{} is missing", col.label())))?;
-    let v: f64 = text
-        .parse()
-        .map_err(|_| (col, format!("{} {text:?} is not a number", col.label())))?;
+    let text = text.ok_or_else(|| (col, format!("{} is missing", col.label())))?;
+    let v: f64 = parse_f64(text)
+        .ok_or_else(|| (col, format!("{} {text:?} is not a number", col.label())))?;
     if v == sentinel {
         return Err((
             col,
@@ -682,9 +846,23 @@ fn coordinate(text: Option<&str>, col: Col, limit: f64, sentinel: f64) -> RowRes
     Ok(v)
 }
 
+/// Days from 1970-01-01 to `y`-`m`-`d` of the proleptic Gregorian calendar (a valid date;
+/// H. Hinnant's `days_from_civil`).
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = i64::from((m + 9) % 12);
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// `YYYY-MM-DD?HH:MM:SS` (year first, `?` a `T` or a space) or `DD/MM/YYYY HH:MM:SS` (day
-/// first), the layouts' usual stamps, read without a format string; `None` for anything else.
-fn fixed_time(s: &str, day_first: bool) -> Option<DateTime<Utc>> {
+/// first), the layouts' usual stamps, read without a format string: milliseconds since the
+/// Unix epoch, or `None` for anything else, an impossible date (30 February) or time (24:00)
+/// included, exactly where chrono's `from_ymd_opt` and `and_hms_opt` refuse.
+fn fixed_time(s: &str, day_first: bool) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() != 19 {
         return None;
@@ -708,21 +886,35 @@ fn fixed_time(s: &str, day_first: bool) -> Option<DateTime<Utc>> {
     if b[13] != b':' || b[16] != b':' {
         return None;
     }
-    let date = chrono::NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
-    Some(
-        date.and_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)?
-            .and_utc(),
-    )
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if d == 0 || d > month_days {
+        return None;
+    }
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if h >= 24 || mi >= 60 || sec >= 60 {
+        return None;
+    }
+    let seconds =
+        days_from_civil(i64::from(y), m, d) * 86_400 + i64::from(h * 3_600 + mi * 60 + sec);
+    Some(seconds * 1_000)
 }
 
-/// Parses the time formats of the layouts; every AIS time is UTC.
-fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
+/// Parses the time formats of the layouts (every AIS time is UTC): milliseconds since the
+/// Unix epoch, `None` when `s` is none of them.
+fn parse_time(s: &str, layout: AisLayout) -> Option<i64> {
     let day_first_layout = matches!(layout, AisLayout::Dma | AisLayout::Track);
     if let Some(t) = fixed_time(s, day_first_layout).or_else(|| fixed_time(s, !day_first_layout)) {
         return Some(t);
     }
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-        return Some(t.with_timezone(&Utc));
+        return Some(t.timestamp_millis());
     }
     let iso = [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -746,7 +938,7 @@ fn parse_time(s: &str, layout: AisLayout) -> Option<DateTime<Utc>> {
     } else {
         try_all(&iso).or_else(|| try_all(&day_first))
     }?;
-    Some(naive.and_utc())
+    Some(naive.and_utc().timestamp_millis())
 }
 
 pub use teu_domain::geodesy::distance_nm;
@@ -757,6 +949,35 @@ fn implied_knots(a: &Fix, b: &Fix, resolution_s: f64) -> (f64, f64, f64) {
     let dt = (b.at_ms - a.at_ms) as f64 / 1000.0;
     let nm = distance_nm(a.latitude, a.longitude, b.latitude, b.longitude);
     (nm / (dt.abs().max(resolution_s) / 3600.0), nm, dt)
+}
+
+/// Nautical miles per radian of great circle on the sphere of [`distance_nm`] (`geo`'s mean
+/// Earth radius, 6,371,008.8 m, over 1,852 m).
+const NM_PER_RADIAN: f64 = 6_371_008.8 / 1_852.0;
+
+/// Whether [`implied_knots`] from `a` to `b` is surely at most [`MAX_IMPLIED_SPEED_KNOTS`],
+/// without the haversine, a division or a square root: the great-circle distance is at most
+/// the length of the straight path in (latitude, longitude) radians, `√(Δφ² + Δλ²)` (a
+/// parallel is never longer than the equator), so when that bound is within the distance the
+/// limit allows in the time, with a relative margin of 10⁻⁶ on the squares (far more than the
+/// roundings of both computations), so is the haversine. Only for points at most 90° apart in
+/// that bound (the haversine is well conditioned there; `Δλ` is not wrapped, as in the
+/// haversine). `false` says nothing: the exact check decides.
+#[inline]
+fn surely_possible(a: &Fix, b: &Fix, resolution_s: f64) -> bool {
+    /// Nautical miles per degree of the bound, squared.
+    const NM_PER_DEGREE_SQUARED: f64 = (NM_PER_RADIAN * std::f64::consts::PI / 180.0)
+        * (NM_PER_RADIAN * std::f64::consts::PI / 180.0);
+    let hours = ((b.at_ms - a.at_ms) as f64 / 1000.0)
+        .abs()
+        .max(resolution_s)
+        * (1.0 / 3600.0);
+    let reach_nm = MAX_IMPLIED_SPEED_KNOTS * hours;
+    let dlat = b.latitude - a.latitude;
+    let dlon = b.longitude - a.longitude;
+    let degrees_squared = dlat * dlat + dlon * dlon;
+    degrees_squared <= 90.0 * 90.0
+        && degrees_squared * NM_PER_DEGREE_SQUARED <= reach_nm * reach_nm * (1.0 - 1e-6)
 }
 
 /// Quarantines each fix of one vessel's time-sorted track whose implied speed from the
@@ -773,8 +994,9 @@ fn drop_impossible_jumps(
     source_file: &str,
     names: &[String],
 ) -> Vec<Quarantined> {
-    let fixes = std::mem::take(&mut track.fixes);
-    let mut kept: Vec<Fix> = Vec::with_capacity(fixes.len());
+    // The kept fixes are compacted in place: `fixes[..kept]`, never ahead of the fix read.
+    let mut fixes = std::mem::take(&mut track.fixes);
+    let mut kept = 0usize;
     let mut jumps = Vec::new();
     let jump = |track: &VesselTrack, fix: &Fix, from_row: u32, (knots, nm, dt): (f64, f64, f64)| {
         quarantine(
@@ -790,38 +1012,49 @@ fn drop_impossible_jumps(
     };
     // Whether the last kept fix is the vessel's first (unconfirmed) one.
     let mut last_is_first = true;
-    for (i, fix) in fixes.iter().enumerate() {
-        let Some(prev) = kept.last().copied() else {
-            kept.push(*fix);
+    for i in 0..fixes.len() {
+        let fix = fixes[i];
+        if kept == 0 {
+            fixes[kept] = fix;
+            kept += 1;
             last_is_first = true;
             continue;
-        };
-        let from_prev = implied_knots(&prev, fix, resolution_s);
+        }
+        let prev = fixes[kept - 1];
+        if surely_possible(&prev, &fix, resolution_s) {
+            fixes[kept] = fix;
+            kept += 1;
+            last_is_first = false;
+            continue;
+        }
+        let from_prev = implied_knots(&prev, &fix, resolution_s);
         if from_prev.0 <= MAX_IMPLIED_SPEED_KNOTS {
-            kept.push(*fix);
+            fixes[kept] = fix;
+            kept += 1;
             last_is_first = false;
             continue;
         }
         let prev_is_outlier = last_is_first
             && fixes.get(i + 1).is_some_and(|next| {
-                implied_knots(fix, next, resolution_s).0 <= MAX_IMPLIED_SPEED_KNOTS
+                implied_knots(&fix, next, resolution_s).0 <= MAX_IMPLIED_SPEED_KNOTS
                     && implied_knots(&prev, next, resolution_s).0 > MAX_IMPLIED_SPEED_KNOTS
             });
         if prev_is_outlier {
-            kept.pop();
             jumps.push(jump(
                 track,
                 &prev,
                 fix.row,
-                implied_knots(fix, &prev, resolution_s),
+                implied_knots(&fix, &prev, resolution_s),
             ));
-            kept.push(*fix);
+            // The outlier's place goes to this fix.
+            fixes[kept - 1] = fix;
             last_is_first = true;
         } else {
-            jumps.push(jump(track, fix, prev.row, from_prev));
+            jumps.push(jump(track, &fix, prev.row, from_prev));
         }
     }
-    track.fixes = kept;
+    fixes.truncate(kept);
+    track.fixes = fixes;
     jumps
 }
 
@@ -860,18 +1093,7 @@ mod tests {
             let fast = read_tracks(text.as_bytes(), name).unwrap();
             let columns = {
                 let header = text.lines().next().unwrap();
-                let layout = detect(header).unwrap();
-                let mut index = HashMap::new();
-                for (i, h) in header.split(',').enumerate() {
-                    if let Some(c) = col_of(&crate::feeds::fold_token(h)) {
-                        index.entry(c).or_insert(i);
-                    }
-                }
-                Columns {
-                    index,
-                    layout,
-                    resolution_s: layout.resolution_s(),
-                }
+                Columns::new(header.split(','), detect(header).unwrap())
             };
             let body = &text.as_bytes()[text.find('\n').unwrap() + 1..];
             let chunk = read_records(body, &columns, name);
@@ -893,6 +1115,265 @@ mod tests {
                 }
             }
             assert!(fast.positions() > 0, "{name}");
+        }
+    }
+
+    /// A placeholder [`Fix`].
+    const EMPTY_FIX: Fix = Fix {
+        row: 0,
+        at_ms: 0,
+        latitude: 0.0,
+        longitude: 0.0,
+        speed_knots: f64::NAN,
+        course_deg: f64::NAN,
+        heading_deg: f64::NAN,
+        imo: 0,
+        name: u32::MAX,
+    };
+
+    /// A fix at `lat`, `lon` (degrees), `at_ms` after the epoch.
+    fn fix_at(lat: f64, lon: f64, at_ms: i64) -> Fix {
+        Fix {
+            latitude: lat,
+            longitude: lon,
+            at_ms,
+            ..EMPTY_FIX
+        }
+    }
+
+    #[test]
+    fn the_quick_jump_bound_never_accepts_what_the_haversine_refuses() {
+        // Pairs placed right at the limit: the bound must stay on the safe side of it, at any
+        // latitude (poles included), across the antimeridian and for equal times.
+        let mut accepted = 0;
+        for lat in [-90.0, -89.999, -60.0, -1.0, 0.0, 33.3, 71.0, 89.9999, 90.0] {
+            for lon in [-180.0, -179.99, 0.0, 12.5, 179.999, 180.0] {
+                for heading in [0.0f64, 30.0, 90.0, 135.0, 270.0] {
+                    for dt_ms in [0i64, 500, 1_000, 60_000, 3_600_000, 86_400_000] {
+                        for res in [1.0, 60.0] {
+                            // Degrees a 60-knot ship covers in that time, give or take.
+                            let s = dt_ms.max((res * 1000.0) as i64) as f64 / 3.6e6 * 60.0 / 60.0;
+                            for scale in [0.5, 0.999_999, 1.0, 1.000_001, 1.5] {
+                                let d = s * scale;
+                                let b_lat =
+                                    (lat + d * heading.to_radians().cos()).clamp(-90.0, 90.0);
+                                let b_lon = lon + d * heading.to_radians().sin();
+                                let (a, b) = (fix_at(lat, lon, 0), fix_at(b_lat, b_lon, dt_ms));
+                                if surely_possible(&a, &b, res) {
+                                    accepted += 1;
+                                    let knots = implied_knots(&a, &b, res).0;
+                                    assert!(
+                                        knots <= MAX_IMPLIED_SPEED_KNOTS,
+                                        "{a:?} {b:?} {knots}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 1_000, "{accepted}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_quick_jump_bound_is_safe(
+            lat in -90.0..=90.0f64,
+            lon in -180.0..=180.0f64,
+            dlat in -3.0..3.0f64,
+            dlon in -3.0..3.0f64,
+            dt_ms in -10_000_000i64..10_000_000,
+            minutes in proptest::bool::ANY,
+        ) {
+            let res = if minutes { 60.0 } else { 1.0 };
+            let a = fix_at(lat, lon, 0);
+            let b = fix_at((lat + dlat).clamp(-90.0, 90.0), lon + dlon, dt_ms);
+            if surely_possible(&a, &b, res) {
+                proptest::prop_assert!(implied_knots(&a, &b, res).0 <= MAX_IMPLIED_SPEED_KNOTS);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_number_parser_reads_what_the_standard_library_reads() {
+        for text in [
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "12",
+            "-12.34567",
+            "179.99999",
+            "-180",
+            "102.3",
+            "511",
+            "360.0",
+            "0.1",
+            "0.30000000000000004",
+            "123456789012345",
+            "1234567890123456",
+            "99999999999999999999999",
+            ".5",
+            "-.5",
+            "5.",
+            "-",
+            "",
+            ".",
+            "+1",
+            "1e3",
+            "1E-3",
+            "nan",
+            "NaN",
+            "inf",
+            "-infinity",
+            "1.2.3",
+            "12a",
+            " 1",
+            "1 ",
+            "0x10",
+            "--1",
+            "000000000000012.5",
+            "1.000000000000001",
+            "9007199254740993",
+        ] {
+            let std = text.parse::<f64>().ok();
+            let fast = parse_f64(text);
+            assert_eq!(
+                fast.map(f64::to_bits),
+                std.map(f64::to_bits),
+                "{text:?}: {fast:?} vs {std:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_fast_time_reader_agrees_with_chrono() {
+        // The chrono version the arithmetic replaced.
+        fn chrono_ms(s: &str, day_first: bool) -> Option<i64> {
+            let b = s.as_bytes();
+            if b.len() != 19 {
+                return None;
+            }
+            let num = |r: std::ops::Range<usize>| -> Option<u32> {
+                b[r].iter().try_fold(0u32, |n, &c| {
+                    c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+                })
+            };
+            let (y, m, d) = if day_first {
+                if b[2] != b'/' || b[5] != b'/' || b[10] != b' ' {
+                    return None;
+                }
+                (num(6..10)?, num(3..5)?, num(0..2)?)
+            } else {
+                if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') {
+                    return None;
+                }
+                (num(0..4)?, num(5..7)?, num(8..10)?)
+            };
+            if b[13] != b':' || b[16] != b':' {
+                return None;
+            }
+            let date = chrono::NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)?;
+            let t = date.and_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)?;
+            Some(t.and_utc().timestamp_millis())
+        }
+        let mut checked = 0;
+        for y in [
+            0, 1, 4, 99, 100, 400, 1600, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 9999,
+        ] {
+            for m in 0..=13 {
+                for d in [0, 1, 15, 28, 29, 30, 31, 32] {
+                    for (h, mi, sec) in
+                        [(0, 0, 0), (23, 59, 59), (24, 0, 0), (12, 60, 0), (1, 2, 60)]
+                    {
+                        let iso = format!("{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{sec:02}");
+                        let dmy = format!("{d:02}/{m:02}/{y:04} {h:02}:{mi:02}:{sec:02}");
+                        for (text, day_first) in [(&iso, false), (&dmy, true), (&iso, true)] {
+                            assert_eq!(
+                                fixed_time(text, day_first),
+                                chrono_ms(text, day_first),
+                                "{text}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
+        assert_eq!(
+            fixed_time("2024-01-01 00:00:01", false),
+            Some(1_704_067_201_000)
+        );
+    }
+
+    #[test]
+    fn fields_are_split_as_split_splits_them() {
+        let lines = [
+            "",
+            ",",
+            ",,,,,,,,,,,,,,,,,,,,",
+            "a",
+            "a,b",
+            "477307901,2017-12-01T00:00:01,31.90512,-76.32652,0.0,131.0,352.0,FIRST,IMO9739666,VRPJ6,1004,moored,337,,,",
+            "x,-12.5,-,--,,é,ü,,日本,\t,end",
+            "1234567,1234567,12345678,123456789",
+        ];
+        for line in lines {
+            let all: Vec<&str> = line.split(',').collect();
+            for needed in 1..=all.len() + 2 {
+                let mut fields = Vec::new();
+                split_fields(line, needed, &mut fields);
+                assert_eq!(fields, all[..needed.min(all.len())], "{line:?} {needed}");
+            }
+        }
+    }
+
+    #[test]
+    fn trim_is_str_trim() {
+        for s in [
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            "\u{a0}a",
+            "a\u{3000}",
+            "\u{1f}a",
+            "ab\u{7f}",
+            "é",
+        ] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_number_parser_is_the_standard_one(
+            text in "-?[0-9]{0,18}(\\.[0-9]{0,18})?",
+            v in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO,
+            decimals in 0usize..12,
+        ) {
+            proptest::prop_assert_eq!(
+                parse_f64(&text).map(f64::to_bits),
+                text.parse::<f64>().ok().map(f64::to_bits),
+                "{:?}", text
+            );
+            let printed = format!("{v:.decimals$}");
+            proptest::prop_assert_eq!(
+                parse_f64(&printed).map(f64::to_bits),
+                printed.parse::<f64>().ok().map(f64::to_bits),
+                "{:?}", printed
+            );
+        }
+
+        #[test]
+        fn any_line_splits_as_split_splits_it(line in "[a-c,\\-é ]{0,40}", needed in 1usize..12) {
+            let all: Vec<&str> = line.split(',').collect();
+            let mut fields = Vec::new();
+            split_fields(&line, needed, &mut fields);
+            proptest::prop_assert_eq!(&fields[..], &all[..needed.min(all.len())]);
         }
     }
 

@@ -24,6 +24,7 @@
 
 pub mod sealanes;
 pub mod simplify;
+pub mod tracks;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use geojson::{Feature, FeatureCollection, Geometry};
