@@ -384,11 +384,10 @@ impl Mmsi {
     }
 
     /// The MMSI of an integer of at most 9 digits (AIS files carry it as a number; group and
-    /// coast-station MMSIs start with zeros, kept here), `None` for 0 or a longer number.
+    /// coast-station MMSIs start with zeros, kept here), `None` for a longer number. Like
+    /// [`Mmsi::parse`], it accepts every 9-digit form, `000000000` included.
     pub fn from_number(n: u32) -> Option<Self> {
-        (1..=999_999_999)
-            .contains(&n)
-            .then(|| Self(format!("{n:09}")))
+        (n <= 999_999_999).then(|| Self(format!("{n:09}")))
     }
 }
 
@@ -461,7 +460,10 @@ mod tests {
         assert!(Mmsi::parse("21901867").is_err());
         assert_eq!(Mmsi::from_number(219_018_671).unwrap(), "219018671");
         assert_eq!(Mmsi::from_number(2_190_186).unwrap(), "002190186");
-        assert!(Mmsi::from_number(0).is_none());
+        assert_eq!(
+            Mmsi::from_number(0),
+            Some(Mmsi::parse("000000000").unwrap())
+        );
         assert!(Mmsi::from_number(1_000_000_000).is_none());
     }
 

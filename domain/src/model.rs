@@ -551,12 +551,12 @@ pub struct LineDeadline {
 /// only through the route of one of its own containers (`map_geojson`, Routing Data feature).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VesselPosition {
-    /// Maritime Mobile Service Identity, 9 digits; `None` for anonymised tracks.
-    pub mmsi: Option<String>,
+    /// Maritime Mobile Service Identity (ITU-R M.585, 9 digits); `None` for anonymised tracks.
+    pub mmsi: Option<Mmsi>,
     /// For files without an MMSI: `<file stem>:<vessel id of the file>`.
     pub track: Option<String>,
-    /// IMO number, 7 digits (without the `IMO` prefix), when the report carries one.
-    pub imo: Option<String>,
+    /// IMO number (7 digits, without the `IMO` prefix), when the report carries one.
+    pub imo: Option<Imo>,
     pub vessel_name: Option<String>,
     /// When the position was observed (UTC).
     pub observed_at: DateTime<Utc>,
@@ -577,7 +577,8 @@ impl VesselPosition {
     /// The transmitter this report came from: the MMSI, else the track id.
     pub fn vessel_key(&self) -> &str {
         self.mmsi
-            .as_deref()
+            .as_ref()
+            .map(Mmsi::as_str)
             .or(self.track.as_deref())
             .unwrap_or_default()
     }

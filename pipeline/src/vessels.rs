@@ -11,17 +11,19 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use crate::model::{Imo, Mmsi};
+
 /// A vessel and its latest AIS report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vessel {
     /// UUID v5 of the IMO number ([`ids::vessel_id`]): the id transport events link to.
     pub id: Uuid,
     /// IMO number, 7 digits.
-    pub imo: String,
+    pub imo: Imo,
     /// The vessel's name, when any source gives one.
     pub name: Option<String>,
     /// MMSI of the latest AIS report.
-    pub mmsi: Option<String>,
+    pub mmsi: Option<Mmsi>,
     /// The latest AIS report, if any.
     pub position: Option<Fix>,
 }

@@ -144,8 +144,8 @@ impl CurrentVessel {
                 .vessel
                 .imo
                 .as_deref()
-                .map(str::to_string)
-                .or_else(|| p.imo.clone()),
+                .or(p.imo.as_deref())
+                .map(str::to_string),
             vessel_name: v.vessel.name.clone().or_else(|| p.vessel_name.clone()),
             voyage_number: v.vessel.voyage.clone(),
             timestamp: DateTime(p.observed_at),

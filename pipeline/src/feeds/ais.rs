@@ -39,7 +39,7 @@ use chrono::{DateTime, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 
 use super::{FeedError, Quarantined};
-use crate::model::VesselPosition;
+use crate::model::{Imo, Mmsi, VesselPosition};
 
 /// Largest speed a position may imply from the vessel's previous one, in knots.
 pub const MAX_IMPLIED_SPEED_KNOTS: f64 = 60.0;
@@ -184,7 +184,7 @@ pub struct Fix {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VesselTrack {
     /// The MMSI (9 digits) for MMSI-keyed layouts.
-    pub mmsi: Option<String>,
+    pub mmsi: Option<Mmsi>,
     /// `<file stem>:<vessel id>` for [`AisLayout::Track`] files.
     pub track: Option<String>,
     /// The reports, sorted by time, then row.
@@ -198,7 +198,8 @@ impl VesselTrack {
     /// The MMSI, else the track id (as [`VesselPosition::vessel_key`]).
     pub fn key(&self) -> &str {
         self.mmsi
-            .as_deref()
+            .as_ref()
+            .map(Mmsi::as_str)
             .or(self.track.as_deref())
             .unwrap_or_default()
     }
@@ -251,7 +252,7 @@ fn position(v: &VesselTrack, f: &Fix, names: &[String]) -> VesselPosition {
     VesselPosition {
         mmsi: v.mmsi.clone(),
         track: v.track.clone(),
-        imo: (f.imo != 0).then(|| format!("{:07}", f.imo)),
+        imo: Imo::from_number(f.imo),
         vessel_name: names.get(f.name as usize).cloned(),
         observed_at: DateTime::from_timestamp_millis(f.at_ms).unwrap_or_default(),
         latitude: f.latitude,
@@ -633,9 +634,9 @@ fn assemble(mut chunks: Vec<Chunk>, columns: &Columns, stem: &str, source_file: 
         }
     }
     vessels.sort_unstable_by_key(|v| v.0);
-    let key_of = |v: VesselRef| -> (Option<String>, Option<String>) {
+    let key_of = |v: VesselRef| -> (Option<Mmsi>, Option<String>) {
         match v {
-            VesselRef::Mmsi(m) => (Some(format!("{m:09}")), None),
+            VesselRef::Mmsi(m) => (Mmsi::from_number(m), None),
             VesselRef::Track(t) => (None, Some(format!("{stem}:{}", tracks.strings[t as usize]))),
         }
     };

@@ -490,9 +490,9 @@ impl ContainerRoute {
                 .vessel
                 .imo
                 .as_deref()
-                .map(str::to_string)
-                .or_else(|| pos.imo.clone())
-                .unwrap_or_default();
+                .or(pos.imo.as_deref())
+                .unwrap_or_default()
+                .to_string();
             let arr_s = |f: &dyn Fn(&RoutePort) -> Option<String>| {
                 arr.and_then(f).map(Value::String).unwrap_or(Value::Null)
             };

@@ -79,11 +79,7 @@ impl Store {
                     &container_bodies,
                 )
                 .await?;
-            let numbers: Vec<&str> = containers.iter().map(|c| c.number.as_str()).collect();
-            let seen = self
-                .linked_event_numbers(&mut conn, &account_s, &numbers)
-                .await?;
-            Some((old_containers, old_shipments, seen))
+            Some((old_containers, old_shipments))
         };
         drop(conn);
         let mut tx = self.pool.begin().await?;
@@ -154,21 +150,43 @@ impl Store {
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
-            .await?;
+        // The links go in before the stale ones are removed: with webhooks, the pairs the INSERT
+        // returns are the new ones, and what else their events were linked to is still there
+        // to read (`linked_before`).
+        let mut inserted: HashSet<(Uuid, Uuid)> = HashSet::new();
+        let returning = if before.is_some() {
+            " RETURNING container_id, event_id"
+        } else {
+            ""
+        };
         for chunk in links.chunks(self.rows_per_statement(3)) {
             let sql = format!(
                 "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
-                 ON CONFLICT (container_id, event_id) DO NOTHING",
+                 ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
                 values_placeholders(chunk.len(), 3)
             );
             let mut q = sqlx::query(&sql);
             for (c, e) in chunk {
                 q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
             }
-            q.execute(self.counted(&mut tx)).await?;
+            if before.is_some() {
+                for row in q.fetch_all(self.counted(&mut tx)).await? {
+                    inserted.insert(link_row(&row)?);
+                }
+            } else {
+                q.execute(self.counted(&mut tx)).await?;
+            }
         }
-        if let Some((old_containers, old_shipments, seen)) = before {
+        let seen = match before {
+            Some(_) => Some(
+                self.linked_before(&mut tx, &account_s, containers, links, &inserted)
+                    .await?,
+            ),
+            None => None,
+        };
+        self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
+            .await?;
+        if let (Some((old_containers, old_shipments)), Some(seen)) = (before, seen) {
             let mut emissions = crate::webhooks::rules::emissions(
                 &old_containers,
                 &old_shipments,
@@ -278,31 +296,53 @@ impl Store {
         Ok((old_containers, old_shipments))
     }
 
-    /// The (container number, event id) pairs linked to the account's stored containers with
-    /// one of `numbers`, read on `conn`: what the per-event webhook rules already saw.
-    pub(super) async fn linked_event_numbers(
+    /// What the per-event webhook rules (`crate::webhooks::event_rules`) count as already
+    /// seen: the (container number, event id) pairs of `links` that were linked before this
+    /// derivation, under the same container or another container of the same number (a box
+    /// whose shipment key changed, an event that moved between two shipments of one box).
+    ///
+    /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
+    /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
+    /// A link not in `inserted` was stored before; for the events of the inserted ones, the
+    /// other links they have are read (index `container_events_event`). So a file that adds a
+    /// few events to long histories reads only those events' links, not every link of every
+    /// touched container.
+    pub(super) async fn linked_before(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        tx: &mut sqlx::AnyConnection,
         account: &str,
-        numbers: &[&str],
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        inserted: &HashSet<(Uuid, Uuid)>,
     ) -> Result<HashSet<(String, Uuid)>> {
-        let mut numbers = numbers.to_vec();
-        numbers.sort_unstable();
-        numbers.dedup();
-        let mut seen = HashSet::new();
-        for chunk in numbers.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+        let numbers: HashMap<Uuid, &str> = containers
+            .iter()
+            .map(|c| (c.id, c.number.as_str()))
+            .collect();
+        let mut seen: HashSet<(String, Uuid)> = links
+            .iter()
+            .filter(|l| !inserted.contains(l))
+            .filter_map(|(c, e)| numbers.get(c).map(|n| (n.to_string(), *e)))
+            .collect();
+        let mut events: Vec<Uuid> = inserted.iter().map(|(_, e)| *e).collect();
+        events.sort_unstable();
+        events.dedup();
+        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
-                "SELECT c.number, l.event_id FROM containers c CROSS JOIN container_events l \
-                 WHERE c.account_id = $1 AND c.number IN ({}) AND l.container_id = c.id",
+                "SELECT l.container_id, l.event_id, c.number FROM container_events l \
+                 JOIN containers c ON c.id = l.container_id \
+                 WHERE l.account_id = $1 AND l.event_id IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
-            for n in chunk {
-                q = q.bind(*n);
+            for e in chunk {
+                q = q.bind(e.to_string());
             }
-            for row in q.fetch_all(self.counted(conn)).await? {
-                let event = parse_uuid(&row.try_get::<String, _>("event_id")?, "container event")?;
-                seen.insert((row.try_get::<String, _>("number")?, event));
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let link = link_row(&row)?;
+                if !inserted.contains(&link) {
+                    seen.insert((row.try_get::<String, _>("number")?, link.1));
+                }
             }
         }
         Ok(seen)
@@ -387,8 +427,7 @@ impl Store {
                 q = q.bind(id.to_string());
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let c = parse_uuid(&row.try_get::<String, _>("container_id")?, "container")?;
-                let e = parse_uuid(&row.try_get::<String, _>("event_id")?, "event")?;
+                let (c, e) = link_row(&row)?;
                 if !new_links.contains(&(c, e)) && !stale_containers.contains(&c) {
                     stale_links.push((c, e));
                 }
@@ -438,4 +477,12 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The (container id, event id) of a `container_events` row.
+fn link_row(row: &sqlx::any::AnyRow) -> Result<(Uuid, Uuid)> {
+    Ok((
+        parse_uuid(&row.try_get::<String, _>("container_id")?, "container")?,
+        parse_uuid(&row.try_get::<String, _>("event_id")?, "container event")?,
+    ))
 }

@@ -6,7 +6,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    from_json, in_list, one_per_key, parse_ts, ts, values_placeholders, Backend, Result, Store,
+    from_json, in_list, one_per_key, parse_code, parse_ts, ts, values_placeholders, Backend,
+    Result, Store,
 };
 use crate::model::{LineDeadline, Port, TerminalCheck, VesselPosition};
 
@@ -179,8 +180,8 @@ impl Store {
                 q = q
                     .bind(crate::ids::vessel_position_id(p.vessel_key(), &at).to_string())
                     .bind(p.vessel_key().to_string())
-                    .bind(&p.mmsi)
-                    .bind(&p.imo)
+                    .bind(p.mmsi.as_deref())
+                    .bind(p.imo.as_deref())
                     .bind(&p.vessel_name)
                     .bind(at)
                     .bind(p.latitude)
@@ -230,8 +231,8 @@ impl Store {
                 let key: String = r.try_get("vessel_key")?;
                 Ok(VesselPosition {
                     track: mmsi.is_none().then_some(key),
-                    mmsi,
-                    imo: r.try_get("imo")?,
+                    mmsi: parse_code(mmsi, "vessel position MMSI")?,
+                    imo: parse_code(r.try_get("imo")?, "vessel position IMO")?,
                     vessel_name: r.try_get("vessel_name")?,
                     observed_at: parse_ts(
                         &r.try_get::<String, _>("observed_at")?,

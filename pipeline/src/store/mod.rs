@@ -134,6 +134,22 @@ fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
     })
 }
 
+/// A stored code column (`Some` text) parsed by its code type's rule (`teu_domain::codes`);
+/// a value that breaks it is [`StoreError::Corrupt`].
+fn parse_code<T: FromStr<Err = crate::model::CodeError>>(
+    s: Option<String>,
+    what: &'static str,
+) -> Result<Option<T>> {
+    s.map(|s| {
+        T::from_str(&s).map_err(|e| StoreError::Corrupt {
+            what,
+            id: s.clone(),
+            detail: e.to_string(),
+        })
+    })
+    .transpose()
+}
+
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
     body: &str,
     what: &'static str,

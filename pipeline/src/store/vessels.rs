@@ -3,8 +3,9 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{parse_ts, Backend, Result, Store};
+use super::{parse_code, parse_ts, Backend, Result, Store, StoreError};
 use crate::ids;
+use crate::model::Imo;
 use crate::vessels::{Fix, Vessel};
 
 impl Store {
@@ -47,17 +48,18 @@ impl Store {
                         .collect::<Result<Vec<_>, _>>()?,
                 );
                 match candidates.into_iter().find(|imo| ids::vessel_id(imo) == id) {
-                    Some(imo) => imo,
+                    Some(imo) => Imo::parse(&imo).map_err(|e| StoreError::Corrupt {
+                        what: "stored IMO number",
+                        id: imo.clone(),
+                        detail: e.to_string(),
+                    })?,
                     None => return Ok(None),
                 }
             }
-            Err(_) => {
-                let digits = key.trim().trim_start_matches("IMO").trim();
-                if digits.len() != 7 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                    return Ok(None);
-                }
-                digits.to_string()
-            }
+            Err(_) => match Imo::parse(key.trim()) {
+                Ok(imo) => imo,
+                Err(_) => return Ok(None),
+            },
         };
         // The name the account's carrier uses, from its latest event naming the vessel.
         let pattern = format!("%\"vessel_imo\":\"{imo}\"%");
@@ -84,7 +86,7 @@ impl Store {
              course_deg, heading_deg FROM vessel_positions WHERE imo = $1 \
              ORDER BY observed_at DESC LIMIT 1",
         )
-        .bind(&imo)
+        .bind(imo.as_str())
         .fetch_optional(self.pool())
         .await?;
         if event_name.is_none() && latest.is_none() {
@@ -105,7 +107,7 @@ impl Store {
                     )?,
                 };
                 (
-                    r.try_get::<Option<String>, _>("mmsi")?,
+                    parse_code(r.try_get("mmsi")?, "vessel position MMSI")?,
                     r.try_get::<Option<String>, _>("vessel_name")?,
                     Some(fix),
                 )
