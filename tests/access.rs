@@ -33,7 +33,7 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
             data("dcsa/tnt-220-response.json"),
             feed.path().into(),
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("pipeline/tests/email/thirdparty-015.eml"),
+                .join("feeds/tests/email/thirdparty-015.eml"),
         ],
     );
     let intruder = db.create_account("intruder");

@@ -1,5 +1,5 @@
 //! End-to-end tests of email submissions and document schemas: the real `teu` binary, real
-//! messages of mail-parser's test suite (`pipeline/tests/email/`, licence there) plus hand-made
+//! messages of mail-parser's test suite (`feeds/tests/email/`, licence there) plus hand-made
 //! hostile ones, SQLite always and PostgreSQL when `TEU_TEST_POSTGRES_URL` is set.
 
 #[macro_use]
@@ -19,7 +19,7 @@ on_both_backends!(
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("pipeline/tests/email")
+        .join("feeds/tests/email")
         .join(name)
 }
 

@@ -1,16 +1,18 @@
-//! teu-pipeline: feed readers, normalization, derivation, routes, carrier inference and the store.
+//! teu-pipeline: ingest, normalization, derivation, routes, carrier inference and the store.
 //!
-//! Data flows `feeds` (readers, quarantine) → `normalize` (polars: events → containers and
-//! shipments, with `teu_domain::status` rules) → `store` (sqlx, SQLite or PostgreSQL). The crate knows
-//! nothing of HTTP.
+//! Data flows `feeds` (teu-feeds: readers, quarantine) → `ingest` → `normalize` (polars: events
+//! → containers and shipments, with `teu_domain::status` rules) → `store` (sqlx, SQLite or
+//! PostgreSQL). The crate knows nothing of HTTP.
 
 // The domain model and reference data live in teu-domain; re-exported so that
 // `teu_pipeline::model` and `crate::model` keep naming them.
 pub use teu_domain::{event_names, geodesy, ids, iso6346, model, reference, status, terminals};
+// The feed readers and the email parser live in teu-feeds; re-exported so that
+// `teu_pipeline::feeds` and `crate::email` keep naming them.
+pub use teu_feeds as feeds;
+pub use teu_feeds::email;
 
 pub mod document_schemas;
-pub mod email;
-pub mod feeds;
 pub mod infer;
 pub mod ingest;
 pub mod journey;

@@ -1,5 +1,5 @@
 //! Parsing rules of [`super`] on real messages of mail-parser's own test suite
-//! (`pipeline/tests/email/`, licence there) and on hand-made hostile inputs.
+//! (`feeds/tests/email/`, licence there) and on hand-made hostile inputs.
 
 use std::io::Write;
 

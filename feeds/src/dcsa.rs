@@ -36,7 +36,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 
 use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
-use crate::model::{
+use teu_domain::model::{
     Classifier, ContainerNumber, EventReference, EventRow, EventType, Imo, UnLocode,
 };
 
@@ -657,7 +657,7 @@ mod tests {
 
     fn read(name: &str) -> FeedBatch {
         let path = format!("{}/../data/dcsa/{name}", env!("CARGO_MANIFEST_DIR"));
-        crate::feeds::read_file(std::path::Path::new(&path)).expect(name)
+        crate::read_file(std::path::Path::new(&path)).expect(name)
     }
 
     #[test]

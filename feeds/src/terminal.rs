@@ -53,9 +53,9 @@ use chrono_tz::Tz;
 use serde_json::Value;
 
 use super::{FeedError, Quarantined};
-use crate::iso6346;
-use crate::model::{ContainerNumber, LineDeadline, TerminalCheck, TerminalFee, TerminalHold};
-use crate::terminals::{self, Terminal};
+use teu_domain::iso6346;
+use teu_domain::model::{ContainerNumber, LineDeadline, TerminalCheck, TerminalFee, TerminalHold};
+use teu_domain::terminals::{self, Terminal};
 
 /// A terminal availability or line deadline file, read.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -585,7 +585,7 @@ fn zone(t: &Terminal) -> Result<Tz, String> {
 }
 
 fn port_zone(locode: &str) -> Result<Tz, String> {
-    let (ports, _) = crate::reference::bundled();
+    let (ports, _) = teu_domain::reference::bundled();
     ports
         .get(locode)
         .and_then(|p| p.time_zone.as_deref())

@@ -1,18 +1,25 @@
-//! Feed readers: detect a file's format, read it into validated [`EventRow`]s, and quarantine
-//! the rows that fail validation with their file, index, JSON pointer and reason.
+//! teu-feeds: the first step of the flow (`docs/DESIGN.md`). Detects a file's format, reads it
+//! into validated model rows ([`EventRow`]s, terminal checks, line deadlines, AIS positions) and
+//! quarantines the rows that fail validation with their file, index, JSON pointer and reason;
+//! [`email`] takes RFC 5322 messages and mboxes apart into their feed attachments.
 //!
 //! A file-level problem (unreadable, not JSON, unknown format) is a [`FeedError`]; a row-level
 //! problem never is: the row goes to [`Quarantined`] and the good rows carry on.
+//!
+//! Depends on `teu-domain` only (the model, the code types, reference data); knows nothing of
+//! polars, the store or HTTP. `teu-pipeline` re-exports it as `teu_pipeline::feeds` and
+//! `teu_pipeline::email`.
 
 pub mod ais;
 pub mod dcsa;
+pub mod email;
 pub mod terminal;
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EventRow, LineDeadline, TerminalCheck, VesselPosition};
+use teu_domain::model::{EventRow, LineDeadline, TerminalCheck, VesselPosition};
 
 /// The feed formats teu can detect and read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

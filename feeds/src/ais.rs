@@ -9,7 +9,7 @@
 //! | [`AisLayout::Track`] | `ID,<timestamp column>,longitude,latitude` (e.g. the Suez 2021 sample) | `20/03/2021 00:22` (day first) or RFC 3339 |
 //!
 //! Columns are found by name (compared without case, spaces or punctuation), in any order; extra
-//! columns are ignored. A zstd-compressed file is decompressed by [`crate::feeds::read_bytes`]
+//! columns are ignored. A zstd-compressed file is decompressed by [`crate::read_bytes`]
 //! before it gets here.
 //!
 //! Rules (sources: ITU-R M.1371-5, NOAA MarineCadastre "AIS data dictionary", DMA AIS notes):
@@ -39,7 +39,7 @@ use chrono::{DateTime, NaiveDateTime};
 use serde::{Deserialize, Serialize};
 
 use super::{FeedError, Quarantined};
-use crate::model::{Imo, Mmsi, VesselPosition};
+use teu_domain::model::{Imo, Mmsi, VesselPosition};
 
 /// Largest speed a position may imply from the vessel's previous one, in knots.
 pub const MAX_IMPLIED_SPEED_KNOTS: f64 = 60.0;
@@ -190,7 +190,7 @@ pub struct VesselTrack {
     /// The reports, sorted by time, then row.
     pub fixes: Vec<Fix>,
     /// `[longitude, latitude]` of each fix (degrees), in the same order: ready for
-    /// [`crate::route::simplify::simplify_track`].
+    /// `teu_pipeline::route::simplify::simplify_track`.
     pub coords: Vec<[f64; 2]>,
 }
 
@@ -1475,9 +1475,9 @@ mod tests {
                 f[4..].join(",")
             ));
         }
-        let plain = crate::feeds::read_bytes(csv.as_bytes(), "ais-2024-01-01.csv").unwrap();
+        let plain = crate::read_bytes(csv.as_bytes(), "ais-2024-01-01.csv").unwrap();
         let packed = zstd::encode_all(csv.as_bytes(), 3).unwrap();
-        let read = crate::feeds::read_bytes(&packed, "ais-2024-01-01.csv.zst").unwrap();
+        let read = crate::read_bytes(&packed, "ais-2024-01-01.csv.zst").unwrap();
         assert!(!read.positions.is_empty());
         assert_eq!(read.positions, plain.positions);
         assert_eq!(read.rows_read, text.lines().count() - 1);
@@ -1488,7 +1488,7 @@ mod tests {
         assert_eq!(coords(&read.positions), coords(&old.positions));
         // A truncated frame is a clear error, not a panic or an empty batch.
         let cut = &packed[..packed.len() / 2];
-        let err = crate::feeds::read_bytes(cut, "cut.csv.zst").unwrap_err();
+        let err = crate::read_bytes(cut, "cut.csv.zst").unwrap_err();
         assert!(err.to_string().contains("cut.csv.zst"), "{err}");
     }
 
