@@ -58,9 +58,9 @@ pub(super) fn beyond_the_port(df: DataFrame, refs: &Refs<'_>) -> PolarsResult<Da
 }
 
 /// Great-circle distance in kilometres between two (latitude, longitude) points in degrees
-/// ([`crate::feeds::ais::distance_nm`], 1.852 km per nautical mile).
+/// ([`crate::geodesy::distance_nm`], teu's one distance function; 1.852 km per nautical mile).
 fn haversine_km((lat1, lon1): (f64, f64), (lat2, lon2): (f64, f64)) -> f64 {
-    crate::feeds::ais::distance_nm(lat1, lon1, lat2, lon2) * 1.852
+    crate::geodesy::distance_nm(lat1, lon1, lat2, lon2) * 1.852
 }
 
 /// Step 3: shipment fields.

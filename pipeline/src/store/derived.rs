@@ -304,7 +304,8 @@ impl Store {
     /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
     /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
     /// A link not in `inserted` was stored before; for the events of the inserted ones, the
-    /// other links they have are read (index `container_events_event`). So a file that adds a
+    /// other links they have are read (index `container_events_event`; `CROSS JOIN` keeps
+    /// SQLite from walking every container of the account first). So a file that adds a
     /// few events to long histories reads only those events' links, not every link of every
     /// touched container.
     pub(super) async fn linked_before(
@@ -330,8 +331,8 @@ impl Store {
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
                 "SELECT l.container_id, l.event_id, c.number FROM container_events l \
-                 JOIN containers c ON c.id = l.container_id \
-                 WHERE l.account_id = $1 AND l.event_id IN ({})",
+                 CROSS JOIN containers c WHERE l.account_id = $1 AND l.event_id IN ({}) \
+                 AND c.id = l.container_id",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
