@@ -4,9 +4,10 @@
 //! 1. Generates a DCSA feed of `TEU_BENCH_SHIPMENTS` shipments (default 3,000) with its terminal
 //!    and line-deadline feeds (`teu_synth::dcsa`, `generate_terminal`).
 //! 2. Ingests it into two fresh SQLite databases (or `TEU_BENCH_DATABASE_URL`, a PostgreSQL
-//!    server URL whose databases `teu_bench_hooks_a`/`_b` are recreated): once with no webhook,
-//!    once with two webhooks subscribed to every event teu emits. Reports feed rows per second
-//!    of each and the difference.
+//!    server URL whose databases `teu_bench_hooks_a0`/`_b0`, … are recreated): once with no
+//!    webhook, once with two webhooks subscribed to every event teu emits; `TEU_BENCH_ROUNDS`
+//!    rounds (default 3) of such a pair, alternating which goes first. Reports feed rows per
+//!    second of each and the difference per round, and the median difference.
 //! 3. Delivers the backlog with the delivery workers (`teu_rest::delivery::run`, default
 //!    settings) to two receivers in this process: one answers 204 at once, the other never
 //!    answers (each attempt costs the 10 s timeout). Reports the fast webhook's notifications
@@ -132,52 +133,80 @@ async fn main() {
     );
     let dir = tempfile::tempdir().expect("temp dir");
 
-    // Without webhooks.
-    let plain = store("a", dir.path()).await;
-    let account = plain.ensure_account("bench", false).await.expect("account");
-    let (rows, plain_s) = ingest(&plain, &account, &files).await;
-
-    // With two webhooks on every event.
-    let hooked = store("b", dir.path()).await;
-    let account = hooked
-        .ensure_account("bench", false)
-        .await
-        .expect("account");
+    // Rounds (`TEU_BENCH_ROUNDS`, default 3) each ingest the same files into two fresh
+    // databases, one without webhooks and one with two webhooks on every event, and alternate
+    // which goes first, so that drift of the machine (page cache, other work) falls on both
+    // sides. One run of a pair varies by several percent; the median difference is the figure.
+    let rounds: usize = std::env::var("TEU_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3)
+        .max(1);
     let fast_count = Arc::new(AtomicU64::new(0));
     let hang_count = Arc::new(AtomicU64::new(0));
     let fast_url = receiver(false, fast_count.clone()).await;
     let hang_url = receiver(true, hang_count.clone()).await;
-    hooked
-        .create_webhook(
-            account.id,
-            WebhookAttributes {
-                url: Some(fast_url),
-                ..WebhookAttributes::default()
-            },
-        )
-        .await
-        .expect("webhook");
-    hooked
-        .create_webhook(
-            account.id,
-            WebhookAttributes {
-                url: Some(hang_url),
-                ..WebhookAttributes::default()
-            },
-        )
-        .await
-        .expect("webhook");
-    let (_, hooked_s) = ingest(&hooked, &account, &files).await;
-    let counts = hooked.notification_counts().await.expect("counts");
-    let pending: i64 = counts.iter().map(|(_, n)| n).sum();
-    let per_hook = pending / 2;
+    let mut differences = Vec::new();
+    let mut last = None;
+    for round in 0..rounds {
+        let plain = store(&format!("a{round}"), dir.path()).await;
+        let plain_account = plain.ensure_account("bench", false).await.expect("account");
+        let hooked = store(&format!("b{round}"), dir.path()).await;
+        let account = hooked
+            .ensure_account("bench", false)
+            .await
+            .expect("account");
+        for url in [&fast_url, &hang_url] {
+            hooked
+                .create_webhook(
+                    account.id,
+                    WebhookAttributes {
+                        url: Some(url.clone()),
+                        ..WebhookAttributes::default()
+                    },
+                )
+                .await
+                .expect("webhook");
+        }
+        let (rows, plain_s, hooked_s) = if round % 2 == 0 {
+            let (rows, plain_s) = ingest(&plain, &plain_account, &files).await;
+            let (_, hooked_s) = ingest(&hooked, &account, &files).await;
+            (rows, plain_s, hooked_s)
+        } else {
+            let (_, hooked_s) = ingest(&hooked, &account, &files).await;
+            let (rows, plain_s) = ingest(&plain, &plain_account, &files).await;
+            (rows, plain_s, hooked_s)
+        };
+        let counts = hooked.notification_counts().await.expect("counts");
+        let pending: i64 = counts.iter().map(|(_, n)| n).sum();
+        let difference = (plain_s / hooked_s - 1.0) * 100.0;
+        differences.push(difference);
+        println!(
+            "round {}/{rounds} ({} first): ingest of {shipments} shipments, {rows} feed rows: \
+             {:.0} rows/s without webhooks ({plain_s:.1} s), {:.0} rows/s with two webhooks \
+             ({hooked_s:.1} s, {pending} notifications written): {difference:+.1}%",
+            round + 1,
+            if round % 2 == 0 { "without" } else { "with" },
+            rows as f64 / plain_s,
+            rows as f64 / hooked_s,
+        );
+        drop(plain);
+        last = Some((hooked, pending));
+    }
+    differences.sort_by(f64::total_cmp);
     println!(
-        "ingest of {shipments} shipments, {rows} feed rows: {:.0} rows/s without webhooks ({plain_s:.1} s), \
-         {:.0} rows/s with two webhooks ({hooked_s:.1} s, {pending} notifications written): {:+.1}%",
-        rows as f64 / plain_s,
-        rows as f64 / hooked_s,
-        (plain_s / hooked_s - 1.0) * 100.0
+        "ingest with webhooks against without, median of {rounds} rounds: {:+.1}% (rounds: {})",
+        differences[differences.len() / 2],
+        differences
+            .iter()
+            .map(|d| format!("{d:+.1}%"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
+    let Some((hooked, pending)) = last else {
+        return;
+    };
+    let per_hook = pending / 2;
 
     // Deliver.
     let mut config = teu_rest::delivery::DeliveryConfig::from_env().expect("config");
