@@ -304,8 +304,8 @@ impl Store {
     /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
     /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
     /// A link not in `inserted` was stored before; for the events of the inserted ones, the
-    /// other links they have are read (index `container_events_event`; `CROSS JOIN` keeps
-    /// SQLite from walking every container of the account first). So a file that adds a
+    /// other links they have are read (index `container_events_event`), then the numbers of
+    /// the containers among them that this derivation did not produce. So a file that adds a
     /// few events to long histories reads only those events' links, not every link of every
     /// touched container.
     pub(super) async fn linked_before(
@@ -328,11 +328,14 @@ impl Store {
         let mut events: Vec<Uuid> = inserted.iter().map(|(_, e)| *e).collect();
         events.sort_unstable();
         events.dedup();
-        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+        // Two plain index lookups, no join: PostgreSQL planned the join as a hash over every
+        // container of the account while a bulk ingest's statistics lagged.
+        let width = self.rows_per_statement(1).saturating_sub(1).max(1);
+        let mut others: Vec<(Uuid, Uuid)> = Vec::new();
+        for chunk in events.chunks(width) {
             let sql = format!(
-                "SELECT l.container_id, l.event_id, c.number FROM container_events l \
-                 CROSS JOIN containers c WHERE l.account_id = $1 AND l.event_id IN ({}) \
-                 AND c.id = l.container_id",
+                "SELECT container_id, event_id FROM container_events \
+                 WHERE account_id = $1 AND event_id IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
@@ -342,8 +345,40 @@ impl Store {
             for row in q.fetch_all(self.counted(tx)).await? {
                 let link = link_row(&row)?;
                 if !inserted.contains(&link) {
-                    seen.insert((row.try_get::<String, _>("number")?, link.1));
+                    others.push(link);
                 }
+            }
+        }
+        // The numbers of those containers: the derivation's own in memory, the rest read.
+        let mut unknown: Vec<Uuid> = others
+            .iter()
+            .map(|(c, _)| *c)
+            .filter(|c| !numbers.contains_key(c))
+            .collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        let mut read: HashMap<Uuid, String> = HashMap::new();
+        for chunk in unknown.chunks(width) {
+            let sql = format!(
+                "SELECT id, number FROM containers WHERE account_id = $1 AND id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for c in chunk {
+                q = q.bind(c.to_string());
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                read.insert(id, row.try_get::<String, _>("number")?);
+            }
+        }
+        for (c, e) in others {
+            let number = numbers
+                .get(&c)
+                .map(|n| n.to_string())
+                .or_else(|| read.get(&c).cloned());
+            if let Some(number) = number {
+                seen.insert((number, e));
             }
         }
         Ok(seen)
