@@ -303,11 +303,10 @@ impl Store {
     ///
     /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
     /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
-    /// A link not in `inserted` was stored before; for the events of the inserted ones, the
-    /// other links they have are read (index `container_events_event`), then the numbers of
-    /// the containers among them that this derivation did not produce. So a file that adds a
-    /// few events to long histories reads only those events' links, not every link of every
-    /// touched container.
+    /// A link not in `inserted` was stored before; for the inserted ones, the stored links are
+    /// read only of numbers that more than one container id carries (a box re-keyed or in two
+    /// shipments). So a file that adds events to long histories reads the ids of its numbers,
+    /// not every link of every touched container.
     pub(super) async fn linked_before(
         &self,
         tx: &mut sqlx::AnyConnection,
@@ -325,42 +324,44 @@ impl Store {
             .filter(|l| !inserted.contains(l))
             .filter_map(|(c, e)| numbers.get(c).map(|n| (n.to_string(), *e)))
             .collect();
-        let mut events: Vec<Uuid> = inserted.iter().map(|(_, e)| *e).collect();
-        events.sort_unstable();
-        events.dedup();
-        // Two plain index lookups, no join: PostgreSQL planned the join as a hash over every
-        // container of the account while a bulk ingest's statistics lagged.
+        // An added pair was seen before only if another container of the same number was
+        // linked to its event: read the container ids of those numbers (index
+        // `containers_number`; the derivation's own are already stored), and the links only of
+        // numbers that have more than one (primary key). Without a re-keyed or repeated box the
+        // second read is empty; an IN list of every added event instead made PostgreSQL scan
+        // `container_events` during a bulk ingest.
+        let mut added: Vec<&str> = inserted
+            .iter()
+            .filter_map(|(c, _)| numbers.get(c).copied())
+            .collect();
+        added.sort_unstable();
+        added.dedup();
         let width = self.rows_per_statement(1).saturating_sub(1).max(1);
-        let mut others: Vec<(Uuid, Uuid)> = Vec::new();
-        for chunk in events.chunks(width) {
+        let mut ids_of: HashMap<String, Vec<Uuid>> = HashMap::new();
+        for chunk in added.chunks(width) {
             let sql = format!(
-                "SELECT container_id, event_id FROM container_events \
-                 WHERE account_id = $1 AND event_id IN ({})",
+                "SELECT id, number FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
-            for e in chunk {
-                q = q.bind(e.to_string());
+            for n in chunk {
+                q = q.bind(*n);
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let link = link_row(&row)?;
-                if !inserted.contains(&link) {
-                    others.push(link);
-                }
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                ids_of.entry(row.try_get("number")?).or_default().push(id);
             }
         }
-        // The numbers of those containers: the derivation's own in memory, the rest read.
-        let mut unknown: Vec<Uuid> = others
-            .iter()
-            .map(|(c, _)| *c)
-            .filter(|c| !numbers.contains_key(c))
+        let others: HashMap<Uuid, String> = ids_of
+            .into_iter()
+            .filter(|(_, ids)| ids.len() > 1)
+            .flat_map(|(number, ids)| ids.into_iter().map(move |id| (id, number.clone())))
             .collect();
-        unknown.sort_unstable();
-        unknown.dedup();
-        let mut read: HashMap<Uuid, String> = HashMap::new();
-        for chunk in unknown.chunks(width) {
+        let ids: Vec<Uuid> = others.keys().copied().collect();
+        for chunk in ids.chunks(width) {
             let sql = format!(
-                "SELECT id, number FROM containers WHERE account_id = $1 AND id IN ({})",
+                "SELECT container_id, event_id FROM container_events \
+                 WHERE account_id = $1 AND container_id IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
@@ -368,17 +369,12 @@ impl Store {
                 q = q.bind(c.to_string());
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
-                read.insert(id, row.try_get::<String, _>("number")?);
-            }
-        }
-        for (c, e) in others {
-            let number = numbers
-                .get(&c)
-                .map(|n| n.to_string())
-                .or_else(|| read.get(&c).cloned());
-            if let Some(number) = number {
-                seen.insert((number, e));
+                let link = link_row(&row)?;
+                if !inserted.contains(&link) {
+                    if let Some(number) = others.get(&link.0) {
+                        seen.insert((number.clone(), link.1));
+                    }
+                }
             }
         }
         Ok(seen)
