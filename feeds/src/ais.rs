@@ -704,13 +704,7 @@ fn quarantine(
     reason: String,
     raw: Option<String>,
 ) -> Quarantined {
-    Quarantined {
-        source_file: source_file.to_string(),
-        index: Some(index),
-        pointer: field.to_string(),
-        reason,
-        payload: raw,
-    }
+    Quarantined::row(source_file, index, field, reason, raw)
 }
 
 type RowResult<T> = Result<T, (Col, String)>;

@@ -79,6 +79,26 @@ pub struct Quarantined {
     pub payload: Option<String>,
 }
 
+impl Quarantined {
+    /// Row `index` of `source_file` refused at `pointer` (a JSON pointer, or the column name of
+    /// a CSV row) for `reason`, with the row's original text when there is one.
+    pub fn row(
+        source_file: &str,
+        index: usize,
+        pointer: &str,
+        reason: String,
+        payload: Option<String>,
+    ) -> Self {
+        Quarantined {
+            source_file: source_file.to_string(),
+            index: Some(index),
+            pointer: pointer.to_string(),
+            reason,
+            payload,
+        }
+    }
+}
+
 /// One accepted row: its index in the file, the normalized event and the original JSON text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadEvent {

@@ -435,13 +435,7 @@ fn quarantine(
     reason: String,
     raw: String,
 ) -> Quarantined {
-    Quarantined {
-        source_file: source_file.to_string(),
-        index: Some(index),
-        pointer: field.to_string(),
-        reason,
-        payload: Some(raw),
-    }
+    Quarantined::row(source_file, index, field, reason, Some(raw))
 }
 
 type FieldResult<T> = Result<T, (Field, String)>;
