@@ -100,7 +100,9 @@ impl Included {
         container_ids.dedup();
         shipment_ids.sort_unstable();
         shipment_ids.dedup();
-        let mut events = store.events_of_containers(account, &container_ids).await?;
+        let mut events = store
+            .event_links_of_containers(account, &container_ids)
+            .await?;
         for c in store.containers_by_ids(account, &container_ids).await? {
             let own = events.remove(&c.id).unwrap_or_default();
             out.containers.insert(

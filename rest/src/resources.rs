@@ -23,9 +23,9 @@ use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 use serde::{Serialize, Serializer};
 use teu_pipeline::ids::port_id;
 use teu_pipeline::model::{
-    Classifier, Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, TransportEvent,
-    UnLocode,
+    Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, UnLocode,
 };
+use teu_pipeline::store::EventLink;
 use uuid::Uuid;
 
 /// Formats a timestamp as described in the module documentation: seconds, plus milliseconds
@@ -223,9 +223,9 @@ pub struct ContainerRelationships {
     pub raw_events: ToMany,
 }
 
-/// The container resource of `c`, whose events (from `Store::events_of_containers`, in event
-/// order) are `events`.
-pub fn container<'a>(c: &'a Container, events: &[TransportEvent]) -> ContainerResource<'a> {
+/// The container resource of `c`, whose event links (from `Store::event_links_of_containers`,
+/// in event order) are `events`.
+pub fn container<'a>(c: &'a Container, events: &[EventLink]) -> ContainerResource<'a> {
     ContainerResource {
         id: c.id.to_string(),
         kind: "container",
@@ -276,10 +276,7 @@ pub fn container<'a>(c: &'a Container, events: &[TransportEvent]) -> ContainerRe
             transport_events: ToMany {
                 data: events
                     .iter()
-                    .filter(|e| {
-                        e.event.classifier == Classifier::Act
-                            && teu_pipeline::event_names::is_named(&e.event)
-                    })
+                    .filter(|e| e.named_actual)
                     .map(|e| Identifier::new("transport_event", e.id))
                     .collect(),
             },
@@ -294,10 +291,10 @@ pub fn container<'a>(c: &'a Container, events: &[TransportEvent]) -> ContainerRe
 }
 
 /// Container resources for `containers`, taking each one's events from `events` (the map
-/// `Store::events_of_containers` returns; a container missing from it has no events).
+/// `Store::event_links_of_containers` returns; a container missing from it has no events).
 pub fn containers<'a>(
     containers: &'a [Container],
-    events: &HashMap<Uuid, Vec<TransportEvent>>,
+    events: &HashMap<Uuid, Vec<EventLink>>,
 ) -> Vec<ContainerResource<'a>> {
     containers
         .iter()
@@ -501,7 +498,7 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use serde_json::{json, Value};
-    use teu_pipeline::model::{Classifier, ContainerStatus, EventRow, EventType};
+    use teu_pipeline::model::{Classifier, ContainerStatus, EventRow, EventType, TransportEvent};
 
     /// Attribute names of the spec's container table, in order.
     const CONTAINER_ATTRIBUTES: &[&str] = &[
@@ -692,7 +689,11 @@ mod tests {
     #[test]
     fn container_has_exactly_the_spec_attributes() {
         let c = sample_container();
-        let v: Value = serde_json::to_value(container(&c, &[event(1), event(2)])).unwrap();
+        let v: Value = serde_json::to_value(container(
+            &c,
+            &[EventLink::of(&event(1)), EventLink::of(&event(2))],
+        ))
+        .unwrap();
         let keys: Vec<&str> = v["attributes"]
             .as_object()
             .unwrap()

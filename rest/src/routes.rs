@@ -91,11 +91,9 @@ async fn shipment_values(
         .into_iter()
         .map(|s| (s.id, s))
         .collect();
-    let members = ids_by_shipment(
-        &store
-            .containers_of_shipments(account.id, shipment_ids)
-            .await?,
-    );
+    let members = store
+        .container_ids_of_shipments(account.id, shipment_ids)
+        .await?;
     Ok(shipment_ids
         .iter()
         .filter_map(|id| shipments.remove(id))
@@ -116,7 +114,10 @@ async fn container_values(
         return Ok(Vec::new());
     }
     let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
-    let events = state.store.events_of_containers(account.id, &ids).await?;
+    let events = state
+        .store
+        .event_links_of_containers(account.id, &ids)
+        .await?;
     Ok(resources::containers(containers, &events)
         .into_iter()
         .map(to_value)

@@ -9,8 +9,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, NewEvent,
-    Result, Store,
+    event_row, in_list, named_actual, one_per_key, parse_uuid, returned_ids, ts,
+    values_placeholders, NewEvent, Result, Store,
 };
 use crate::feeds::Quarantined;
 use crate::model::TransportEvent;
@@ -39,7 +39,7 @@ impl Store {
             .map(|(_, e)| e)
             .collect();
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(self.rows_per_statement(9)) {
+        for chunk in events.chunks(self.rows_per_statement(10)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
@@ -66,12 +66,13 @@ impl Store {
 
             let sql = format!(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
-                 issued_at, body) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
+                 issued_at, body, named_actual) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
                  bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
-                 issued_at = excluded.issued_at, body = excluded.body WHERE excluded.issued_at > transport_events.issued_at \
+                 issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual \
+                 WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
-                values_placeholders(chunk.len(), 9)
+                values_placeholders(chunk.len(), 10)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -85,7 +86,8 @@ impl Store {
                     .bind(ev.booking())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
-                    .bind(serde_json::to_string(ev).unwrap_or_default());
+                    .bind(serde_json::to_string(ev).unwrap_or_default())
+                    .bind(i64::from(named_actual(ev)));
             }
             let written: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
                 .into_iter()

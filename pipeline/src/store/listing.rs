@@ -227,11 +227,15 @@ impl Store {
             ListOrder::NumberAsc => "c.number, c.id",
         };
         let where_sql = cl.sql();
-        let count_sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {where_sql}");
-        let total: i64 = bind_all(sqlx::query(&count_sql), &cl.binds)
-            .fetch_one(self.pool())
-            .await?
-            .try_get("n")?;
+        let total = if cl.preds.len() == 1 {
+            self.account_count(account, "containers").await?
+        } else {
+            let count_sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {where_sql}");
+            bind_all(sqlx::query(&count_sql), &cl.binds)
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?
+        };
         let n = cl.binds.len();
         let page_sql = format!(
             "SELECT c.id, c.created_at, c.refreshed_at, c.body FROM {from} WHERE {where_sql} \
@@ -286,11 +290,15 @@ impl Store {
             ListOrder::NumberAsc => "s.bill_of_lading_number, s.id".to_string(),
         };
         let where_sql = cl.sql();
-        let count_sql = format!("SELECT COUNT(*) AS n FROM shipments s WHERE {where_sql}");
-        let total: i64 = bind_all(sqlx::query(&count_sql), &cl.binds)
-            .fetch_one(self.pool())
-            .await?
-            .try_get("n")?;
+        let total = if cl.preds.len() == 1 {
+            self.account_count(account, "shipments").await?
+        } else {
+            let count_sql = format!("SELECT COUNT(*) AS n FROM shipments s WHERE {where_sql}");
+            bind_all(sqlx::query(&count_sql), &cl.binds)
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?
+        };
         let n = cl.binds.len();
         let page_sql = format!(
             "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body \
@@ -305,6 +313,21 @@ impl Store {
             .await?;
         let items = rows.iter().map(shipment_row).collect::<Result<Vec<_>>>()?;
         Ok((items, total))
+    }
+
+    /// The account's `containers` or `shipments` (the column of `account_counts`, kept by the
+    /// triggers of `migrations/*/20261125000014_page_reads.sql`): the total of an unfiltered
+    /// page in one primary-key read, where `COUNT(*)` walks every row of the account. 0 for an
+    /// account without rows.
+    async fn account_count(&self, account: Uuid, column: &'static str) -> Result<i64> {
+        let sql = format!("SELECT {column} AS n FROM account_counts WHERE account_id = $1");
+        Ok(sqlx::query(&sql)
+            .bind(account.to_string())
+            .fetch_optional(self.pool())
+            .await?
+            .map(|r| r.try_get::<i64, _>("n"))
+            .transpose()?
+            .unwrap_or(0))
     }
 
     /// Adds `add` to and removes `remove` from the shipment's tags (both already checked by

@@ -38,6 +38,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
+pub use reads::{named_actual, EventLink};
 pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;
 #[cfg(test)]
@@ -415,6 +416,7 @@ impl Store {
         }
         store.load_document_schemas().await?;
         store.backfill_filter_columns().await?;
+        store.backfill_named_actual().await?;
         Ok(store)
     }
 

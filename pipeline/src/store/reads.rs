@@ -8,11 +8,41 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    container_row, event_row, in_list, parse_uuid, shipment_row, Result, Store, CONTAINER_SELECT,
-    SHIPMENT_SELECT,
+    container_row, event_row, from_json, in_list, parse_uuid, shipment_row, Result, Store,
+    CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use crate::feeds::Quarantined;
-use crate::model::{Container, Shipment, TransportEvent};
+use crate::model::{Classifier, Container, EventRow, Shipment, TransportEvent};
+
+/// One event of a container, as its relationships name it: the normalized event's id, its raw
+/// event's id, and whether it is an actual event with a Terminal49 name ([`named_actual`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventLink {
+    /// `transport_events.id`.
+    pub id: Uuid,
+    /// `raw_events.id` of the carrier's event.
+    pub raw_event_id: Uuid,
+    /// Listed in the container's `transport_events` relationship.
+    pub named_actual: bool,
+}
+
+impl EventLink {
+    /// The link of a stored event read whole.
+    pub fn of(e: &TransportEvent) -> Self {
+        EventLink {
+            id: e.id,
+            raw_event_id: e.raw_event_id,
+            named_actual: named_actual(&e.event),
+        }
+    }
+}
+
+/// Whether a container's `transport_events` relationship (and `GET
+/// /v2/containers/{id}/transport_events`) lists `e`: an actual (`ACT`) event that has a
+/// Terminal49 name wherever it happened ([`crate::event_names::is_named`]).
+pub fn named_actual(e: &EventRow) -> bool {
+    e.classifier == Classifier::Act && crate::event_names::is_named(e)
+}
 
 impl Store {
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
@@ -121,6 +151,97 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// The event links of each container, ordered by event time (then event id): what a
+    /// container's `transport_events` and `raw_events` relationships list. Reads the ids and the
+    /// `named_actual` column only, no event body (a body is read only for an event written
+    /// before that column existed and not yet filled by [`Store::backfill_named_actual`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
+    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on an unreadable id or body.
+    pub async fn event_links_of_containers(
+        &self,
+        account: Uuid,
+        container_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
+        let mut out: HashMap<Uuid, Vec<EventLink>> = HashMap::new();
+        for chunk in container_ids.chunks(self.rows_per_statement(1)) {
+            // CROSS JOIN: the links of the page's containers first, as in events_of_containers.
+            let sql = format!(
+                "SELECT ce.container_id, e.id, e.raw_event_id, e.named_actual, \
+                 CASE WHEN e.named_actual IS NULL THEN e.body END AS body \
+                 FROM container_events ce CROSS JOIN transport_events e \
+                 WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
+                 AND ce.container_id IN ({}) ORDER BY e.event_at, e.id",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                let container: String = row.try_get("container_id")?;
+                let id: String = row.try_get("id")?;
+                let named_actual = match row.try_get::<Option<i64>, _>("named_actual")? {
+                    Some(flag) => flag != 0,
+                    None => {
+                        let body: String = row
+                            .try_get::<Option<String>, _>("body")?
+                            .unwrap_or_default();
+                        named_actual(&from_json(&body, "transport event", &id)?)
+                    }
+                };
+                out.entry(parse_uuid(&container, "container")?)
+                    .or_default()
+                    .push(EventLink {
+                        id: parse_uuid(&id, "transport event")?,
+                        raw_event_id: parse_uuid(
+                            &row.try_get::<String, _>("raw_event_id")?,
+                            "raw event",
+                        )?,
+                        named_actual,
+                    });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Fills `transport_events.named_actual` of events written before the column existed
+    /// (`NULL`), with [`named_actual`] of each stored body, in batches of 500. Runs at start-up;
+    /// a no-op once every row is filled. A body that does not parse gets 0 (such an event is
+    /// in no relationship; reading it would fail as corrupt anyway).
+    pub(crate) async fn backfill_named_actual(&self) -> Result<()> {
+        const BATCH: i64 = 500;
+        loop {
+            let rows = sqlx::query(
+                "SELECT id, body FROM transport_events WHERE named_actual IS NULL LIMIT $1",
+            )
+            .bind(BATCH)
+            .fetch_all(self.pool())
+            .await?;
+            if rows.is_empty() {
+                return Ok(());
+            }
+            let mut tx = self.pool().begin().await?;
+            for row in &rows {
+                let id: String = row.try_get("id")?;
+                let flag = from_json::<EventRow>(
+                    &row.try_get::<String, _>("body")?,
+                    "transport event",
+                    &id,
+                )
+                .map(|e| named_actual(&e))
+                .unwrap_or(false);
+                sqlx::query("UPDATE transport_events SET named_actual = $1 WHERE id = $2")
+                    .bind(i64::from(flag))
+                    .bind(id)
+                    .execute(self.counted(&mut tx))
+                    .await?;
+            }
+            tx.commit().await?;
+        }
     }
 
     /// Quarantined rows of the account, by file and index.

@@ -1,0 +1,252 @@
+//! Upgrades (issue 16): a database written by an earlier release opens with this build, is
+//! migrated with its data, and serves what this build serves after ingesting the same feed
+//! into a fresh database.
+//!
+//! `tests/upgrade/` holds what the release of commit [`RELEASE`] wrote (`scripts/upgrade-fixture.sh`):
+//! a SQL dump of its SQLite and of its PostgreSQL database after ingesting the generated feed
+//! in `tests/upgrade/feed/` into account `acme`, and that account's API key. The fresh database
+//! gets the same account id (ids are UUID v5 of natural keys scoped by the account), so both
+//! serve the same ids, and the documents are compared whole, ingest times aside.
+
+#[macro_use]
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sqlx::{AnyConnection, Connection, Row};
+
+use common::{Server, TestDb};
+
+/// The commit whose release wrote the fixtures (migrations up to `20261125000013`).
+const RELEASE: &str = "f2f879b";
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/upgrade")
+}
+
+/// The zstd-compressed text file at `path`.
+fn unzstd(path: &Path) -> Vec<u8> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    zstd::decode_all(file).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The fixture feed, decompressed into a temp dir (same relative paths, `.zst` dropped).
+fn feed() -> tempfile::TempDir {
+    fn walk(from: &Path, to: &Path) {
+        for entry in std::fs::read_dir(from).expect("feed dir") {
+            let path = entry.expect("entry").path();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .to_string();
+            if path.is_dir() {
+                let sub = to.join(&name);
+                std::fs::create_dir_all(&sub).expect("mkdir");
+                walk(&path, &sub);
+            } else if let Some(plain) = name.strip_suffix(".zst") {
+                std::fs::write(to.join(plain), unzstd(&path)).expect("write feed file");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    walk(&fixture_dir().join("feed"), dir.path());
+    dir
+}
+
+/// Runs the release's SQL dump of `backend` (`sqlite` or `postgres`) on the empty database.
+async fn load_dump(url: &str, backend: &str) {
+    let sql = String::from_utf8(unzstd(
+        &fixture_dir().join(format!("{RELEASE}-{backend}.sql.zst")),
+    ))
+    .expect("UTF-8 dump");
+    sqlx::any::install_default_drivers();
+    let url = if backend == "sqlite" {
+        format!("{url}?mode=rwc")
+    } else {
+        url.to_string()
+    };
+    let mut conn = AnyConnection::connect(&url).await.expect("connect");
+    sqlx::raw_sql(&sql)
+        .execute(&mut conn)
+        .await
+        .expect("load the release's dump");
+    conn.close().await.expect("close");
+}
+
+/// Every page of `path` (a list endpoint with its query, without `page`), 100 resources a page:
+/// `meta.total` of the first page, every `data` resource by id and every `included` resource by
+/// type and id. (Pages are in order of when each row was last changed, which differs between
+/// two databases, so resources are compared by id.)
+async fn walk(
+    server: &Server,
+    key: &str,
+    path: &str,
+) -> (Value, BTreeMap<String, Value>, BTreeMap<String, Value>) {
+    let (mut data, mut included) = (BTreeMap::new(), BTreeMap::new());
+    let mut total = Value::Null;
+    for page in 1.. {
+        let (status, doc) = server
+            .get(
+                &format!("{path}&page[size]=100&page[number]={page}"),
+                Some(key),
+            )
+            .await;
+        assert_eq!(status, 200, "{path}: {doc}");
+        if page == 1 {
+            total = doc["meta"]["total"].clone();
+        }
+        let resources = doc["data"].as_array().cloned().unwrap_or_default();
+        if resources.is_empty() {
+            break;
+        }
+        for r in resources {
+            let id = r["id"].as_str().unwrap_or_default().to_string();
+            assert!(
+                data.insert(id.clone(), r).is_none(),
+                "{path}: {id} on two pages"
+            );
+        }
+        for r in doc["included"].as_array().cloned().unwrap_or_default() {
+            let id = format!(
+                "{} {}",
+                r["type"].as_str().unwrap_or_default(),
+                r["id"].as_str().unwrap_or_default()
+            );
+            included.insert(id, r);
+        }
+    }
+    (total, data, included)
+}
+
+/// `v` without the members that say when a row was written (`created_at`: when this database
+/// first stored it), which differ between two ingests of the same feed.
+fn without_ingest_times(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.remove("created_at");
+            map.values_mut().for_each(without_ingest_times);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_ingest_times),
+        _ => {}
+    }
+}
+
+/// What the server answers on the account's containers and shipments, ingest times aside.
+async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for (name, path) in [
+        ("containers", "/v2/containers?include=shipment"),
+        ("shipments", "/v2/shipments?include=containers"),
+    ] {
+        let (total, data, included) = walk(server, key, path).await;
+        assert_eq!(
+            total,
+            Value::from(data.len()),
+            "{name}: meta.total against the resources of every page"
+        );
+        for (what, map) in [("data", data), ("included", included)] {
+            // Links name the server's random port: compare them without it.
+            let text = serde_json::to_string(&map).expect("JSON").replace(&server.base, "BASE");
+            let mut v: Value = serde_json::from_str(&text).expect("JSON");
+            without_ingest_times(&mut v);
+            out.insert(format!("{name} {what}"), v);
+        }
+        out.insert(format!("{name} total"), total);
+    }
+    out
+}
+
+async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
+    let backend = if db.url.starts_with("sqlite:") {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    load_dump(&db.url, backend).await;
+    let key = std::fs::read_to_string(fixture_dir().join(format!("{RELEASE}.key")))
+        .expect("fixture key")
+        .trim()
+        .to_string();
+    let upgraded_server = Server::start(db, &[]);
+    let upgraded = answers(&upgraded_server, &key).await;
+    drop(upgraded_server);
+
+    // The same feed into a fresh database, under the same account id and key.
+    let fresh = match backend {
+        "sqlite" => TestDb::sqlite(),
+        _ => TestDb::postgres().await.expect("PostgreSQL is set"),
+    };
+    fresh.create_account("bootstrap");
+    let mut old = AnyConnection::connect(&db.url).await.expect("connect");
+    let account =
+        sqlx::query("SELECT id, company_name, created_at FROM accounts WHERE name = 'acme'")
+            .fetch_one(&mut old)
+            .await
+            .expect("the release's account");
+    let key_hash: String = sqlx::query("SELECT key_hash FROM api_keys WHERE account_id = $1")
+        .bind(account.try_get::<String, _>("id").expect("id"))
+        .fetch_one(&mut old)
+        .await
+        .expect("the release's key")
+        .try_get("key_hash")
+        .expect("key_hash");
+    old.close().await.expect("close");
+    let mut new = AnyConnection::connect(&fresh.url).await.expect("connect");
+    let id: String = account.try_get("id").expect("id");
+    sqlx::query(
+        "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
+         VALUES ($1, 'acme', $2, 1, $3)",
+    )
+    .bind(&id)
+    .bind(
+        account
+            .try_get::<String, _>("company_name")
+            .expect("company"),
+    )
+    .bind(
+        account
+            .try_get::<String, _>("created_at")
+            .expect("created_at"),
+    )
+    .execute(&mut new)
+    .await
+    .expect("insert account");
+    sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
+        .bind(&key_hash)
+        .bind(&id)
+        .bind("2026-11-25T00:00:00.000Z")
+        .execute(&mut new)
+        .await
+        .expect("insert key");
+    new.close().await.expect("close");
+    let feed = feed();
+    fresh.ingest("acme", &[feed.path().to_path_buf()]);
+    let fresh_server = Server::start(&fresh, &[]);
+    let want = answers(&fresh_server, &key).await;
+    drop(fresh_server);
+    fresh.cleanup().await;
+
+    assert!(
+        want["containers total"].as_u64().unwrap_or(0) > 60,
+        "the feed has its containers: {}",
+        want["containers total"]
+    );
+    for (name, value) in &want {
+        let got = &upgraded[name];
+        // Name the first resource that differs, not the whole map.
+        let first = match (got.as_object(), value.as_object()) {
+            (Some(g), Some(w)) => w
+                .iter()
+                .find(|(id, v)| g.get(*id) != Some(*v))
+                .map(|(id, v)| format!("{id}:\nupgraded {}\nfresh    {v}", g.get(id).cloned().unwrap_or_default()))
+                .or_else(|| g.keys().find(|id| !w.contains_key(*id)).map(|id| format!("{id} only after the upgrade"))),
+            _ => (got != value).then(|| format!("upgraded {got}\nfresh    {value}")),
+        };
+        assert!(first.is_none(), "{name} differ after the upgrade: {}", first.unwrap_or_default());
+    }
+}
+
+on_both_backends!(a_release_database_upgrades_with_its_data);
