@@ -13,6 +13,7 @@ on_both_backends!(
     map_geojson_of_generated_voyages,
     map_geojson_access_rules,
     graphql_route_matches_rest,
+    kept_tracks_follow_new_positions,
 );
 
 /// Every property of each feature type in docs/interface.md, with the JSON kinds it may take.
@@ -252,6 +253,111 @@ async fn map_geojson_of_generated_voyages(db: &TestDb) {
     assert!(past > 0, "some containers have actual tracks");
     assert!(at_sea > 0, "some containers are at sea");
     assert!(planned > 0, "some containers have predicted legs");
+}
+
+/// The map of every container of `key`'s account, by container number (ids are scoped by
+/// the account, numbers are not).
+async fn every_map(server: &Server, key: &str) -> std::collections::BTreeMap<String, Value> {
+    let (status, list) = server.get("/v2/containers?page[size]=100", Some(key)).await;
+    assert_eq!(status, 200, "{list}");
+    let mut maps = std::collections::BTreeMap::new();
+    for c in list["data"].as_array().expect("data") {
+        let id = c["id"].as_str().expect("id");
+        let (status, fc) = server
+            .get(&format!("/v2/containers/{id}/map_geojson"), Some(key))
+            .await;
+        assert_eq!(status, 200, "{fc}");
+        let number = c["attributes"]["number"]
+            .as_str()
+            .expect("number")
+            .to_string();
+        maps.insert(number, fc);
+    }
+    maps
+}
+
+/// Issue 16: a map reads each leg's track as derived once (`leg_tracks`), and AIS positions
+/// that arrive later make the vessel's kept tracks stale. The generated AIS file is split in
+/// two (alternate rows, so every vessel's track gains points): one database ingests the first
+/// half, serves every map twice (the second time from the kept tracks: the same answers), then
+/// ingests the second half; its maps must then be those of a database that ingested the whole
+/// file at once, and differ from before.
+async fn kept_tracks_follow_new_positions(db: &TestDb) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::TEU)
+        .args(["generate", "--shipments", "12", "--seed", "4", "--ais"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ais = std::fs::read_to_string(dir.path().join("ais-generated.csv")).unwrap();
+    std::fs::remove_file(dir.path().join("ais-generated.csv")).unwrap();
+    let mut lines = ais.lines();
+    let header = lines.next().unwrap();
+    let (mut first, mut second) = (vec![header], vec![header]);
+    for (i, line) in lines.enumerate() {
+        if i % 2 == 0 {
+            first.push(line)
+        } else {
+            second.push(line)
+        }
+    }
+    let halves = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        halves.path().join("ais-a.csv"),
+        halves.path().join("ais-b.csv"),
+    );
+    std::fs::write(&a, first.join("\n")).unwrap();
+    std::fs::write(&b, second.join("\n")).unwrap();
+
+    let key = db.create_account_with("kept", true);
+    db.ingest("kept", &[dir.path().to_path_buf(), a.clone()]);
+    let server = Server::start(db, &[]);
+    let before = every_map(&server, &key).await;
+    assert_eq!(
+        every_map(&server, &key).await,
+        before,
+        "maps read from the kept tracks"
+    );
+    db.ingest("kept", std::slice::from_ref(&b));
+    let after = every_map(&server, &key).await;
+    drop(server);
+
+    let fresh = match db.url.starts_with("sqlite:") {
+        true => TestDb::sqlite(),
+        false => TestDb::postgres().await.expect("PostgreSQL is set"),
+    };
+    let fresh_key = fresh.create_account_with("kept", true);
+    fresh.ingest("kept", &[dir.path().to_path_buf(), a, b]);
+    let fresh_server = Server::start(&fresh, &[]);
+    let want = every_map(&fresh_server, &fresh_key).await;
+    drop(fresh_server);
+    fresh.cleanup().await;
+
+    let tracks = |maps: &std::collections::BTreeMap<String, Value>| {
+        maps.values()
+            .flat_map(|fc| fc["features"].as_array().cloned().unwrap_or_default())
+            .filter(|f| f["properties"]["feature_type"] == "past_vessel_locations")
+            .count()
+    };
+    assert!(
+        tracks(&want) > 5,
+        "the feed has vessel tracks: {}",
+        tracks(&want)
+    );
+    assert_eq!(after.len(), want.len());
+    for (number, fc) in &want {
+        assert_eq!(
+            after.get(number),
+            Some(fc),
+            "container {number}: map after the second AIS half"
+        );
+    }
+    assert_ne!(before, after, "the second half changed the maps");
 }
 
 async fn map_geojson_access_rules(db: &TestDb) {

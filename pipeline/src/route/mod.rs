@@ -220,12 +220,46 @@ fn track_points(positions: &[VesselPosition]) -> Vec<[f64; 2]> {
     pts
 }
 
-/// Builds the route from what the store holds (module documentation). `positions(imo, from,
-/// to)` returns the AIS positions of a vessel in a time window, oldest first.
+/// A vessel leg's AIS track as a map draws it: derived once from the positions
+/// ([`LegTrack::of_positions`]) and kept by the store (`leg_tracks`) until the vessel's next
+/// AIS positions arrive, so a map reads it instead of the raw positions.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LegTrack {
+    /// `[lon, lat]` degrees, simplified by [`simplify::simplify_track`].
+    pub coordinates: Vec<[f64; 2]>,
+    /// Time of the first and last position, UTC.
+    pub start_time: DateTime<Utc>,
+    pub end_time: DateTime<Utc>,
+    /// Positions before simplification (consecutive duplicates removed).
+    pub raw_point_count: usize,
+    /// The latest position: the current vessel's while the leg is in progress.
+    pub last: VesselPosition,
+}
+
+impl LegTrack {
+    /// The track of `positions` (any order): sorted by time, consecutive duplicate points
+    /// removed, simplified. `None` without positions.
+    pub fn of_positions(mut positions: Vec<VesselPosition>) -> Option<LegTrack> {
+        positions.sort_by_key(|p| p.observed_at);
+        let pts = track_points(&positions);
+        let (first, last) = (positions.first()?, positions.last()?);
+        Some(LegTrack {
+            coordinates: simplify::simplify_track(&pts),
+            start_time: first.observed_at,
+            end_time: last.observed_at,
+            raw_point_count: pts.len(),
+            last: last.clone(),
+        })
+    }
+}
+
+/// Builds the route from what the store holds (module documentation). `track_of(imo, from, to)`
+/// returns the track of a vessel's AIS positions in a time window ([`LegTrack::of_positions`]),
+/// `None` when it has none.
 pub fn assemble(
     container: &Container,
     events: &[TransportEvent],
-    mut positions: impl FnMut(&str, Option<DateTime<Utc>>, Option<DateTime<Utc>>) -> Vec<VesselPosition>,
+    mut track_of: impl FnMut(&str, Option<DateTime<Utc>>, Option<DateTime<Utc>>) -> Option<LegTrack>,
 ) -> ContainerRoute {
     let _ = container;
     let (ports, legs) = ports_and_legs(events);
@@ -239,29 +273,23 @@ pub fn assemble(
                 let (Some(imo), Some(start)) = (leg.vessel.imo.as_deref(), leg.started_at) else {
                     continue;
                 };
-                let mut track = positions(imo, Some(start), leg.ended_at);
-                track.sort_by_key(|p| p.observed_at);
-                let pts = track_points(&track);
-                if !pts.is_empty() {
-                    let coordinates = simplify::simplify_track(&pts);
-                    lines.push(RouteLine {
-                        kind: LineKind::Past,
-                        from: leg.from,
-                        to: leg.to,
-                        vessel: leg.vessel.clone(),
-                        coordinates,
-                        start_time: track.first().map(|p| p.observed_at),
-                        end_time: track.last().map(|p| p.observed_at),
-                        raw_point_count: pts.len(),
-                    });
-                }
-                let (true, true, Some(last)) = (
-                    leg.state == LegState::InProgress,
-                    current_vessel.is_none(),
-                    track.last(),
-                ) else {
+                let Some(track) = track_of(imo, Some(start), leg.ended_at) else {
                     continue;
                 };
+                lines.push(RouteLine {
+                    kind: LineKind::Past,
+                    from: leg.from,
+                    to: leg.to,
+                    vessel: leg.vessel.clone(),
+                    coordinates: track.coordinates,
+                    start_time: Some(track.start_time),
+                    end_time: Some(track.end_time),
+                    raw_point_count: track.raw_point_count,
+                });
+                if leg.state != LegState::InProgress || current_vessel.is_some() {
+                    continue;
+                }
+                let last = track.last;
                 let here = [last.longitude, last.latitude];
                 if let Some(mut path) = b.coordinates.and_then(|to| lanes.route(here, to)) {
                     // The spec: the partial leg starts exactly at the vessel's position.
@@ -284,7 +312,7 @@ pub fn assemble(
                 current_vessel = Some(CurrentVessel {
                     from: leg.from,
                     vessel: leg.vessel.clone(),
-                    position: last.clone(),
+                    position: last,
                 });
             }
             LegState::NotStarted => {
@@ -386,10 +414,10 @@ pub async fn container_route(
         .await?
         .remove(&id)
         .unwrap_or_default();
-    let (ports, legs) = ports_and_legs(&events);
-    // Fetch the positions each departed leg needs, then assemble without the store.
-    let mut fetched: Vec<(Window, Vec<VesselPosition>)> = Vec::new();
-    let _ = &ports;
+    let (_, legs) = ports_and_legs(&events);
+    // The track of each departed leg, from the store's cache or derived once from the positions
+    // and kept; then assemble without the store.
+    let mut fetched: Vec<(Window, Option<LegTrack>)> = Vec::new();
     for leg in &legs {
         if leg.state == LegState::NotStarted {
             continue;
@@ -401,18 +429,41 @@ pub async fn container_route(
             continue;
         };
         let ata = leg.ended_at;
-        let found = store.vessel_positions(&imo, Some(atd), ata).await?;
-        fetched.push(((imo, Some(atd), ata), found));
+        let track = leg_track(store, &imo, atd, ata).await?;
+        fetched.push(((imo, Some(atd), ata), track));
     }
     // A* over ~10,000 nodes and RDP take milliseconds: no need to leave the async worker.
     let route = assemble(&container, &events, |imo, from, to| {
         fetched
             .iter()
             .find(|((i, f, t), _)| i == imo && *f == from && *t == to)
-            .map(|(_, p)| p.clone())
-            .unwrap_or_default()
+            .and_then(|(_, track)| track.clone())
     });
     Ok(Some(route))
+}
+
+/// The track of vessel `imo` from `from` to `to` (open while the leg is under way): the
+/// store's copy when it was derived since the vessel's last AIS positions arrived, else derived
+/// now from the positions ([`LegTrack::of_positions`]) and kept. A kept copy that no longer
+/// parses is derived again. `None` when the vessel has no positions in the window.
+pub async fn leg_track(
+    store: &Store,
+    imo: &str,
+    from: DateTime<Utc>,
+    to: Option<DateTime<Utc>>,
+) -> Result<Option<LegTrack>, StoreError> {
+    let kept = store.kept_leg_track(imo, from, to).await?;
+    if let Some(text) = &kept.track {
+        if let Ok(track) = serde_json::from_str::<Option<LegTrack>>(text) {
+            return Ok(track);
+        }
+    }
+    let track = LegTrack::of_positions(store.vessel_positions(imo, Some(from), to).await?);
+    let text = serde_json::to_string(&track).unwrap_or_default();
+    store
+        .keep_leg_track(imo, from, to, kept.version, &text)
+        .await?;
+    Ok(track)
 }
 
 /// RFC 3339 UTC with `Z`, whole seconds plus milliseconds when not zero: the `/v2` text.
@@ -664,5 +715,65 @@ mod antimeridian_tests {
         let pieces = split_at_antimeridian(line(vec![[190.0, 1.0], [200.0, 2.0]]));
         assert_eq!(pieces.len(), 1);
         assert_eq!(pieces[0].coordinates, [[-170.0, 1.0], [-160.0, 2.0]]);
+    }
+}
+
+#[cfg(test)]
+mod leg_track_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn position(lon: f64, lat: f64, minute: i64) -> VesselPosition {
+        VesselPosition {
+            track: Some("test:1".into()),
+            mmsi: None,
+            imo: None,
+            vessel_name: None,
+            observed_at: DateTime::from_timestamp(1_790_000_000 + minute * 60, 0)
+                .unwrap_or_default(),
+            latitude: lat,
+            longitude: lon,
+            speed_knots: Some(lat.abs() / 7.0),
+            course_deg: None,
+            heading_deg: Some(lon.abs() / 3.0),
+        }
+    }
+
+    proptest! {
+        /// A kept track is read back exactly as derived (serde_json with `float_roundtrip`):
+        /// the map served from `leg_tracks` prints the digits the first map printed.
+        #[test]
+        fn kept_text_reads_back_bit_for_bit(
+            points in prop::collection::vec((-540.0f64..540.0, -90.0f64..90.0), 1..60)
+        ) {
+            let positions: Vec<VesselPosition> = points
+                .iter()
+                .enumerate()
+                .map(|(i, &(lon, lat))| position(lon, lat, i as i64))
+                .collect();
+            let track = LegTrack::of_positions(positions);
+            prop_assert!(track.is_some());
+            let text = serde_json::to_string(&track).expect("JSON");
+            let back: Option<LegTrack> = serde_json::from_str(&text).expect("read back");
+            prop_assert_eq!(back, track);
+        }
+    }
+
+    #[test]
+    fn a_track_is_sorted_deduplicated_and_knows_its_last_position() {
+        let track = LegTrack::of_positions(vec![
+            position(4.2, 51.9, 2),
+            position(4.0, 51.9, 0),
+            position(4.0, 51.9, 1),
+        ])
+        .expect("a track");
+        assert_eq!(track.raw_point_count, 2, "consecutive duplicates removed");
+        assert_eq!(track.coordinates.first(), Some(&[4.0, 51.9]));
+        assert_eq!(track.last.longitude, 4.2);
+        assert_eq!(
+            track.end_time - track.start_time,
+            chrono::Duration::minutes(2)
+        );
+        assert_eq!(LegTrack::of_positions(Vec::new()), None);
     }
 }

@@ -212,8 +212,8 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         for (e, body) in &changed {
             sqlx::query(
-                "UPDATE transport_events SET body = $3, container_number = $4, bill_of_lading = $5, booking = $6 \
-                 WHERE account_id = $1 AND id = $2",
+                "UPDATE transport_events SET body = $3, container_number = $4, bill_of_lading = $5, booking = $6, \
+                 named_actual = $7 WHERE account_id = $1 AND id = $2",
             )
             .bind(&account_s)
             .bind(e.id.to_string())
@@ -221,6 +221,7 @@ impl Store {
             .bind(e.event.container_number())
             .bind(e.event.bill_of_lading())
             .bind(e.event.booking())
+            .bind(i64::from(named_actual(&e.event)))
             .execute(self.counted(&mut tx))
             .await?;
         }

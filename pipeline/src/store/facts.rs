@@ -194,7 +194,79 @@ impl Store {
             }
             q.execute(&mut *tx).await?;
         }
+        self.positions_stored(&mut tx, positions).await?;
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// Bookkeeping of newly stored AIS positions, in their transaction: the (MMSI, IMO) pairs
+    /// they report go to `vessel_identities`, and the track version of every vessel they may
+    /// belong to (their IMO numbers, and those their MMSIs have reported) goes up, so the
+    /// kept tracks of those vessels (`super::leg_tracks`) are derived again.
+    async fn positions_stored(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        positions: &[(usize, VesselPosition)],
+    ) -> Result<()> {
+        let mut pairs: Vec<(&str, &str)> = positions
+            .iter()
+            .filter_map(|(_, p)| Some((p.mmsi.as_deref()?, p.imo.as_deref()?)))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        for chunk in pairs.chunks(self.rows_per_statement(2)) {
+            let sql = format!(
+                "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
+                values_placeholders(chunk.len(), 2)
+            );
+            let mut q = sqlx::query(&sql);
+            for (mmsi, imo) in chunk {
+                q = q.bind(*mmsi).bind(*imo);
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        let mut imos: Vec<String> = positions
+            .iter()
+            .filter_map(|(_, p)| Some(p.imo.as_deref()?.to_string()))
+            .collect();
+        let mut mmsis: Vec<&str> = positions
+            .iter()
+            .filter_map(|(_, p)| p.mmsi.as_deref())
+            .collect();
+        mmsis.sort_unstable();
+        mmsis.dedup();
+        for chunk in mmsis.chunks(self.rows_per_statement(1)) {
+            let sql = format!(
+                "SELECT DISTINCT imo FROM vessel_identities WHERE mmsi IN ({})",
+                in_list(1, chunk.len())
+            );
+            let mut q = sqlx::query(&sql);
+            for mmsi in chunk {
+                q = q.bind(*mmsi);
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                imos.push(row.try_get("imo")?);
+            }
+        }
+        imos.sort_unstable();
+        imos.dedup();
+        for chunk in imos.chunks(self.rows_per_statement(1)) {
+            let sql = format!(
+                "INSERT INTO track_versions (imo, version) VALUES {} \
+                 ON CONFLICT (imo) DO UPDATE SET version = track_versions.version + 1",
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| format!("(${}, 1)", i + 1))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let mut q = sqlx::query(&sql);
+            for imo in chunk {
+                q = q.bind(imo.as_str());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
         Ok(())
     }
 
@@ -216,7 +288,7 @@ impl Store {
             "SELECT {COLUMNS} FROM vessel_positions WHERE imo = $1 \
              AND observed_at >= $2 AND observed_at <= $3 \
              UNION SELECT {COLUMNS} FROM vessel_positions WHERE mmsi IN \
-             (SELECT DISTINCT mmsi FROM vessel_positions WHERE imo = $1 AND mmsi IS NOT NULL) \
+             (SELECT mmsi FROM vessel_identities WHERE imo = $1) \
              AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
         );
         let rows = sqlx::query(&sql)

@@ -29,6 +29,7 @@ mod email;
 mod events;
 mod facts;
 mod inference;
+mod leg_tracks;
 mod listing;
 pub mod notify;
 pub(crate) mod outbox;
@@ -38,6 +39,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
+pub use leg_tracks::KeptLegTrack;
 pub use reads::{named_actual, EventLink};
 pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::{
     container_row, event_row, from_json, in_list, parse_uuid, shipment_row, Result, Store,
-    CONTAINER_SELECT, SHIPMENT_SELECT,
+    StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use crate::feeds::Quarantined;
 use crate::model::{Classifier, Container, EventRow, Shipment, TransportEvent};
@@ -42,6 +42,31 @@ impl EventLink {
 /// Terminal49 name wherever it happened ([`crate::event_names::is_named`]).
 pub fn named_actual(e: &EventRow) -> bool {
     e.classifier == Classifier::Act && crate::event_names::is_named(e)
+}
+
+/// One link of [`Store::event_links_of_containers`]'s aggregate: `<event id> <raw event id>
+/// <named_actual 0|1>`.
+fn event_link(link: &str, container: &str) -> Result<EventLink> {
+    let corrupt = |detail: &str| StoreError::Corrupt {
+        what: "event link of container",
+        id: container.to_string(),
+        detail: format!("{detail}: {link:?}"),
+    };
+    let mut parts = link.split(' ');
+    let (Some(id), Some(raw), Some(flag), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(corrupt("not three fields"));
+    };
+    Ok(EventLink {
+        id: parse_uuid(id, "transport event")?,
+        raw_event_id: parse_uuid(raw, "raw event")?,
+        named_actual: match flag {
+            "1" => true,
+            "0" => false,
+            _ => return Err(corrupt("named_actual not filled")),
+        },
+    })
 }
 
 impl Store {
@@ -154,27 +179,33 @@ impl Store {
     }
 
     /// The event links of each container, ordered by event time (then event id): what a
-    /// container's `transport_events` and `raw_events` relationships list. Reads the ids and the
-    /// `named_actual` column only, no event body (a body is read only for an event written
-    /// before that column existed and not yet filled by [`Store::backfill_named_actual`]).
+    /// container's `transport_events` and `raw_events` relationships list. Reads no event
+    /// body: one row per container, its links aggregated in event order by the database
+    /// (`group_concat`/`string_agg … ORDER BY`), so a page of 30 containers is 30 rows, not
+    /// one row per event.
     ///
     /// # Errors
     /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
-    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on an unreadable id or body.
+    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on an unreadable id or a
+    /// `named_actual` not filled (start-up fills every one: [`Store::backfill_named_actual`]).
     pub async fn event_links_of_containers(
         &self,
         account: Uuid,
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
+        let aggregate = match self.backend {
+            super::Backend::Sqlite => "group_concat",
+            super::Backend::Postgres => "string_agg",
+        };
         let mut out: HashMap<Uuid, Vec<EventLink>> = HashMap::new();
         for chunk in container_ids.chunks(self.rows_per_statement(1)) {
             // CROSS JOIN: the links of the page's containers first, as in events_of_containers.
             let sql = format!(
-                "SELECT ce.container_id, e.id, e.raw_event_id, e.named_actual, \
-                 CASE WHEN e.named_actual IS NULL THEN e.body END AS body \
+                "SELECT ce.container_id, {aggregate}(e.id || ' ' || e.raw_event_id || ' ' || \
+                 COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
                  FROM container_events ce CROSS JOIN transport_events e \
                  WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
-                 AND ce.container_id IN ({}) ORDER BY e.event_at, e.id",
+                 AND ce.container_id IN ({}) GROUP BY ce.container_id",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account.to_string());
@@ -183,26 +214,12 @@ impl Store {
             }
             for row in q.fetch_all(self.pool()).await? {
                 let container: String = row.try_get("container_id")?;
-                let id: String = row.try_get("id")?;
-                let named_actual = match row.try_get::<Option<i64>, _>("named_actual")? {
-                    Some(flag) => flag != 0,
-                    None => {
-                        let body: String = row
-                            .try_get::<Option<String>, _>("body")?
-                            .unwrap_or_default();
-                        named_actual(&from_json(&body, "transport event", &id)?)
-                    }
-                };
-                out.entry(parse_uuid(&container, "container")?)
-                    .or_default()
-                    .push(EventLink {
-                        id: parse_uuid(&id, "transport event")?,
-                        raw_event_id: parse_uuid(
-                            &row.try_get::<String, _>("raw_event_id")?,
-                            "raw event",
-                        )?,
-                        named_actual,
-                    });
+                let links: String = row.try_get("links")?;
+                let list = links
+                    .split(',')
+                    .map(|link| event_link(link, &container))
+                    .collect::<Result<Vec<_>>>()?;
+                out.insert(parse_uuid(&container, "container")?, list);
             }
         }
         Ok(out)
