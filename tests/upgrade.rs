@@ -149,7 +149,9 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
         );
         for (what, map) in [("data", data), ("included", included)] {
             // Links name the server's random port: compare them without it.
-            let text = serde_json::to_string(&map).expect("JSON").replace(&server.base, "BASE");
+            let text = serde_json::to_string(&map)
+                .expect("JSON")
+                .replace(&server.base, "BASE");
             let mut v: Value = serde_json::from_str(&text).expect("JSON");
             without_ingest_times(&mut v);
             out.insert(format!("{name} {what}"), v);
@@ -241,11 +243,24 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
             (Some(g), Some(w)) => w
                 .iter()
                 .find(|(id, v)| g.get(*id) != Some(*v))
-                .map(|(id, v)| format!("{id}:\nupgraded {}\nfresh    {v}", g.get(id).cloned().unwrap_or_default()))
-                .or_else(|| g.keys().find(|id| !w.contains_key(*id)).map(|id| format!("{id} only after the upgrade"))),
+                .map(|(id, v)| {
+                    format!(
+                        "{id}:\nupgraded {}\nfresh    {v}",
+                        g.get(id).cloned().unwrap_or_default()
+                    )
+                })
+                .or_else(|| {
+                    g.keys()
+                        .find(|id| !w.contains_key(*id))
+                        .map(|id| format!("{id} only after the upgrade"))
+                }),
             _ => (got != value).then(|| format!("upgraded {got}\nfresh    {value}")),
         };
-        assert!(first.is_none(), "{name} differ after the upgrade: {}", first.unwrap_or_default());
+        assert!(
+            first.is_none(),
+            "{name} differ after the upgrade: {}",
+            first.unwrap_or_default()
+        );
     }
 }
 
