@@ -165,6 +165,11 @@ pub async fn ingest_files(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    // Fresh planner statistics for the readers of what was just written (SQLite; a failure
+    // costs only speed).
+    if let Err(e) = store.optimize().await {
+        tracing::warn!("planner statistics not refreshed: {e}");
+    }
     if verbose && files.len() > 1 {
         print_stages(files.len(), &totals_rows, started.elapsed(), &totals);
     }
