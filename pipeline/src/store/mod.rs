@@ -412,7 +412,7 @@ impl Store {
             claim_turn: Arc::new(AtomicU64::new(0)),
         };
         store.migrate().await?;
-        store.optimize_on_open().await?;
+        store.optimize().await?;
         if store.port_count().await? == 0 {
             let ports: Vec<Port> = crate::reference::bundled().0.iter().cloned().collect();
             store.upsert_ports(&ports).await?;
@@ -441,27 +441,18 @@ impl Store {
         })
     }
 
-    /// SQLite: `PRAGMA optimize` on open (mask `0x10002`, SQLite manual "PRAGMA optimize": the
-    /// statistics of tables that never had any, or changed much since, are gathered again),
-    /// each table sampled at most `analysis_limit` 400 rows per index so that a large database
-    /// opens in milliseconds. Without statistics SQLite's planner read the account's whole
-    /// index for `account_id = $1 AND id IN (…)` instead of the ids (3.6 ms for 18 shipments of
-    /// 2,110; docs/NOTES.md, fourteenth session). PostgreSQL: nothing (autovacuum analyzes).
-    async fn optimize_on_open(&self) -> Result<()> {
-        self.sqlite_optimize("PRAGMA optimize = 0x10002").await
-    }
-
-    /// Refreshes the planner statistics of tables that changed much (SQLite `PRAGMA
-    /// optimize`, at most 400 rows sampled per index); run after writing many rows (the end of
-    /// an ingest). PostgreSQL: nothing (autovacuum analyzes).
+    /// Refreshes the planner statistics of the tables that need it: SQLite `PRAGMA optimize =
+    /// 0x10002` (SQLite manual, "PRAGMA optimize": every table never analyzed, or grown much
+    /// since, not only those this connection read), each index sampled at most
+    /// `analysis_limit` 400 rows, so a large database takes milliseconds. Run when the store
+    /// opens and after writing many rows (the end of an ingest). Without statistics SQLite's
+    /// planner read the account's whole index for `account_id = $1 AND id IN (…)` instead of
+    /// the ids (3.6 ms for 18 shipments of 2,110; docs/NOTES.md, fourteenth session).
+    /// PostgreSQL: nothing (autovacuum analyzes).
     ///
     /// # Errors
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn optimize(&self) -> Result<()> {
-        self.sqlite_optimize("PRAGMA optimize").await
-    }
-
-    async fn sqlite_optimize(&self, pragma: &str) -> Result<()> {
         if self.backend != Backend::Sqlite {
             return Ok(());
         }
@@ -470,7 +461,9 @@ impl Store {
         sqlx::query("PRAGMA analysis_limit = 400")
             .execute(&mut *conn)
             .await?;
-        sqlx::query(pragma).execute(&mut *conn).await?;
+        sqlx::query("PRAGMA optimize = 0x10002")
+            .execute(&mut *conn)
+            .await?;
         Ok(())
     }
 
