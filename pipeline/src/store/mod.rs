@@ -370,6 +370,14 @@ impl Store {
                         sqlx::query("SET plan_cache_mode = force_custom_plan")
                             .execute(&mut *conn)
                             .await?;
+                        // A random page read costs about what a sequential one does on the SSDs
+                        // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
+                        // with the default 4 the planner read all of `container_events` in
+                        // parallel for a page's 30 containers (21 ms) instead of their links
+                        // by primary key (8 ms; docs/NOTES.md, fourteenth session).
+                        sqlx::query("SET random_page_cost = 1.1")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
