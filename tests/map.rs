@@ -283,17 +283,7 @@ async fn every_map(server: &Server, key: &str) -> std::collections::BTreeMap<Str
 /// ingests the second half; its maps must then be those of a database that ingested the whole
 /// file at once, and differ from before.
 async fn kept_tracks_follow_new_positions(db: &TestDb) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(common::TEU)
-        .args(["generate", "--shipments", "12", "--seed", "4", "--ais"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = common::teu_into_temp_dir(&["generate", "--shipments", "12", "--seed", "4", "--ais"]);
     let ais = std::fs::read_to_string(dir.path().join("ais-generated.csv")).unwrap();
     std::fs::remove_file(dir.path().join("ais-generated.csv")).unwrap();
     let mut lines = ais.lines();

@@ -171,7 +171,7 @@ impl TestDb {
 
 /// Runs `teu ARGS… TEMP_DIR` (a command that writes files into a directory) and returns the
 /// directory; panics unless it exits 0.
-fn teu_into_temp_dir(args: &[&str]) -> tempfile::TempDir {
+pub fn teu_into_temp_dir(args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = Command::new(TEU)
         .args(args)
