@@ -6,6 +6,9 @@
 -- event body. Rows written before this migration start NULL and are filled at start-up by
 -- `Store::backfill_named_actual` with the same Rust rule the event upsert uses.
 ALTER TABLE transport_events ADD COLUMN named_actual BIGINT;
+-- The rows still to fill, so that the start-up check reads an index of the unfilled rows (empty
+-- once filled) instead of scanning every event.
+CREATE INDEX transport_events_named_actual_unfilled ON transport_events (id) WHERE named_actual IS NULL;
 
 -- Containers and shipments per account, kept by the triggers below in the transaction that
 -- inserts or deletes the rows, so that an unfiltered page's total is one primary-key read
