@@ -105,6 +105,14 @@ pub fn is_named(e: &EventRow) -> bool {
     name(e, Ends::default()).is_some()
 }
 
+/// Whether a container's `transport_events` relationship (`/v2` container resource) lists `e`:
+/// an actual (`ACT`) event that has a Terminal49 name wherever it happened ([`is_named`]); the
+/// same events [`transport_event`] names. The store keeps it per event
+/// (`transport_events.named_actual`) so that a page reads it without the event's body.
+pub fn named_actual(e: &EventRow) -> bool {
+    e.classifier == Classifier::Act && is_named(e)
+}
+
 /// The `event` of a Terminal49 `transport_event` (`GET /v2/containers/{id}/transport_events`,
 /// GraphQL `Container.transportEvents`): `container.transport.<name>` for an actual event that
 /// has a [`name`], `None` for every other event (estimated, planned, or without a name).

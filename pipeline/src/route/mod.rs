@@ -227,8 +227,9 @@ fn track_points(positions: &[VesselPosition]) -> Vec<[f64; 2]> {
 pub struct LegTrack {
     /// `[lon, lat]` degrees, simplified by [`simplify::simplify_track`].
     pub coordinates: Vec<[f64; 2]>,
-    /// Time of the first and last position, UTC.
+    /// Time of the first position, UTC.
     pub start_time: DateTime<Utc>,
+    /// Time of the last position, UTC.
     pub end_time: DateTime<Utc>,
     /// Positions before simplification (consecutive duplicates removed).
     pub raw_point_count: usize,

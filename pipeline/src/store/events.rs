@@ -9,9 +9,10 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    event_row, in_list, named_actual, one_per_key, parse_uuid, returned_ids, ts,
-    values_placeholders, NewEvent, Result, Store,
+    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, NewEvent,
+    Result, Store,
 };
+use crate::event_names::named_actual;
 use crate::feeds::Quarantined;
 use crate::model::TransportEvent;
 

@@ -75,6 +75,19 @@ impl Clause {
     fn sql(&self) -> String {
         self.preds.join(" AND ")
     }
+
+    /// Whether the clause keeps less than the whole account (a predicate besides the first,
+    /// the account's).
+    fn filters(&self) -> bool {
+        self.preds.len() > 1
+    }
+}
+
+/// Which rows a page counts ([`Store::page_total`]).
+#[derive(Clone, Copy)]
+enum Counted {
+    Containers,
+    Shipments,
 }
 
 /// Predicates on container `c`.
@@ -227,15 +240,9 @@ impl Store {
             ListOrder::NumberAsc => "c.number, c.id",
         };
         let where_sql = cl.sql();
-        let total = if cl.preds.len() == 1 {
-            self.account_count(account, "containers").await?
-        } else {
-            let count_sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {where_sql}");
-            bind_all(sqlx::query(&count_sql), &cl.binds)
-                .fetch_one(self.pool())
-                .await?
-                .try_get("n")?
-        };
+        let total = self
+            .page_total(account, Counted::Containers, from, &cl)
+            .await?;
         let n = cl.binds.len();
         let page_sql = format!(
             "SELECT c.id, c.created_at, c.refreshed_at, c.body FROM {from} WHERE {where_sql} \
@@ -290,15 +297,9 @@ impl Store {
             ListOrder::NumberAsc => "s.bill_of_lading_number, s.id".to_string(),
         };
         let where_sql = cl.sql();
-        let total = if cl.preds.len() == 1 {
-            self.account_count(account, "shipments").await?
-        } else {
-            let count_sql = format!("SELECT COUNT(*) AS n FROM shipments s WHERE {where_sql}");
-            bind_all(sqlx::query(&count_sql), &cl.binds)
-                .fetch_one(self.pool())
-                .await?
-                .try_get("n")?
-        };
+        let total = self
+            .page_total(account, Counted::Shipments, "shipments s", &cl)
+            .await?;
         let n = cl.binds.len();
         let page_sql = format!(
             "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body \
@@ -315,19 +316,37 @@ impl Store {
         Ok((items, total))
     }
 
-    /// The account's `containers` or `shipments` (the column of `account_counts`, kept by the
-    /// triggers of `migrations/*/20261125000014_page_reads.sql`): the total of an unfiltered
-    /// page in one primary-key read, where `COUNT(*)` walks every row of the account. 0 for an
-    /// account without rows.
-    async fn account_count(&self, account: Uuid, column: &'static str) -> Result<i64> {
-        let sql = format!("SELECT {column} AS n FROM account_counts WHERE account_id = $1");
-        Ok(sqlx::query(&sql)
-            .bind(account.to_string())
-            .fetch_optional(self.pool())
+    /// How many rows of `from` (the page's FROM: containers `c` or shipments `s`) the clause
+    /// keeps: the page's total. Unfiltered (the clause holds only the account), one primary-key
+    /// read of `account_counts` (kept by the triggers of
+    /// `migrations/*/20261125000014_page_reads.sql`; 0 for an account without a row) where
+    /// `COUNT(*)` walks every row of the account; filtered, the count itself.
+    async fn page_total(
+        &self,
+        account: Uuid,
+        counted: Counted,
+        from: &str,
+        cl: &Clause,
+    ) -> Result<i64> {
+        if !cl.filters() {
+            let column = match counted {
+                Counted::Containers => "containers",
+                Counted::Shipments => "shipments",
+            };
+            let sql = format!("SELECT {column} AS n FROM account_counts WHERE account_id = $1");
+            return Ok(sqlx::query(&sql)
+                .bind(account.to_string())
+                .fetch_optional(self.pool())
+                .await?
+                .map(|r| r.try_get::<i64, _>("n"))
+                .transpose()?
+                .unwrap_or(0));
+        }
+        let sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {}", cl.sql());
+        Ok(bind_all(sqlx::query(&sql), &cl.binds)
+            .fetch_one(self.pool())
             .await?
-            .map(|r| r.try_get::<i64, _>("n"))
-            .transpose()?
-            .unwrap_or(0))
+            .try_get("n")?)
     }
 
     /// Adds `add` to and removes `remove` from the shipment's tags (both already checked by

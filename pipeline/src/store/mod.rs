@@ -40,7 +40,7 @@ mod vessels;
 mod webhooks;
 
 pub use leg_tracks::KeptLegTrack;
-pub use reads::{named_actual, EventLink};
+pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;
 #[cfg(test)]

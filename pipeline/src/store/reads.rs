@@ -11,11 +11,13 @@ use super::{
     container_row, event_row, from_json, in_list, parse_uuid, shipment_row, Result, Store,
     StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
+use crate::event_names::named_actual;
 use crate::feeds::Quarantined;
-use crate::model::{Classifier, Container, EventRow, Shipment, TransportEvent};
+use crate::model::{Container, EventRow, Shipment, TransportEvent};
 
 /// One event of a container, as its relationships name it: the normalized event's id, its raw
-/// event's id, and whether it is an actual event with a Terminal49 name ([`named_actual`]).
+/// event's id, and whether it is an actual event with a Terminal49 name
+/// ([`crate::event_names::named_actual`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventLink {
     /// `transport_events.id`.
@@ -35,13 +37,6 @@ impl EventLink {
             named_actual: named_actual(&e.event),
         }
     }
-}
-
-/// Whether a container's `transport_events` relationship (and `GET
-/// /v2/containers/{id}/transport_events`) lists `e`: an actual (`ACT`) event that has a
-/// Terminal49 name wherever it happened ([`crate::event_names::is_named`]).
-pub fn named_actual(e: &EventRow) -> bool {
-    e.classifier == Classifier::Act && crate::event_names::is_named(e)
 }
 
 /// One link of [`Store::event_links_of_containers`]'s aggregate: `<event id> <raw event id>
@@ -226,7 +221,8 @@ impl Store {
     }
 
     /// Fills `transport_events.named_actual` of events written before the column existed
-    /// (`NULL`), with [`named_actual`] of each stored body, in batches of 500. Runs at start-up;
+    /// (`NULL`), with [`named_actual`] of each stored body, in batches of 500 read and two
+    /// `UPDATE … IN` lists written. Runs at start-up;
     /// a no-op once every row is filled. A body that does not parse gets 0 (such an event is
     /// in no relationship; reading it would fail as corrupt anyway).
     pub(crate) async fn backfill_named_actual(&self) -> Result<()> {
@@ -241,21 +237,29 @@ impl Store {
             if rows.is_empty() {
                 return Ok(());
             }
-            let mut tx = self.pool().begin().await?;
+            // Two statements per batch (the listed and the unlisted ids), not one per event.
+            let (mut listed, mut unlisted) = (Vec::new(), Vec::new());
             for row in &rows {
                 let id: String = row.try_get("id")?;
-                let flag = from_json::<EventRow>(
-                    &row.try_get::<String, _>("body")?,
-                    "transport event",
-                    &id,
-                )
-                .map(|e| named_actual(&e))
-                .unwrap_or(false);
-                sqlx::query("UPDATE transport_events SET named_actual = $1 WHERE id = $2")
-                    .bind(i64::from(flag))
-                    .bind(id)
-                    .execute(self.counted(&mut tx))
-                    .await?;
+                let body: String = row.try_get("body")?;
+                match from_json::<EventRow>(&body, "transport event", &id) {
+                    Ok(e) if named_actual(&e) => listed.push(id),
+                    _ => unlisted.push(id),
+                }
+            }
+            let mut tx = self.pool().begin().await?;
+            for (flag, ids) in [(1_i64, &listed), (0, &unlisted)] {
+                for chunk in ids.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
+                    let sql = format!(
+                        "UPDATE transport_events SET named_actual = $1 WHERE id IN ({})",
+                        in_list(2, chunk.len())
+                    );
+                    let mut q = sqlx::query(&sql).bind(flag);
+                    for id in chunk {
+                        q = q.bind(id.as_str());
+                    }
+                    q.execute(self.counted(&mut tx)).await?;
+                }
             }
             tx.commit().await?;
         }
