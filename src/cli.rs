@@ -79,6 +79,13 @@ pub struct IngestArgs {
     /// Email goes to the account of the inbound address it was sent to, else to `--account`.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Derive shipments and containers once this many feed rows (events, terminal checks, line
+    /// deadlines; not AIS positions) are stored, and after the last file, instead of after
+    /// every file: a container named by several files of a group is derived once. 1 derives
+    /// after every file. Larger groups ingest faster and hold more history in memory at once.
+    #[arg(long, default_value_t = crate::commands::DERIVE_EVERY_ROWS, value_name = "ROWS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub derive_every: u64,
 }
 
 #[derive(Debug, Args)]

@@ -108,7 +108,8 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
         .ok_or_else(|| StoreError::UnknownAccount(args.account.clone()))
         .context("create it first with `teu accounts create --name NAME`")?;
     let files = ingest::expand_paths(&args.paths)?;
-    let failures = ingest_files(store, &account, &files, true).await;
+    let derive_every = usize::try_from(args.derive_every).unwrap_or(usize::MAX);
+    let failures = ingest_files(store, &account, &files, derive_every, true).await;
     if failures == 0 {
         Ok(ExitCode::SUCCESS)
     } else {
@@ -120,12 +121,21 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
     }
 }
 
+/// Feed rows stored before a derivation runs, by default (`teu ingest --derive-every`): about
+/// two chunks of a `teu simulate` feed (a DCSA file of some 2,000 containers with the terminal,
+/// rail and email files of the same containers), so most containers are derived once.
+pub const DERIVE_EVERY_ROWS: u64 = 50_000;
+
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
-/// first quarantined rows). Returns how many files failed; the others are kept.
+/// first quarantined rows). Files are stored one by one and derived together once
+/// `derive_every` feed rows are stored, and after the last file
+/// ([`ingest::PendingDerivation`]); each derivation prints a line of its own. Returns how many
+/// files failed (unreadable, or stored but their derivation failed); the others are kept.
 pub async fn ingest_files(
     store: &Store,
     account: &Account,
     files: &[PathBuf],
+    derive_every: usize,
     verbose: bool,
 ) -> usize {
     let bar = ProgressBar::new(files.len() as u64);
@@ -139,7 +149,8 @@ pub async fn ingest_files(
     let started = std::time::Instant::now();
     let mut totals = StageTimings::default();
     let mut totals_rows = Rows::default();
-    for path in files {
+    let mut pending = ingest::PendingDerivation::default();
+    for (i, path) in files.iter().enumerate() {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
             "{} · {} rows, {:.0} rows/s",
@@ -147,22 +158,42 @@ pub async fn ingest_files(
             totals_rows.read,
             totals_rows.read as f64 / secs
         ));
-        match ingest::ingest_file(store, account, path).await {
-            Ok(summary) => {
+        match ingest::store_file(store, account, path).await {
+            Ok(stored) => {
+                let summary = &stored.summary;
                 totals_rows.read += summary.rows_read;
                 totals_rows.accepted += summary.accepted;
                 totals_rows.derived += summary.accepted - summary.positions;
                 totals_rows.quarantined += summary.quarantined.len();
                 totals.add(&summary.timings);
-                bar.suspend(|| print_summary(&summary, verbose));
+                bar.suspend(|| print_stored(summary, verbose));
+                pending.add(&stored);
             }
             Err(e) => {
                 failures += 1;
-                // Every error of `ingest_file` names its file.
+                // Every error of `store_file` names its file.
                 bar.suspend(|| eprintln!("error: {e}"));
             }
         }
         bar.inc(1);
+        let last = i + 1 == files.len();
+        if !pending.is_empty() && (last || pending.rows() >= derive_every) {
+            let group = pending.files().to_vec();
+            bar.set_message(format!("deriving {} files", group.len()));
+            match pending.derive(store, account, &mut totals).await {
+                Ok(derived) => bar.suspend(|| print_derived(&group, &derived)),
+                Err(e) => {
+                    failures += group.len();
+                    bar.suspend(|| {
+                        eprintln!(
+                            "error: deriving {}: {e}; their rows are stored and are derived by \
+                             the next ingest that names their containers, bills of lading or bookings",
+                            files_of(&group)
+                        )
+                    });
+                }
+            }
+        }
     }
     bar.finish_and_clear();
     // Fresh planner statistics for the readers of what was just written (SQLite; a failure
@@ -174,6 +205,31 @@ pub async fn ingest_files(
         print_stages(files.len(), &totals_rows, started.elapsed(), &totals);
     }
     failures
+}
+
+/// "FILE" for one file, "N files (FIRST … LAST)" for several.
+fn files_of(group: &[String]) -> String {
+    match group {
+        [one] => one.clone(),
+        [first, .., last] => format!("{} files ({first} … {last})", group.len()),
+        [] => "no file".to_string(),
+    }
+}
+
+/// The line of one derivation of [`ingest_files`] on stdout, and its waiting events on stderr.
+fn print_derived(group: &[String], d: &ingest::Derived) {
+    println!(
+        "derived {} shipments, {} containers from {}",
+        d.shipments,
+        d.containers,
+        files_of(group)
+    );
+    if d.waiting > 0 {
+        eprintln!(
+            "  {} stored events name no shipment yet; they attach when a feed names their bill of lading or booking",
+            d.waiting
+        );
+    }
 }
 
 /// Row counts of an ingest, for its report.
@@ -232,6 +288,22 @@ fn short(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The line of one stored file of [`ingest_files`] on stdout (its derivation is printed with its
+/// group's, [`print_derived`]); with `verbose`, the first quarantined rows on stderr.
+fn print_stored(s: &FileSummary, verbose: bool) {
+    println!(
+        "{}: {}: {} rows read, {} accepted, {} quarantined",
+        s.file,
+        s.format.label(),
+        s.rows_read,
+        s.accepted,
+        s.quarantined.len(),
+    );
+    if verbose {
+        print_quarantined(s);
+    }
+}
+
 /// One line on stdout per file; with `verbose`, the first quarantined rows on stderr.
 pub fn print_summary(s: &FileSummary, verbose: bool) {
     println!(
@@ -250,9 +322,13 @@ pub fn print_summary(s: &FileSummary, verbose: bool) {
             s.file, s.waiting
         );
     }
-    if !verbose {
-        return;
+    if verbose {
+        print_quarantined(s);
     }
+}
+
+/// The first quarantined rows of a file on stderr (file, row, JSON pointer, reason).
+fn print_quarantined(s: &FileSummary) {
     for q in s.quarantined.iter().take(SHOWN_QUARANTINED) {
         let index = q.index.map(|i| format!("row {i}, ")).unwrap_or_default();
         eprintln!(

@@ -97,7 +97,14 @@ pub async fn serve(store: Store, args: ServeArgs) -> Result<()> {
         // Feeds first, then the emails about their shipments; Message-IDs keep it idempotent.
         let files =
             teu_pipeline::ingest::expand_paths(&[demo_dirs(), vec![demo_email_dir()]].concat())?;
-        let failures = crate::commands::ingest_files(&store, &account, &files, false).await;
+        let failures = crate::commands::ingest_files(
+            &store,
+            &account,
+            &files,
+            crate::commands::DERIVE_EVERY_ROWS as usize,
+            false,
+        )
+        .await;
         if failures > 0 {
             eprintln!("warning: {failures} demo files could not be read");
         }

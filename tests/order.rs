@@ -7,7 +7,12 @@
 //! container is named), and the events of every shipment are scattered over six files. Each
 //! order is ingested into a fresh database and every stored body and row count is compared
 //! (`common::snapshot`, ids and wall-clock times left out), also against one file holding
-//! everything.
+//! everything. The orders are derived file by file (`--derive-every 1`), the strictest case;
+//! one more ingests them derived together (the default of `teu ingest`).
+//!
+//! `derived_together_equals_file_by_file` checks the same of the grouping alone on a
+//! simulated feed with every kind of file (DCSA, terminal checks, line deadlines, rail,
+//! emails): derived after every file, in groups of a few files, and all at once.
 
 mod common;
 
@@ -77,23 +82,33 @@ async fn same_tables_in_any_order(make_db: &dyn Fn() -> TestDb) {
     let all: Vec<Value> = files.iter().flat_map(|p| events_of_file(p)).collect();
     std::fs::write(&whole, serde_json::to_vec(&all).expect("JSON")).expect("write");
 
-    let mut orders: Vec<(String, Vec<PathBuf>)> = vec![
-        ("one file".into(), vec![whole.clone()]),
-        ("in order".into(), files.clone()),
-        ("reversed".into(), files.iter().rev().cloned().collect()),
+    const EACH_FILE: &[&str] = &["--derive-every", "1"];
+    let mut orders: Vec<(String, Vec<PathBuf>, &[&str])> = vec![
+        ("one file".into(), vec![whole.clone()], EACH_FILE),
+        ("in order".into(), files.clone(), EACH_FILE),
+        (
+            "reversed".into(),
+            files.iter().rev().cloned().collect(),
+            EACH_FILE,
+        ),
+        (
+            "reversed, derived together".into(),
+            files.iter().rev().cloned().collect(),
+            &[],
+        ),
     ];
     for n in 0..2 {
         let mut shuffled = files.clone();
         rng.shuffle(&mut shuffled);
         // One file delivered twice, late.
         shuffled.push(shuffled[n].clone());
-        orders.push((format!("shuffled {n} with a repeat"), shuffled));
+        orders.push((format!("shuffled {n} with a repeat"), shuffled, EACH_FILE));
     }
     let mut first: Option<(String, _)> = None;
-    for (name, paths) in orders {
+    for (name, paths, options) in orders {
         let db = make_db();
         db.create_account("acme");
-        db.ingest("acme", &paths);
+        db.ingest_with("acme", options, &paths);
         let tables = common::snapshot(&db, "acme").await;
         db.cleanup().await;
         assert!(
@@ -138,4 +153,111 @@ async fn any_order_gives_the_same_tables_postgres() {
         return;
     }
     same_tables_in_any_order(&common::postgres_blocking).await;
+}
+
+/// Every file of `dir`, in the order `scripts/scale.sh` ingests a worker's files: chunk by
+/// chunk, DCSA first, then terminal, rail and email files of the same chunk.
+fn feed_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for kind in ["dcsa", "terminal", "rail", "email"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(kind)) else {
+            continue;
+        };
+        files.extend(entries.map(|e| e.expect("entry").path()));
+    }
+    let chunk = |p: &PathBuf| -> String {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let digits: String = name
+            .unwrap_or_default()
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        format!("{digits:0>8}")
+    };
+    let kind = |p: &PathBuf| {
+        ["dcsa", "terminal", "rail", "email"]
+            .iter()
+            .position(|k| p.parent().is_some_and(|d| d.ends_with(k)))
+    };
+    files.sort_by_key(|p| (chunk(p), kind(p), p.clone()));
+    files
+}
+
+async fn derived_together_equals_file_by_file(make_db: &dyn Fn() -> TestDb) {
+    let feed = common::simulated_feed(400, 25, 23);
+    let files = feed_files(feed.path());
+    let kinds = ["dcsa", "terminal", "rail", "email"];
+    for kind in kinds {
+        assert!(
+            files
+                .iter()
+                .any(|p| p.parent().is_some_and(|d| d.ends_with(kind))),
+            "no {kind} file in the simulated feed"
+        );
+    }
+    let mut first: Option<(&str, _)> = None;
+    for (name, options, groups) in [
+        ("file by file", &["--derive-every", "1"][..], None),
+        (
+            "groups of 1,500 rows",
+            &["--derive-every", "1500"][..],
+            Some(2..files.len()),
+        ),
+        (
+            "all at once",
+            &["--derive-every", "100000000"][..],
+            Some(1..2),
+        ),
+    ] {
+        let db = make_db();
+        db.create_account("acme");
+        let out = db.ingest_with("acme", options, &files);
+        let derivations = out.lines().filter(|l| l.starts_with("derived ")).count();
+        if let Some(expected) = groups {
+            assert!(
+                expected.contains(&derivations),
+                "{name}: {derivations} derivations of {} files",
+                files.len()
+            );
+        }
+        let tables = common::snapshot(&db, "acme").await;
+        db.cleanup().await;
+        assert!(
+            tables["containers"].len() >= 400,
+            "{name}: {} containers",
+            tables["containers"].len()
+        );
+        match &first {
+            None => first = Some((name, tables)),
+            Some((first_name, expected)) => {
+                for (table, rows) in expected {
+                    let got = &tables[table];
+                    let differing: Vec<_> = rows.iter().filter(|r| !got.contains(r)).collect();
+                    assert!(
+                        rows == got,
+                        "{table}: {first_name} and {name} differ ({} vs {} rows); first of \
+                         {first_name} not in {name}: {:?}",
+                        rows.len(),
+                        got.len(),
+                        differing.first()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn derived_together_equals_file_by_file_sqlite() {
+    derived_together_equals_file_by_file(&TestDb::sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn derived_together_equals_file_by_file_postgres() {
+    if std::env::var("TEU_TEST_POSTGRES_URL").is_err() {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    }
+    derived_together_equals_file_by_file(&common::postgres_blocking).await;
 }

@@ -155,7 +155,13 @@ impl TestDb {
 
     /// `teu ingest --account NAME paths...`; panics unless it exits 0. Returns stdout.
     pub fn ingest(&self, account: &str, paths: &[PathBuf]) -> String {
+        self.ingest_with(account, &[], paths)
+    }
+
+    /// `teu ingest --account NAME OPTIONS… paths...`; panics unless it exits 0. Returns stdout.
+    pub fn ingest_with(&self, account: &str, options: &[&str], paths: &[PathBuf]) -> String {
         let mut args = vec!["ingest".to_string(), "--account".into(), account.into()];
+        args.extend(options.iter().map(ToString::to_string));
         args.extend(paths.iter().map(|p| p.display().to_string()));
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = self.teu(&refs);

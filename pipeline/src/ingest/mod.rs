@@ -154,29 +154,52 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
 
 /// Reads and ingests one file for `account`: email (`.eml`, mbox, or content that starts like a
 /// message, see [`email::is_email_file`]) goes to [`crate::email`], the rest to the
-/// feed readers.
+/// feed readers. The file is derived on its own ([`store_file`] then [`derive_stored`]).
 pub async fn ingest_file(
     store: &Store,
     account: &Account,
     path: &Path,
 ) -> Result<FileSummary, IngestError> {
-    ingest_file_unnamed(store, account, path)
+    let stored = store_file(store, account, path).await?;
+    derive_one(store, account, stored)
         .await
-        .map_err(|e| match e {
-            IngestError::Feed(_) | IngestError::Walk { .. } | IngestError::InFile { .. } => e,
-            other => IngestError::InFile {
-                path: path.to_path_buf(),
-                source: Box::new(other),
-            },
-        })
+        .map_err(|e| in_file(path, e))
 }
 
-/// [`ingest_file`] without the path on its non-feed errors.
-async fn ingest_file_unnamed(
+/// Step 1 of the module documentation for one file: reads it and stores its rows, without
+/// deriving. The returned [`Stored`] carries the keys the file touched; hand them to
+/// [`PendingDerivation`] (several files, derived together) or [`derive_stored`].
+///
+/// # Errors
+/// [`IngestError::Feed`] for an unreadable file (it names the file); store errors wrapped in
+/// [`IngestError::InFile`]. Rows stored before a store error are kept.
+pub async fn store_file(
     store: &Store,
     account: &Account,
     path: &Path,
-) -> Result<FileSummary, IngestError> {
+) -> Result<Stored, IngestError> {
+    store_file_unnamed(store, account, path)
+        .await
+        .map_err(|e| in_file(path, e))
+}
+
+/// `e` with the file's path, unless it names its file already (feed errors do).
+fn in_file(path: &Path, e: IngestError) -> IngestError {
+    match e {
+        IngestError::Feed(_) | IngestError::Walk { .. } | IngestError::InFile { .. } => e,
+        other => IngestError::InFile {
+            path: path.to_path_buf(),
+            source: Box::new(other),
+        },
+    }
+}
+
+/// [`store_file`] without the path on its non-feed errors.
+async fn store_file_unnamed(
+    store: &Store,
+    account: &Account,
+    path: &Path,
+) -> Result<Stored, IngestError> {
     let started = Instant::now();
     let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
         path: path.to_path_buf(),
@@ -186,22 +209,67 @@ async fn ingest_file_unnamed(
     if email::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
         let mut summary = email::ingest_email_bytes(store, account, &bytes, &source_file).await?;
         summary.timings.store = started.elapsed();
-        return Ok(summary);
+        // Emails are stored for their shipments; they name no key to derive again.
+        return Ok(Stored {
+            summary,
+            keys: Keys::default(),
+        });
     }
     let batch = feeds::read_bytes(&bytes, &source_file)?;
     drop(bytes);
     let read = started.elapsed();
-    let mut summary = ingest_batch(store, account, batch).await?;
-    summary.timings.read = read;
-    Ok(summary)
+    let mut stored = store_batch(store, account, batch).await?;
+    stored.summary.timings.read = read;
+    Ok(stored)
 }
 
-/// Ingests one read batch for `account` (steps in the module documentation).
+/// Ingests one read batch for `account` (steps in the module documentation): [`store_batch`],
+/// then [`derive_stored`] of its keys.
 pub async fn ingest_batch(
     store: &Store,
     account: &Account,
     batch: FeedBatch,
 ) -> Result<FileSummary, IngestError> {
+    let stored = store_batch(store, account, batch).await?;
+    derive_one(store, account, stored).await
+}
+
+/// Derives the keys of one stored file and completes its summary (derived shipments,
+/// containers, waiting events, derive and write times).
+async fn derive_one(
+    store: &Store,
+    account: &Account,
+    stored: Stored,
+) -> Result<FileSummary, IngestError> {
+    let Stored { mut summary, keys } = stored;
+    if keys.is_empty() {
+        return Ok(summary);
+    }
+    let derived = derive_stored(store, account, &keys, &mut summary.timings).await?;
+    summary.shipments = derived.shipments;
+    summary.containers = derived.containers;
+    summary.waiting = derived.waiting;
+    Ok(summary)
+}
+
+/// A file's rows stored ([`store_file`], [`store_batch`]) and what its derivation needs.
+#[derive(Debug)]
+pub struct Stored {
+    /// What was read and stored (`shipments`, `containers` and `waiting` are 0: nothing was
+    /// derived yet); `timings` has `read` and `store`.
+    pub summary: FileSummary,
+    /// The container numbers, bills of lading and bookings the stored rows name (empty for
+    /// AIS positions and emails, which derive nothing).
+    pub keys: Keys,
+}
+
+/// Step 1 of the module documentation for a read batch: stores its events, terminal checks,
+/// line deadlines, AIS positions and quarantined rows, and returns the keys they name.
+pub async fn store_batch(
+    store: &Store,
+    account: &Account,
+    batch: FeedBatch,
+) -> Result<Stored, IngestError> {
     let started = Instant::now();
     let mut timings = StageTimings::default();
     let events: Vec<TransportEvent> = batch
@@ -238,23 +306,9 @@ pub async fn ingest_batch(
         .insert_quarantine(account.id, &batch.quarantined)
         .await?;
     timings.store = started.elapsed();
-    if batch.events.is_empty() && batch.checks.is_empty() && batch.deadlines.is_empty() {
-        // AIS positions (or an empty file): nothing per account to re-derive; routes are built
-        // from the positions when they are asked for.
-        return Ok(FileSummary {
-            file: batch.source_file,
-            format: batch.format,
-            rows_read: batch.rows_read,
-            accepted: batch.positions.len(),
-            positions: batch.positions.len(),
-            quarantined: batch.quarantined,
-            shipments: 0,
-            containers: 0,
-            waiting: 0,
-            timings,
-        });
-    }
 
+    // AIS positions (or an empty file) name no key: nothing per account to re-derive; routes
+    // are built from the positions when they are asked for.
     let mut containers = BTreeSet::new();
     let mut bills = BTreeSet::new();
     let mut bookings = BTreeSet::new();
@@ -275,22 +329,124 @@ pub async fn ingest_batch(
         bills: bills.into_iter().collect(),
         bookings: bookings.into_iter().collect(),
     };
-    let derived = locked_derivation(store, account, &keys, &mut timings).await?;
-    Ok(FileSummary {
-        file: batch.source_file,
-        format: batch.format,
-        rows_read: batch.rows_read,
-        accepted: batch.events.len()
-            + batch.checks.len()
-            + batch.deadlines.len()
-            + batch.positions.len(),
-        positions: batch.positions.len(),
-        quarantined: batch.quarantined,
-        waiting: derived.unattached,
+    Ok(Stored {
+        summary: FileSummary {
+            file: batch.source_file,
+            format: batch.format,
+            rows_read: batch.rows_read,
+            accepted: batch.events.len()
+                + batch.checks.len()
+                + batch.deadlines.len()
+                + batch.positions.len(),
+            positions: batch.positions.len(),
+            quarantined: batch.quarantined,
+            shipments: 0,
+            containers: 0,
+            waiting: 0,
+            timings,
+        },
+        keys,
+    })
+}
+
+/// What one derivation ([`derive_stored`], [`PendingDerivation::derive`]) derived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Derived {
+    /// Shipments and containers derived (each once, however many files named it).
+    pub shipments: usize,
+    pub containers: usize,
+    /// Stored events that name no shipment yet (a container-only event whose container has no
+    /// known bill of lading or booking); they attach when a later feed names it.
+    pub waiting: usize,
+}
+
+/// Steps 2 to 4 of the module documentation for `keys` (what stored files named): derives,
+/// under the account's derivation lock, every shipment linked to them, writes the result and
+/// publishes the changes. Adds the lock wait, derive and write times to `timings`.
+///
+/// # Errors
+/// Store and normalization errors; the stored rows stay stored, and the next derivation that
+/// reaches their keys derives them.
+pub async fn derive_stored(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+    timings: &mut StageTimings,
+) -> Result<Derived, IngestError> {
+    let mut these = StageTimings::default();
+    let derived = locked_derivation(store, account, keys, &mut these).await;
+    timings.add(&these);
+    let derived = derived?;
+    Ok(Derived {
         shipments: derived.shipments,
         containers: derived.containers.len(),
-        timings,
+        waiting: derived.unattached,
     })
+}
+
+/// Stored files whose derivation is deferred, to derive them together: a container named by
+/// several files of the group (its DCSA events, terminal checks, line deadlines, rail moves)
+/// is read and derived once instead of once per file. The tables come out the same as file by
+/// file, since a derivation reads the whole linked history of what it derives; what differs
+/// is what is published: one change per record for the group, not one per file.
+#[derive(Debug, Default)]
+pub struct PendingDerivation {
+    containers: BTreeSet<String>,
+    bills: BTreeSet<String>,
+    bookings: BTreeSet<String>,
+    files: Vec<String>,
+    rows: usize,
+}
+
+impl PendingDerivation {
+    /// Adds a stored file's keys and rows (AIS positions do not count: they derive nothing).
+    pub fn add(&mut self, stored: &Stored) {
+        self.containers
+            .extend(stored.keys.containers.iter().cloned());
+        self.bills.extend(stored.keys.bills.iter().cloned());
+        self.bookings.extend(stored.keys.bookings.iter().cloned());
+        if !stored.keys.is_empty() {
+            self.files.push(stored.summary.file.clone());
+            self.rows += stored.summary.accepted - stored.summary.positions;
+        }
+    }
+
+    /// Feed rows (not AIS positions) of the files waiting to be derived.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The files waiting to be derived, in the order they were added (files that named no key
+    /// are not listed).
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// Whether no key waits to be derived.
+    pub fn is_empty(&self) -> bool {
+        self.containers.is_empty() && self.bills.is_empty() && self.bookings.is_empty()
+    }
+
+    /// Derives every key added so far together ([`derive_stored`]) and starts a new group,
+    /// whether the derivation succeeded or not (on failure the files' rows stay stored and
+    /// underived until a later derivation reaches their keys).
+    pub async fn derive(
+        &mut self,
+        store: &Store,
+        account: &Account,
+        timings: &mut StageTimings,
+    ) -> Result<Derived, IngestError> {
+        let taken = std::mem::take(self);
+        let keys = Keys {
+            containers: taken.containers.into_iter().collect(),
+            bills: taken.bills.into_iter().collect(),
+            bookings: taken.bookings.into_iter().collect(),
+        };
+        if keys.is_empty() {
+            return Ok(Derived::default());
+        }
+        derive_stored(store, account, &keys, timings).await
+    }
 }
 
 /// The keys a batch touched: container numbers, bills of lading and bookings.
@@ -299,6 +455,13 @@ pub struct Keys {
     pub containers: Vec<String>,
     pub bills: Vec<String>,
     pub bookings: Vec<String>,
+}
+
+impl Keys {
+    /// Whether no key is named.
+    pub fn is_empty(&self) -> bool {
+        self.containers.is_empty() && self.bills.is_empty() && self.bookings.is_empty()
+    }
 }
 
 /// What [`derive_and_write`] derived and wrote.
@@ -333,9 +496,16 @@ pub async fn linked_history(
         for (s, p) in seen.iter_mut().zip(&pending) {
             s.extend(p.iter().cloned());
         }
-        let events = store
-            .events_matching(account, &pending[0], &pending[1], &pending[2])
-            .await?;
+        // Ids first, then the bodies of the events not read yet: an event that names several
+        // keys, or a key of an earlier round, is read and parsed once.
+        let mut ids: Vec<uuid::Uuid> = store
+            .event_ids_matching(account, &pending[0], &pending[1], &pending[2])
+            .await?
+            .into_iter()
+            .filter(|id| !found.contains_key(id))
+            .collect();
+        ids.sort_unstable();
+        let events = store.events_by_id(account, &ids).await?;
         let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for e in events {
             for (i, values) in [

@@ -287,42 +287,48 @@ impl Store {
         Ok(())
     }
 
-    /// All stored events of `account` that name one of the containers, bills of lading or
-    /// bookings given (the input of a re-derivation).
-    pub async fn events_matching(
+    /// The ids of the stored events of `account` that name one of the containers, bills of
+    /// lading or bookings given (index `event_keys`; no event body is read). With
+    /// [`Store::events_by_id`], the input of a re-derivation: an event that names several of
+    /// the keys is read once.
+    pub async fn event_ids_matching(
         &self,
         account: Uuid,
         containers: &[String],
         bills_of_lading: &[String],
         bookings: &[String],
-    ) -> Result<Vec<TransportEvent>> {
-        let mut found: HashMap<Uuid, TransportEvent> = HashMap::new();
+    ) -> Result<HashSet<Uuid>> {
+        let mut found = HashSet::new();
         for (kind, values) in [
             ("container", containers),
             ("bill_of_lading", bills_of_lading),
             ("booking", bookings),
         ] {
             for chunk in values.chunks(self.rows_per_statement(1).saturating_sub(2).max(1)) {
-                // CROSS JOIN: walk the key index first, then the events by primary key.
                 let sql = format!(
-                    "SELECT DISTINCT e.id, e.raw_event_id, e.body FROM event_keys k CROSS JOIN transport_events e \
-                     WHERE k.account_id = $1 AND k.kind = $2 AND k.value IN ({}) AND e.id = k.event_id",
+                    "SELECT DISTINCT event_id AS id FROM event_keys \
+                     WHERE account_id = $1 AND kind = $2 AND value IN ({})",
                     in_list(3, chunk.len())
                 );
                 let mut q = sqlx::query(&sql).bind(account.to_string()).bind(kind);
                 for v in chunk {
                     q = q.bind(v);
                 }
-                for row in q.fetch_all(self.pool()).await? {
-                    let e = event_row(&row)?;
-                    found.insert(e.id, e);
-                }
+                found.extend(returned_ids(q.fetch_all(self.pool()).await?)?);
             }
         }
-        let mut events: Vec<TransportEvent> = found.into_values().collect();
-        events.sort_by(|a, b| {
-            (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
-        });
-        Ok(events)
+        Ok(found)
+    }
+
+    /// The stored events of `account` with the given ids (ids not stored are left out), in no
+    /// particular order.
+    pub async fn events_by_id(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<TransportEvent>> {
+        self.select_in(
+            "SELECT id, raw_event_id, body FROM transport_events WHERE account_id = $1 AND id IN",
+            account,
+            ids,
+            event_row,
+        )
+        .await
     }
 }
