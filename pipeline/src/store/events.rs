@@ -320,15 +320,30 @@ impl Store {
         Ok(found)
     }
 
-    /// The stored events of `account` with the given ids (ids not stored are left out), in no
-    /// particular order.
+    /// The stored events of `account` with the given ids (ids not stored, or stored for
+    /// another account, are left out), in no particular order.
     pub async fn events_by_id(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<TransportEvent>> {
-        self.select_in(
-            "SELECT id, raw_event_id, body FROM transport_events WHERE account_id = $1 AND id IN",
-            account,
-            ids,
-            event_row,
-        )
-        .await
+        let account = account.to_string();
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(self.rows_per_statement(1)) {
+            // By primary key alone: with `account_id = $1` beside it, SQLite without planner
+            // statistics (a database being filled) read the account's whole index instead
+            // (40.6 s against 9 s for the derive stage of 5,000 containers). The account is
+            // checked on the rows.
+            let sql = format!(
+                "SELECT id, raw_event_id, body, account_id FROM transport_events WHERE id IN ({})",
+                in_list(1, chunk.len())
+            );
+            let mut q = sqlx::query(&sql);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                if row.try_get::<String, _>("account_id")? == account {
+                    out.push(event_row(&row)?);
+                }
+            }
+        }
+        Ok(out)
     }
 }
