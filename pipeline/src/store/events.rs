@@ -32,15 +32,19 @@ impl Store {
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        let events: Vec<&NewEvent<'_>> =
+        let mut events: Vec<&NewEvent<'_>> =
             one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
                 (issued(new), new.raw) > (issued(kept), kept.raw)
             })
             .into_iter()
             .map(|(_, e)| e)
             .collect();
+        // Each table's rows go in in the order of its primary key: the ids are random UUIDs, and
+        // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
+        // cache, which spills and reads the same pages again within the transaction.
+        events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(self.rows_per_statement(10)) {
+        for chunk in events.chunks(self.rows_per_statement(8)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
@@ -64,7 +68,10 @@ impl Store {
                     .bind(&now);
             }
             q.execute(self.counted(&mut tx)).await?;
-
+        }
+        events.sort_unstable_by_key(|e| e.event.id);
+        let mut written: Vec<&TransportEvent> = Vec::new();
+        for chunk in events.chunks(self.rows_per_statement(10)) {
             let sql = format!(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
                  issued_at, body, named_actual) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
@@ -90,16 +97,18 @@ impl Store {
                     .bind(serde_json::to_string(ev).unwrap_or_default())
                     .bind(i64::from(named_actual(ev)));
             }
-            let written: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
+            let returned: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
                 .into_iter()
                 .collect();
-            let written: Vec<&TransportEvent> = chunk
-                .iter()
-                .map(|e| e.event)
-                .filter(|e| written.contains(&e.id))
-                .collect();
-            self.replace_event_keys(&mut tx, &account, &written).await?;
+            written.extend(
+                chunk
+                    .iter()
+                    .map(|e| e.event)
+                    .filter(|e| returned.contains(&e.id)),
+            );
         }
+        // Every written event's keys at once, in key order.
+        self.replace_event_keys(&mut tx, &account, &written).await?;
         tx.commit().await?;
         Ok(())
     }
