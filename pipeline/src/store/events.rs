@@ -39,6 +39,9 @@ impl Store {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
+        if let Some(pg) = &self.pg {
+            return self.upsert_events_pg(pg, &account, &mut events, &now).await;
+        }
         // Each table's rows go in in the order of its primary key: the ids are random UUIDs, and
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.

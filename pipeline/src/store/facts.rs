@@ -164,6 +164,11 @@ impl Store {
         source_file: &str,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
+        if let Some(pg) = &self.pg {
+            return self
+                .upsert_vessel_positions_pg(pg, source_file, positions)
+                .await;
+        }
         let mut tx = self.pool.begin().await?;
         for chunk in positions.chunks(self.rows_per_statement(13)) {
             let sql = format!(

@@ -22,6 +22,7 @@ use crate::listing::STOPPED_BY_USER;
 use crate::model::{Account, Container, Port, Shipment, TransportEvent};
 
 mod accounts;
+mod bulk_pg;
 pub mod derive_lock;
 mod derived;
 mod document_schemas;
@@ -97,6 +98,9 @@ pub enum Backend {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// PostgreSQL: a native pool beside `pool`, for the bulk writes that bind whole columns
+    /// as arrays (`bulk_pg`); connected on first use.
+    pg: Option<sqlx::PgPool>,
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
@@ -411,9 +415,24 @@ impl Store {
                 })?
             }
         };
+        let pg = match backend {
+            // Two connections: one ingest writes through one at a time.
+            Backend::Postgres => Some(
+                sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(2)
+                    .acquire_timeout(std::time::Duration::from_secs(10))
+                    .connect_lazy(&url)
+                    .map_err(|source| StoreError::Connect {
+                        url: redact(&url),
+                        source,
+                    })?,
+            ),
+            Backend::Sqlite => None,
+        };
         let store = Store {
             pool,
             backend,
+            pg,
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
@@ -501,8 +520,14 @@ impl Store {
 
     /// A transaction's connection, counting one statement (see [`Store::statement_count`]).
     pub fn counted<'c>(&self, conn: &'c mut sqlx::AnyConnection) -> &'c mut sqlx::AnyConnection {
-        self.statements.fetch_add(1, Ordering::Relaxed);
+        self.count_statement();
         conn
+    }
+
+    /// Counts one statement in [`Store::statement_count`] (for statements not run through
+    /// [`Store::counted`]).
+    fn count_statement(&self) {
+        self.statements.fetch_add(1, Ordering::Relaxed);
     }
 
     /// SQL statements this store (and its clones) ran since it was connected, migrations and
