@@ -27,7 +27,7 @@ use async_graphql::{Context, Lookahead, Request, ServerResult};
 use futures_util::future::BoxFuture;
 use teu_pipeline::email::{Document, DocumentRepresentation};
 use teu_pipeline::model;
-use teu_pipeline::store::{Store, StoreError};
+use teu_pipeline::store::{EventLink, Store, StoreError};
 use uuid::Uuid;
 
 /// A request's data loader (with a cache that lives as long as the request).
@@ -97,6 +97,14 @@ pub(crate) struct EventsKey {
     pub container: Uuid,
 }
 
+/// Key of `Container.events` when only the events' ids are selected: the event links (ids,
+/// no bodies) of a container of an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct EventLinksKey {
+    pub account: Uuid,
+    pub container: Uuid,
+}
+
 /// Key of `Shipment.containers`: the containers of a shipment of an account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ContainersKey {
@@ -130,6 +138,7 @@ pub(crate) struct WebhookKey {
 pub(crate) struct LoaderCalls {
     pub shipments_by_ids: AtomicUsize,
     pub events_of_containers: AtomicUsize,
+    pub event_links_of_containers: AtomicUsize,
     pub containers_of_shipments: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
@@ -215,6 +224,33 @@ impl Loader<EventsKey> for StoreLoader {
             for container in ids {
                 let list = events.remove(&container).unwrap_or_default();
                 out.insert(EventsKey { account, container }, list);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Loader<EventLinksKey> for StoreLoader {
+    type Value = Vec<EventLink>;
+    type Error = LoadFailed;
+
+    async fn load(
+        &self,
+        keys: &[EventLinksKey],
+    ) -> Result<HashMap<EventLinksKey, Self::Value>, Self::Error> {
+        let mut out = HashMap::with_capacity(keys.len());
+        for (account, ids) in by_account(keys, |k| (k.account, k.container)) {
+            self.calls
+                .event_links_of_containers
+                .fetch_add(1, Ordering::Relaxed);
+            let mut links = self
+                .store
+                .event_links_of_containers(account, &ids)
+                .await
+                .map_err(logged("event_links_of_containers"))?;
+            for container in ids {
+                let list = links.remove(&container).unwrap_or_default();
+                out.insert(EventLinksKey { account, container }, list);
             }
         }
         Ok(out)
@@ -405,7 +441,10 @@ pub(crate) mod prefetch {
             let ids = unique(containers.iter().map(|c| c.id));
             let named =
                 !sub(&looks, "transportEvents").is_empty() || !sub(&looks, "rawEvents").is_empty();
-            if named || !sub(&looks, "events").is_empty() || !sub(&looks, "vessels").is_empty() {
+            let events = sub(&looks, "events");
+            // `events { id rawEventId }` alone needs the links, not the event bodies.
+            let ids_only = crate::types::event::ids_only(&events);
+            if named || (!events.is_empty() && !ids_only) || !sub(&looks, "vessels").is_empty() {
                 loader
                     .loader()
                     .calls
@@ -420,6 +459,24 @@ pub(crate) mod prefetch {
                         (
                             EventsKey { account, container },
                             events.remove(&container).unwrap_or_default(),
+                        )
+                    }))
+                    .await;
+            } else if !events.is_empty() {
+                loader
+                    .loader()
+                    .calls
+                    .event_links_of_containers
+                    .fetch_add(1, Ordering::Relaxed);
+                let mut links = store
+                    .event_links_of_containers(account, &ids)
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                loader
+                    .feed_many(ids.iter().map(|&container| {
+                        (
+                            EventLinksKey { account, container },
+                            links.remove(&container).unwrap_or_default(),
                         )
                     }))
                     .await;

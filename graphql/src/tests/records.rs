@@ -359,12 +359,65 @@ async fn nested_fields_are_batched() {
     let calls = &f.schema.data::<LoaderStats>().unwrap().0;
     for (name, n) in [
         ("shipments_by_ids", &calls.shipments_by_ids),
-        ("events_of_containers", &calls.events_of_containers),
+        (
+            "event_links_of_containers",
+            &calls.event_links_of_containers,
+        ),
         ("containers_of_shipments", &calls.containers_of_shipments),
     ] {
         let n = n.load(Ordering::Relaxed);
         assert!((1..=2).contains(&n), "{name} was called {n} times");
     }
+    // `events { id }` is answered from the links: no event body is read.
+    assert_eq!(calls.events_of_containers.load(Ordering::Relaxed), 0);
+}
+
+/// `events { id rawEventId }` (answered from the event links) lists the same events in the
+/// same order as a selection that reads them whole, for every container; a fragment that
+/// asks for a body field reads them whole and serves its values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_ids_alone_equal_the_whole_events() {
+    let f = fixture().await;
+    let ids = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id events { id rawEventId __typename } } } }",
+    )
+    .await;
+    let whole = ok(
+        &f.schema,
+        &f.a,
+        "{ containers(first: 100) { nodes { id events { ...E } } } } \
+         fragment E on TransportEvent { id rawEventId code eventAt }",
+    )
+    .await;
+    let (ids, whole) = (
+        ids["containers"]["nodes"].as_array().unwrap(),
+        whole["containers"]["nodes"].as_array().unwrap(),
+    );
+    assert_eq!(ids.len(), whole.len());
+    let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
+    let mut events_seen = 0;
+    for ((a, b), c) in ids.iter().zip(whole).zip(&containers) {
+        assert_eq!(a["id"], b["id"]);
+        let (a, b) = (
+            a["events"].as_array().unwrap(),
+            b["events"].as_array().unwrap(),
+        );
+        let mut stored = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
+        let stored = stored.remove(&c.id).unwrap_or_default();
+        assert_eq!(a.len(), stored.len(), "container {}", c.number);
+        assert_eq!(b.len(), stored.len(), "container {}", c.number);
+        for ((x, y), e) in a.iter().zip(b).zip(&stored) {
+            assert_eq!(x["id"], json!(e.id.to_string()));
+            assert_eq!(x["rawEventId"], json!(e.raw_event_id.to_string()));
+            assert_eq!(x["__typename"], json!("TransportEvent"));
+            assert_eq!(y["id"], x["id"]);
+            assert_eq!(y["code"], json!(e.event.code));
+        }
+        events_seen += stored.len();
+    }
+    assert!(events_seen > 100, "{events_seen} events");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -280,8 +280,7 @@ impl Container {
 
     /// The container's events, oldest first (by event time, then id).
     async fn events(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TransportEvent>> {
-        let events = container_events(ctx, self.container_id).await?;
-        Ok(events.into_iter().map(TransportEvent::from).collect())
+        super::event::events_of_container(ctx, self.container_id).await
     }
 
     /// The container's actual events that have a Terminal49 name, oldest first: the data of

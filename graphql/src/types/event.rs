@@ -1,14 +1,17 @@
 //! A container's DCSA events as stored (`Container.events`, [`TransportEvent`]), with their
 //! type and classifier. The Terminal49 views of them are in [`super::named_event`].
 
-use async_graphql::{ComplexObject, Context, Enum, SimpleObject, ID};
+use std::borrow::Cow;
+
+use async_graphql::{Context, Enum, Lookahead, Object, ID};
 use teu_pipeline::model;
 use uuid::Uuid;
 
 use super::{dt, DateTime, Port, Vessel};
 use crate::context::loader;
 use crate::error;
-use crate::loaders::EventsKey;
+use crate::loaders::{EventLinksKey, EventsKey};
+use teu_pipeline::store::EventLink;
 
 /// DCSA event type.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,43 +40,46 @@ pub enum EventClassifier {
 }
 
 /// A normalized carrier event (DCSA Track & Trace 2.2 or 3.0) of a container.
-#[derive(SimpleObject, Debug, Clone)]
-#[graphql(complex)]
+///
+/// Read whole, or from the container's event links when a selection asks for its ids alone
+/// ([`ids_only`]); the other fields of a linked event are then read through the request's
+/// events loader when asked for.
+#[derive(Debug, Clone)]
 pub struct TransportEvent {
-    /// The event id (UUID), the same as in `/v2` `transport_events` relationships.
-    id: ID,
-    /// Id of the raw event (the original feed JSON) it came from.
-    raw_event_id: ID,
+    id: Uuid,
+    raw_event_id: Uuid,
+    body: Body,
+}
+
+/// What of an event is at hand.
+#[derive(Debug, Clone)]
+enum Body {
+    /// The event was read whole.
+    Read(Box<EventFields>),
+    /// Only its link was read: the event is one of container `container`'s.
+    Link { account: Uuid, container: Uuid },
+}
+
+/// The fields of a stored event other than its ids, as GraphQL serves them.
+#[derive(Debug, Clone)]
+struct EventFields {
     event_type: EventType,
     classifier: EventClassifier,
-    /// Event type code: `ARRI`, `DEPA` (transport); `LOAD`, `DISC`, `GTIN`, `GTOT`, ...
-    /// (equipment); `RECE`, `ISSU`, `CONF`, ... (shipment).
     code: String,
-    /// When the event happened (or is expected to).
     event_at: DateTime,
-    /// When the carrier issued this version of the event.
     event_created_at: Option<DateTime>,
-    /// ISO 6346 container number.
     container_number: Option<String>,
-    /// Transport document (bill of lading) number.
     bill_of_lading: Option<String>,
-    /// Carrier booking reference.
     booking: Option<String>,
-    /// UN/LOCODE of the event location.
     locode: Option<String>,
     location_name: Option<String>,
-    /// Facility code (SMDG or BIC) of the event location.
     facility_code: Option<String>,
-    /// `VESSEL`, `RAIL`, `TRUCK` or `BARGE`.
     mode_of_transport: Option<String>,
-    /// IMO number, 7 digits.
     vessel_imo: Option<String>,
     vessel_name: Option<String>,
-    /// The import voyage number, or the export one when the import one is unknown.
     voyage: Option<String>,
     delay_reason: Option<String>,
     remark: Option<String>,
-    /// IANA time zone of the event's location, when known.
     timezone: Option<String>,
 }
 
@@ -120,9 +126,7 @@ impl From<model::TransportEvent> for TransportEvent {
             delay_reason,
             remark,
         } = event;
-        TransportEvent {
-            id: ID(id.to_string()),
-            raw_event_id: ID(raw_event_id.to_string()),
+        let fields = EventFields {
             event_type: event_type.into(),
             classifier: classifier.into(),
             code,
@@ -141,22 +145,177 @@ impl From<model::TransportEvent> for TransportEvent {
             delay_reason,
             remark,
             timezone,
+        };
+        TransportEvent {
+            id,
+            raw_event_id,
+            body: Body::Read(Box::new(fields)),
         }
     }
 }
 
-/// The fields of an event that are looked up in the reference data.
-#[ComplexObject]
 impl TransportEvent {
+    /// The event of a link of container `container` of `account`, its other fields read on
+    /// demand.
+    pub(crate) fn of_link(account: Uuid, container: Uuid, link: &EventLink) -> Self {
+        TransportEvent {
+            id: link.id,
+            raw_event_id: link.raw_event_id,
+            body: Body::Link { account, container },
+        }
+    }
+
+    /// The event's fields: as read, or the container's events through the request's loader.
+    ///
+    /// Errors: `INTERNAL` when the store fails or no longer holds the event.
+    async fn fields(&self, ctx: &Context<'_>) -> async_graphql::Result<Cow<'_, EventFields>> {
+        match &self.body {
+            Body::Read(fields) => Ok(Cow::Borrowed(fields)),
+            Body::Link { account, container } => {
+                let events = loader(ctx)?
+                    .load_one(EventsKey {
+                        account: *account,
+                        container: *container,
+                    })
+                    .await
+                    .map_err(|_| error::internal_opaque())?
+                    .unwrap_or_default();
+                let event = events
+                    .into_iter()
+                    .find(|e| e.id == self.id)
+                    .ok_or_else(error::internal_opaque)?;
+                match TransportEvent::from(event).body {
+                    Body::Read(fields) => Ok(Cow::Owned(*fields)),
+                    Body::Link { .. } => Err(error::internal_opaque()),
+                }
+            }
+        }
+    }
+}
+
+/// A normalized carrier event (DCSA Track & Trace 2.2 or 3.0) of a container.
+#[Object]
+impl TransportEvent {
+    /// The event id (UUID), the same as in `/v2` `transport_events` relationships.
+    async fn id(&self) -> ID {
+        ID(self.id.to_string())
+    }
+
+    /// Id of the raw event (the original feed JSON) it came from.
+    async fn raw_event_id(&self) -> ID {
+        ID(self.raw_event_id.to_string())
+    }
+
+    async fn event_type(&self, ctx: &Context<'_>) -> async_graphql::Result<EventType> {
+        Ok(self.fields(ctx).await?.event_type.clone())
+    }
+
+    async fn classifier(&self, ctx: &Context<'_>) -> async_graphql::Result<EventClassifier> {
+        Ok(self.fields(ctx).await?.classifier.clone())
+    }
+
+    /// Event type code: `ARRI`, `DEPA` (transport); `LOAD`, `DISC`, `GTIN`, `GTOT`, ...
+    /// (equipment); `RECE`, `ISSU`, `CONF`, ... (shipment).
+    async fn code(&self, ctx: &Context<'_>) -> async_graphql::Result<String> {
+        Ok(self.fields(ctx).await?.code.clone())
+    }
+
+    /// When the event happened (or is expected to).
+    async fn event_at(&self, ctx: &Context<'_>) -> async_graphql::Result<DateTime> {
+        Ok(self.fields(ctx).await?.event_at.clone())
+    }
+
+    /// When the carrier issued this version of the event.
+    async fn event_created_at(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<DateTime>> {
+        Ok(self.fields(ctx).await?.event_created_at.clone())
+    }
+
+    /// ISO 6346 container number.
+    async fn container_number(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.container_number.clone())
+    }
+
+    /// Transport document (bill of lading) number.
+    async fn bill_of_lading(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.bill_of_lading.clone())
+    }
+
+    /// Carrier booking reference.
+    async fn booking(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.booking.clone())
+    }
+
+    /// UN/LOCODE of the event location.
+    async fn locode(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.locode.clone())
+    }
+
+    async fn location_name(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.location_name.clone())
+    }
+
+    /// Facility code (SMDG or BIC) of the event location.
+    async fn facility_code(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.facility_code.clone())
+    }
+
+    /// `VESSEL`, `RAIL`, `TRUCK` or `BARGE`.
+    async fn mode_of_transport(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.mode_of_transport.clone())
+    }
+
+    /// IMO number, 7 digits.
+    async fn vessel_imo(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.vessel_imo.clone())
+    }
+
+    async fn vessel_name(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.vessel_name.clone())
+    }
+
+    /// The import voyage number, or the export one when the import one is unknown.
+    async fn voyage(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.voyage.clone())
+    }
+
+    async fn delay_reason(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.delay_reason.clone())
+    }
+
+    async fn remark(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.remark.clone())
+    }
+
+    /// IANA time zone of the event's location, when known.
+    async fn timezone(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<String>> {
+        Ok(self.fields(ctx).await?.timezone.clone())
+    }
+
     /// The vessel the event names, when it names one.
-    async fn vessel(&self) -> Option<Vessel> {
-        Vessel::of(self.vessel_imo.as_deref(), self.vessel_name.as_deref())
+    async fn vessel(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Vessel>> {
+        let f = self.fields(ctx).await?;
+        Ok(Vessel::of(
+            f.vessel_imo.as_deref(),
+            f.vessel_name.as_deref(),
+        ))
     }
 
     /// The port of the event's location (reference data), when known.
-    async fn port(&self) -> Option<Port> {
-        Port::of(self.locode.as_deref())
+    async fn port(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Port>> {
+        Ok(Port::of(self.fields(ctx).await?.locode.as_deref()))
     }
+}
+
+/// Whether the selections `looks` of `Container.events` ask for nothing but the events' ids
+/// (`id`, `rawEventId`, `__typename`, through fragments too): then the containers' event links
+/// answer them without reading an event body. `false` when nothing is selected.
+pub(crate) fn ids_only(looks: &[Lookahead<'_>]) -> bool {
+    let fields: Vec<_> = looks.iter().flat_map(Lookahead::selection_fields).collect();
+    !fields.is_empty()
+        && fields.iter().all(|f| {
+            f.selection_set()
+                .all(|c| matches!(c.name(), "id" | "rawEventId" | "__typename"))
+        })
 }
 
 /// The account's events of container `container`, oldest first (by event time, then id),
@@ -176,4 +335,29 @@ pub(crate) async fn container_events(
         .await
         .map_err(|_| error::internal_opaque())?
         .unwrap_or_default())
+}
+
+/// The events of container `container` as `Container.events` serves them: from the
+/// container's event links when the selection asks for ids alone ([`ids_only`]), else read
+/// whole ([`container_events`]); oldest first either way (by event time, then id).
+///
+/// Errors: `UNAUTHENTICATED` without an account, `INTERNAL` when the store fails.
+pub(crate) async fn events_of_container(
+    ctx: &Context<'_>,
+    container: Uuid,
+) -> async_graphql::Result<Vec<TransportEvent>> {
+    if !ids_only(&[ctx.look_ahead()]) {
+        let events = container_events(ctx, container).await?;
+        return Ok(events.into_iter().map(TransportEvent::from).collect());
+    }
+    let account = error::account(ctx)?.id;
+    let links = loader(ctx)?
+        .load_one(EventLinksKey { account, container })
+        .await
+        .map_err(|_| error::internal_opaque())?
+        .unwrap_or_default();
+    Ok(links
+        .iter()
+        .map(|l| TransportEvent::of_link(account, container, l))
+        .collect())
 }
