@@ -207,11 +207,11 @@ impl TransportEvent {
     }
 
     async fn event_type(&self, ctx: &Context<'_>) -> async_graphql::Result<EventType> {
-        Ok(self.fields(ctx).await?.event_type.clone())
+        Ok(self.fields(ctx).await?.event_type)
     }
 
     async fn classifier(&self, ctx: &Context<'_>) -> async_graphql::Result<EventClassifier> {
-        Ok(self.fields(ctx).await?.classifier.clone())
+        Ok(self.fields(ctx).await?.classifier)
     }
 
     /// Event type code: `ARRI`, `DEPA` (transport); `LOAD`, `DISC`, `GTIN`, `GTOT`, ...
@@ -222,12 +222,12 @@ impl TransportEvent {
 
     /// When the event happened (or is expected to).
     async fn event_at(&self, ctx: &Context<'_>) -> async_graphql::Result<DateTime> {
-        Ok(self.fields(ctx).await?.event_at.clone())
+        Ok(self.fields(ctx).await?.event_at)
     }
 
     /// When the carrier issued this version of the event.
     async fn event_created_at(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<DateTime>> {
-        Ok(self.fields(ctx).await?.event_created_at.clone())
+        Ok(self.fields(ctx).await?.event_created_at)
     }
 
     /// ISO 6346 container number.

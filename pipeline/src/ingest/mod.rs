@@ -10,6 +10,11 @@
 //!    requests that became `created` are published to subscribers ([`crate::store::notify`]).
 //!
 //! Ids are deterministic (see [`crate::ids`]), so ingesting the same file again changes nothing.
+//!
+//! Step 1 is per file ([`store_file`], [`store_batch`]); steps 2 to 4 run for a set of keys
+//! ([`derive_stored`]): those of one file ([`ingest_file`], [`ingest_batch`]) or of a group of
+//! stored files gathered by [`PendingDerivation`] (`teu ingest --derive-every`), so that a
+//! container several files name is derived once. The tables come out the same either way.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

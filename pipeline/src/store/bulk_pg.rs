@@ -210,7 +210,14 @@ impl Store {
                 (id, row, at)
             })
             .collect();
-        rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // By vessel and time, the order maps read them in (`vessel_positions` by IMO or MMSI
+        // and time): the heap keeps a vessel's track together and three of the four indexes
+        // grow at their ends. In id order (random UUIDs) a map's partial leg read scattered
+        // heap pages (map median 2.9 → 3.8 ms on the page benchmark).
+        rows.sort_unstable_by(|a, b| {
+            (a.1 .1.vessel_key(), a.1 .1.observed_at)
+                .cmp(&(b.1 .1.vessel_key(), b.1 .1.observed_at))
+        });
         let mut tx = pg.begin().await?;
         for chunk in rows.chunks(BULK_ROWS * 5) {
             let ids: Vec<&str> = chunk.iter().map(|r| r.0.as_str()).collect();
