@@ -119,20 +119,31 @@ async fn same_tables_in_any_order(make_db: &dyn Fn() -> TestDb) {
         match &first {
             None => first = Some((name, tables)),
             Some((first_name, expected)) => {
-                for (table, rows) in expected {
-                    let got = &tables[table];
-                    let differing: Vec<_> = rows.iter().filter(|r| !got.contains(r)).collect();
-                    assert!(
-                        rows == got,
-                        "{table}: {first_name} and {name} differ ({} vs {} rows); first of \
-                         {first_name} not in {name}: {:?}",
-                        rows.len(),
-                        got.len(),
-                        differing.first()
-                    );
-                }
+                assert_same_tables(first_name, expected, &name, &tables)
             }
         }
+    }
+}
+
+/// Asserts that the snapshot `got` of run `name` equals `expected` of run `first_name`, table by
+/// table, naming the first row of `expected` missing from `got`.
+fn assert_same_tables(
+    first_name: &str,
+    expected: &std::collections::BTreeMap<String, Vec<String>>,
+    name: &str,
+    got: &std::collections::BTreeMap<String, Vec<String>>,
+) {
+    for (table, rows) in expected {
+        let got = &got[table];
+        let differing: Vec<_> = rows.iter().filter(|r| !got.contains(r)).collect();
+        assert!(
+            rows == got,
+            "{table}: {first_name} and {name} differ ({} vs {} rows); first of {first_name} \
+             not in {name}: {:?}",
+            rows.len(),
+            got.len(),
+            differing.first()
+        );
     }
 }
 
@@ -231,18 +242,7 @@ async fn derived_together_equals_file_by_file(make_db: &dyn Fn() -> TestDb) {
         match &first {
             None => first = Some((name, tables)),
             Some((first_name, expected)) => {
-                for (table, rows) in expected {
-                    let got = &tables[table];
-                    let differing: Vec<_> = rows.iter().filter(|r| !got.contains(r)).collect();
-                    assert!(
-                        rows == got,
-                        "{table}: {first_name} and {name} differ ({} vs {} rows); first of \
-                         {first_name} not in {name}: {:?}",
-                        rows.len(),
-                        got.len(),
-                        differing.first()
-                    );
-                }
+                assert_same_tables(first_name, expected, &name, &tables)
             }
         }
     }

@@ -6,10 +6,9 @@
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
 //! their shape differs.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use sqlx::{PgPool, Row};
-use uuid::Uuid;
 
 use super::{ts, NewEvent, Result, Store};
 use crate::event_names::named_actual;
@@ -158,17 +157,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        let mut keys: BTreeSet<(&'static str, &str, Uuid)> = BTreeSet::new();
-        for e in events {
-            for (kind, values) in [
-                ("container", &e.event.containers),
-                ("bill_of_lading", &e.event.bills_of_lading),
-                ("booking", &e.event.bookings),
-            ] {
-                keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
-            }
-        }
-        let keys: Vec<_> = keys.into_iter().collect();
+        let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
             let kinds: Vec<&str> = chunk.iter().map(|k| k.0).collect();
             let values: Vec<&str> = chunk.iter().map(|k| k.1).collect();

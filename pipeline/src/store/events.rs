@@ -141,17 +141,7 @@ impl Store {
             }
             q.execute(self.counted(tx)).await?;
         }
-        let mut keys: BTreeSet<(&'static str, &str, Uuid)> = BTreeSet::new();
-        for e in events {
-            for (kind, values) in [
-                ("container", &e.event.containers),
-                ("bill_of_lading", &e.event.bills_of_lading),
-                ("booking", &e.event.bookings),
-            ] {
-                keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
-            }
-        }
-        let keys: Vec<_> = keys.into_iter().collect();
+        let keys = event_key_rows(events);
         for chunk in keys.chunks(self.rows_per_statement(4)) {
             let sql = format!(
                 "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES {} \
@@ -358,4 +348,22 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// The `event_keys` rows of `events`: `(kind, value, event id)` for every container, bill of
+/// lading and booking each names, each once, in primary-key order (after the account).
+pub(super) fn event_key_rows<'e>(
+    events: &[&'e TransportEvent],
+) -> Vec<(&'static str, &'e str, Uuid)> {
+    let mut keys: BTreeSet<(&'static str, &str, Uuid)> = BTreeSet::new();
+    for e in events {
+        for (kind, values) in [
+            ("container", &e.event.containers),
+            ("bill_of_lading", &e.event.bills_of_lading),
+            ("booking", &e.event.bookings),
+        ] {
+            keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
+        }
+    }
+    keys.into_iter().collect()
 }
