@@ -241,9 +241,7 @@ async fn derived_together_equals_file_by_file(make_db: &dyn Fn() -> TestDb) {
         );
         match &first {
             None => first = Some((name, tables)),
-            Some((first_name, expected)) => {
-                assert_same_tables(first_name, expected, &name, &tables)
-            }
+            Some((first_name, expected)) => assert_same_tables(first_name, expected, name, &tables),
         }
     }
 }
