@@ -401,6 +401,18 @@ pub(crate) fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>>
         .collect()
 }
 
+/// Whether the selections `looks` of `Container.events` ask for nothing but the events' ids
+/// (`id`, `rawEventId`, `__typename`, through fragments too): then the containers' event links
+/// answer them without reading an event body. `false` when nothing is selected.
+pub(crate) fn ids_only(looks: &[Lookahead<'_>]) -> bool {
+    let fields: Vec<_> = looks.iter().flat_map(Lookahead::selection_fields).collect();
+    !fields.is_empty()
+        && fields.iter().all(|f| {
+            f.selection_set()
+                .all(|c| matches!(c.name(), "id" | "rawEventId" | "__typename"))
+        })
+}
+
 /// Loading ahead what a page's nested fields will ask for.
 pub(crate) mod prefetch {
     use super::*;
@@ -443,8 +455,9 @@ pub(crate) mod prefetch {
                 !sub(&looks, "transportEvents").is_empty() || !sub(&looks, "rawEvents").is_empty();
             let events = sub(&looks, "events");
             // `events { id rawEventId }` alone needs the links, not the event bodies.
-            let ids_only = crate::types::event::ids_only(&events);
-            if named || (!events.is_empty() && !ids_only) || !sub(&looks, "vessels").is_empty() {
+            let links_enough = ids_only(&events);
+            if named || (!events.is_empty() && !links_enough) || !sub(&looks, "vessels").is_empty()
+            {
                 loader
                     .loader()
                     .calls

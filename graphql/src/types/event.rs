@@ -3,14 +3,14 @@
 
 use std::borrow::Cow;
 
-use async_graphql::{Context, Enum, Lookahead, Object, ID};
+use async_graphql::{Context, Enum, Object, ID};
 use teu_pipeline::model;
 use uuid::Uuid;
 
 use super::{dt, DateTime, Port, Vessel};
 use crate::context::loader;
 use crate::error;
-use crate::loaders::{EventLinksKey, EventsKey};
+use crate::loaders::{ids_only, EventLinksKey, EventsKey};
 use teu_pipeline::store::EventLink;
 
 /// DCSA event type.
@@ -304,18 +304,6 @@ impl TransportEvent {
     async fn port(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Port>> {
         Ok(Port::of(self.fields(ctx).await?.locode.as_deref()))
     }
-}
-
-/// Whether the selections `looks` of `Container.events` ask for nothing but the events' ids
-/// (`id`, `rawEventId`, `__typename`, through fragments too): then the containers' event links
-/// answer them without reading an event body. `false` when nothing is selected.
-pub(crate) fn ids_only(looks: &[Lookahead<'_>]) -> bool {
-    let fields: Vec<_> = looks.iter().flat_map(Lookahead::selection_fields).collect();
-    !fields.is_empty()
-        && fields.iter().all(|f| {
-            f.selection_set()
-                .all(|c| matches!(c.name(), "id" | "rawEventId" | "__typename"))
-        })
 }
 
 /// The account's events of container `container`, oldest first (by event time, then id),

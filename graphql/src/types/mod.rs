@@ -26,7 +26,7 @@
 
 mod container;
 mod email;
-pub(crate) mod event;
+mod event;
 mod named_event;
 mod reference;
 mod route;
