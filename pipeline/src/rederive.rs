@@ -81,13 +81,14 @@ pub async fn rederive_account(
     let total = batches.len();
     for (done, chunk) in batches.into_iter().enumerate() {
         let keys = Keys {
-            containers: Vec::new(),
-            bills: chunk.to_vec(),
-            bookings: chunk.to_vec(),
+            containers: Default::default(),
+            bills: chunk.iter().cloned().collect(),
+            bookings: chunk.iter().cloned().collect(),
         };
-        let derived = ingest::derive_keys(store, account, &keys).await?;
-        summary.shipments += derived.0;
-        summary.containers += derived.1;
+        let mut timings = ingest::StageTimings::default();
+        let derived = ingest::derive_stored(store, account, &keys, &mut timings).await?;
+        summary.shipments += derived.shipments;
+        summary.containers += derived.containers;
         progress(done + 1, total);
     }
     Ok(summary)

@@ -84,13 +84,24 @@ struct EventFields {
 }
 
 impl From<model::TransportEvent> for TransportEvent {
-    /// The GraphQL event of a stored one: the first container, bill of lading and booking it
-    /// names (`EventRow::container_number`, ...). Every model field is named here, so a field
-    /// added to the model does not compile until it is served or left out on purpose.
+    /// The GraphQL event of a stored one, read whole.
+    fn from(e: model::TransportEvent) -> Self {
+        TransportEvent {
+            id: e.id,
+            raw_event_id: e.raw_event_id,
+            body: Body::Read(Box::new(EventFields::from(e))),
+        }
+    }
+}
+
+impl From<model::TransportEvent> for EventFields {
+    /// The fields of a stored event but its ids: the first container, bill of lading and
+    /// booking it names (`EventRow::container_number`, ...). Every model field is named here,
+    /// so a field added to the model does not compile until it is served or left out on purpose.
     fn from(e: model::TransportEvent) -> Self {
         let model::TransportEvent {
-            id,
-            raw_event_id,
+            id: _,
+            raw_event_id: _,
             timezone,
             event,
         } = e;
@@ -126,7 +137,7 @@ impl From<model::TransportEvent> for TransportEvent {
             delay_reason,
             remark,
         } = event;
-        let fields = EventFields {
+        EventFields {
             event_type: event_type.into(),
             classifier: classifier.into(),
             code,
@@ -145,11 +156,6 @@ impl From<model::TransportEvent> for TransportEvent {
             delay_reason,
             remark,
             timezone,
-        };
-        TransportEvent {
-            id,
-            raw_event_id,
-            body: Body::Read(Box::new(fields)),
         }
     }
 }
@@ -184,10 +190,7 @@ impl TransportEvent {
                     .into_iter()
                     .find(|e| e.id == self.id)
                     .ok_or_else(error::internal_opaque)?;
-                match TransportEvent::from(event).body {
-                    Body::Read(fields) => Ok(Cow::Owned(*fields)),
-                    Body::Link { .. } => Err(error::internal_opaque()),
-                }
+                Ok(Cow::Owned(EventFields::from(event)))
             }
         }
     }

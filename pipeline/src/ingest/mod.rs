@@ -314,26 +314,20 @@ pub async fn store_batch(
 
     // AIS positions (or an empty file) name no key: nothing per account to re-derive; routes
     // are built from the positions when they are asked for.
-    let mut containers = BTreeSet::new();
-    let mut bills = BTreeSet::new();
-    let mut bookings = BTreeSet::new();
+    let mut keys = Keys::default();
     for e in &batch.events {
-        containers.extend(e.row.containers.iter().cloned());
-        bills.extend(e.row.bills_of_lading.iter().cloned());
-        bookings.extend(e.row.bookings.iter().cloned());
+        keys.containers.extend(e.row.containers.iter().cloned());
+        keys.bills.extend(e.row.bills_of_lading.iter().cloned());
+        keys.bookings.extend(e.row.bookings.iter().cloned());
     }
     for (_, c, _) in &batch.checks {
-        containers.insert(c.container_number.to_string());
+        keys.containers.insert(c.container_number.to_string());
     }
     for (_, d, _) in &batch.deadlines {
-        containers.extend(d.container_number.as_ref().map(ToString::to_string));
-        bills.extend(d.bill_of_lading.clone());
+        keys.containers
+            .extend(d.container_number.as_ref().map(ToString::to_string));
+        keys.bills.extend(d.bill_of_lading.clone());
     }
-    let keys = Keys {
-        containers: containers.into_iter().collect(),
-        bills: bills.into_iter().collect(),
-        bookings: bookings.into_iter().collect(),
-    };
     Ok(Stored {
         summary: FileSummary {
             file: batch.source_file,
@@ -396,9 +390,7 @@ pub async fn derive_stored(
 /// is what is published: one change per record for the group, not one per file.
 #[derive(Debug, Default)]
 pub struct PendingDerivation {
-    containers: BTreeSet<String>,
-    bills: BTreeSet<String>,
-    bookings: BTreeSet<String>,
+    keys: Keys,
     files: Vec<String>,
     rows: usize,
 }
@@ -406,10 +398,7 @@ pub struct PendingDerivation {
 impl PendingDerivation {
     /// Adds a stored file's keys and rows (AIS positions do not count: they derive nothing).
     pub fn add(&mut self, stored: &Stored) {
-        self.containers
-            .extend(stored.keys.containers.iter().cloned());
-        self.bills.extend(stored.keys.bills.iter().cloned());
-        self.bookings.extend(stored.keys.bookings.iter().cloned());
+        self.keys.extend(&stored.keys);
         if !stored.keys.is_empty() {
             self.files.push(stored.summary.file.clone());
             self.rows += stored.summary.accepted - stored.summary.positions;
@@ -429,7 +418,7 @@ impl PendingDerivation {
 
     /// Whether no key waits to be derived.
     pub fn is_empty(&self) -> bool {
-        self.containers.is_empty() && self.bills.is_empty() && self.bookings.is_empty()
+        self.keys.is_empty()
     }
 
     /// Derives every key added so far together ([`derive_stored`]) and starts a new group,
@@ -441,12 +430,7 @@ impl PendingDerivation {
         account: &Account,
         timings: &mut StageTimings,
     ) -> Result<Derived, IngestError> {
-        let taken = std::mem::take(self);
-        let keys = Keys {
-            containers: taken.containers.into_iter().collect(),
-            bills: taken.bills.into_iter().collect(),
-            bookings: taken.bookings.into_iter().collect(),
-        };
+        let keys = std::mem::take(self).keys;
         if keys.is_empty() {
             return Ok(Derived::default());
         }
@@ -454,18 +438,25 @@ impl PendingDerivation {
     }
 }
 
-/// The keys a batch touched: container numbers, bills of lading and bookings.
+/// The keys a batch touched: container numbers, bills of lading and bookings, each once.
 #[derive(Debug, Clone, Default)]
 pub struct Keys {
-    pub containers: Vec<String>,
-    pub bills: Vec<String>,
-    pub bookings: Vec<String>,
+    pub containers: BTreeSet<String>,
+    pub bills: BTreeSet<String>,
+    pub bookings: BTreeSet<String>,
 }
 
 impl Keys {
     /// Whether no key is named.
     pub fn is_empty(&self) -> bool {
         self.containers.is_empty() && self.bills.is_empty() && self.bookings.is_empty()
+    }
+
+    /// Adds the keys of `other`.
+    pub fn extend(&mut self, other: &Keys) {
+        self.containers.extend(other.containers.iter().cloned());
+        self.bills.extend(other.bills.iter().cloned());
+        self.bookings.extend(other.bookings.iter().cloned());
     }
 }
 
@@ -491,11 +482,8 @@ pub async fn linked_history(
     keys: &Keys,
 ) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
     let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
-    let mut pending = [
-        keys.containers.clone(),
-        keys.bills.clone(),
-        keys.bookings.clone(),
-    ];
+    let mut pending: [Vec<String>; 3] =
+        [&keys.containers, &keys.bills, &keys.bookings].map(|k| k.iter().cloned().collect());
     let mut found: std::collections::HashMap<uuid::Uuid, TransportEvent> = Default::default();
     while pending.iter().any(|p| !p.is_empty()) {
         for (s, p) in seen.iter_mut().zip(&pending) {
@@ -538,22 +526,6 @@ pub async fn linked_history(
         containers: containers.into_iter().collect(),
     };
     Ok((events, scope))
-}
-
-/// Derives again, under the account's derivation lock, every shipment linked to `keys` (steps
-/// 2 to 4 of the module documentation, as an ingest of a file naming those keys would).
-/// Returns how many shipments and containers were derived.
-///
-/// # Errors
-/// As [`ingest_batch`].
-pub async fn derive_keys(
-    store: &Store,
-    account: &Account,
-    keys: &Keys,
-) -> Result<(usize, usize), IngestError> {
-    let mut timings = StageTimings::default();
-    let derived = locked_derivation(store, account, keys, &mut timings).await?;
-    Ok((derived.shipments, derived.containers.len()))
 }
 
 /// Steps 2 to 4 of the module documentation: [`derive_and_write`] under the account's

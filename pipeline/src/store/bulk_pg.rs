@@ -130,8 +130,9 @@ impl Store {
             written.extend(
                 chunk
                     .iter()
-                    .map(|e| e.event)
-                    .filter(|e| returned.contains(&e.id.to_string())),
+                    .zip(&ids)
+                    .filter(|(_, id)| returned.contains(*id))
+                    .map(|(e, _)| e.event),
             );
         }
         self.replace_event_keys_pg(&mut tx, account, &written)
@@ -257,12 +258,7 @@ impl Store {
         }
         // The bookkeeping of `Store::positions_stored`: the (MMSI, IMO) pairs reported, then
         // one more track version for every IMO of the positions or reported by their MMSIs.
-        let mut pairs: Vec<(&str, &str)> = positions
-            .iter()
-            .filter_map(|(_, p)| Some((p.mmsi.as_deref()?, p.imo.as_deref()?)))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
+        let (pairs, mmsis, imos) = super::facts::reported_identities(positions);
         let (pair_mmsis, pair_imos): (Vec<&str>, Vec<&str>) = pairs.into_iter().unzip();
         self.count_statement();
         sqlx::query(
@@ -273,16 +269,6 @@ impl Store {
         .bind(&pair_imos)
         .execute(&mut *tx)
         .await?;
-        let mut mmsis: Vec<&str> = positions
-            .iter()
-            .filter_map(|(_, p)| p.mmsi.as_deref())
-            .collect();
-        mmsis.sort_unstable();
-        mmsis.dedup();
-        let imos: Vec<&str> = positions
-            .iter()
-            .filter_map(|(_, p)| p.imo.as_deref())
-            .collect();
         self.count_statement();
         sqlx::query(
             "INSERT INTO track_versions (imo, version) \

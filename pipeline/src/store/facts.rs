@@ -213,12 +213,7 @@ impl Store {
         tx: &mut sqlx::AnyConnection,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
-        let mut pairs: Vec<(&str, &str)> = positions
-            .iter()
-            .filter_map(|(_, p)| Some((p.mmsi.as_deref()?, p.imo.as_deref()?)))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
+        let (pairs, mmsis, imos) = reported_identities(positions);
         for chunk in pairs.chunks(self.rows_per_statement(2)) {
             let sql = format!(
                 "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
@@ -230,16 +225,7 @@ impl Store {
             }
             q.execute(self.counted(tx)).await?;
         }
-        let mut imos: Vec<String> = positions
-            .iter()
-            .filter_map(|(_, p)| Some(p.imo.as_deref()?.to_string()))
-            .collect();
-        let mut mmsis: Vec<&str> = positions
-            .iter()
-            .filter_map(|(_, p)| p.mmsi.as_deref())
-            .collect();
-        mmsis.sort_unstable();
-        mmsis.dedup();
+        let mut imos: Vec<String> = imos.into_iter().map(String::from).collect();
         for chunk in mmsis.chunks(self.rows_per_statement(1)) {
             let sql = format!(
                 "SELECT DISTINCT imo FROM vessel_identities WHERE mmsi IN ({})",
@@ -382,4 +368,29 @@ impl Store {
         }
         Ok((checks, deadlines))
     }
+}
+
+/// What AIS `positions` report of vessel identities: the (MMSI, IMO) pairs and the MMSIs, each
+/// once and sorted, and the IMO numbers (repeats kept). The bookkeeping of stored positions
+/// (`vessel_identities`, `track_versions`) on both backends starts from these.
+pub(super) fn reported_identities(
+    positions: &[(usize, VesselPosition)],
+) -> (Vec<(&str, &str)>, Vec<&str>, Vec<&str>) {
+    let mut pairs: Vec<(&str, &str)> = positions
+        .iter()
+        .filter_map(|(_, p)| Some((p.mmsi.as_deref()?, p.imo.as_deref()?)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut mmsis: Vec<&str> = positions
+        .iter()
+        .filter_map(|(_, p)| p.mmsi.as_deref())
+        .collect();
+    mmsis.sort_unstable();
+    mmsis.dedup();
+    let imos = positions
+        .iter()
+        .filter_map(|(_, p)| p.imo.as_deref())
+        .collect();
+    (pairs, mmsis, imos)
 }
