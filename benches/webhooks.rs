@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use teu_pipeline::model::Account;
+use teu_pipeline::store::scratch::ScratchDatabase;
 use teu_pipeline::store::Store;
 use teu_pipeline::webhooks::WebhookAttributes;
 
@@ -44,22 +45,10 @@ fn rss_mib() -> u64 {
 async fn store(name: &str, dir: &std::path::Path) -> Store {
     let url = match std::env::var("TEU_BENCH_DATABASE_URL") {
         Ok(server) => {
-            let admin = server.trim_end_matches('/');
-            sqlx::any::install_default_drivers();
-            let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(admin)
+            ScratchDatabase::create(&server, &format!("teu_bench_hooks_{name}"))
                 .await
-                .expect("admin connection");
-            let db = format!("teu_bench_hooks_{name}");
-            sqlx::query(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
-                .execute(&mut conn)
-                .await
-                .expect("drop");
-            sqlx::query(&format!("CREATE DATABASE {db}"))
-                .execute(&mut conn)
-                .await
-                .expect("create");
-            let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(admin);
-            format!("{base}/{db}")
+                .expect("scratch database")
+                .url
         }
         Err(_) => format!("sqlite:{}", dir.join(format!("{name}.db")).display()),
     };

@@ -12,15 +12,31 @@
 //! | [`event_names`] | Terminal49's transport event names of DCSA events |
 //! | [`reference`] | bundled reference data: UN/LOCODE ports, carriers (SCAC, BL prefixes, number shapes) |
 //! | [`terminals`] | bundled terminals (SMDG codes, firms codes) and their ids |
+//! | [`journey`] | a container's transport calls, legs and stops from its events (DCSA T&T 2.2) |
+//! | [`history`] | an account's SCAC frequencies per number prefix (carrier inference evidence) |
+//! | [`listing`] | list filters, orders and tags of the container and shipment lists |
+//! | [`shipment_edits`] | what a user may change on a shipment (reference numbers, tags) |
+//! | [`tracking_requests`] | tracking requests: their states, validation and the shipments they find |
+//! | [`vessels`] | vessels and their latest AIS fix |
+//! | [`document_schemas`] | the bundled JSON Schemas of email documents (`schemas/`) |
+//! | [`webhooks`] | webhooks, their event catalog, which change emits which notification, the outbox's types |
 //!
 //! It knows nothing of feeds' formats, SQL or HTTP.
 
 pub mod codes;
+pub mod document_schemas;
 pub mod event_names;
 pub mod geodesy;
+pub mod history;
 pub mod ids;
 pub mod iso6346;
+pub mod journey;
+pub mod listing;
 pub mod model;
 pub mod reference;
+pub mod shipment_edits;
 pub mod status;
 pub mod terminals;
+pub mod tracking_requests;
+pub mod vessels;
+pub mod webhooks;

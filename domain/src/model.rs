@@ -583,3 +583,45 @@ impl VesselPosition {
             .unwrap_or_default()
     }
 }
+
+/// Kind of number (interface.md: `number_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NumberType {
+    /// An ISO 6346 container number.
+    Container,
+    /// A bill of lading number.
+    BillOfLading,
+    /// A carrier booking number.
+    Booking,
+}
+
+impl NumberType {
+    /// `container`, `bill_of_lading` or `booking`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NumberType::Container => "container",
+            NumberType::BillOfLading => "bill_of_lading",
+            NumberType::Booking => "booking",
+        }
+    }
+
+    /// Parses `container`, `bill_of_lading` or `booking`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "container" => Some(NumberType::Container),
+            "bill_of_lading" => Some(NumberType::BillOfLading),
+            "booking" => Some(NumberType::Booking),
+            _ => None,
+        }
+    }
+
+    /// `validation.type`: `container` for containers, `shipment` for bills of lading and
+    /// bookings.
+    pub fn validation_type(self) -> &'static str {
+        match self {
+            NumberType::Container => "container",
+            NumberType::BillOfLading | NumberType::Booking => "shipment",
+        }
+    }
+}

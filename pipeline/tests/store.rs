@@ -1,15 +1,12 @@
 //! Store and ingest against a real SQLite file (and PostgreSQL when `TEU_TEST_POSTGRES_URL` is
 //! set): accounts and keys, ingest of the real DCSA samples, idempotent re-ingest.
 
-mod common;
-
 use std::path::PathBuf;
 
 use teu_pipeline::ingest;
 use teu_pipeline::model::ContainerStatus;
+use teu_pipeline::store::scratch::ScratchStore;
 use teu_pipeline::store::{hash_key, Store};
-
-use common::TestPostgres;
 
 fn sample(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,13 +23,16 @@ async fn sqlite() -> (tempfile::TempDir, Store) {
 
 #[tokio::test]
 async fn postgres_backend_ingests_the_same() {
-    let Some(db) = TestPostgres::create("teu_store").await else {
+    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store")
+        .await
+        .unwrap()
+    else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
     accounts_on(&db.store).await;
     ingest_on(&db.store).await;
-    db.drop().await;
+    db.drop().await.unwrap();
 }
 
 #[tokio::test]
@@ -158,12 +158,15 @@ async fn claims_skip_saturated_webhooks() {
 
 #[tokio::test]
 async fn postgres_claims_skip_saturated_webhooks() {
-    let Some(db) = TestPostgres::create("teu_store_claims").await else {
+    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store_claims")
+        .await
+        .unwrap()
+    else {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
     claims_skip_on(&db.store).await;
-    db.drop().await;
+    db.drop().await.unwrap();
 }
 
 async fn claims_skip_on(store: &Store) {

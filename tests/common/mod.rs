@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sqlx::Row;
+use teu_pipeline::store::scratch::ScratchDatabase;
 
 /// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
 /// SQLite file and `postgres::NAME` on a fresh PostgreSQL database (skipped with a note when
@@ -60,7 +61,7 @@ pub fn data(rel: &str) -> PathBuf {
 pub struct TestDb {
     pub url: String,
     _dir: Option<tempfile::TempDir>,
-    pg_drop: Option<(String, String)>,
+    pg_drop: Option<ScratchDatabase>,
 }
 
 impl TestDb {
@@ -78,21 +79,15 @@ impl TestDb {
     pub async fn postgres() -> Option<TestDb> {
         let admin = std::env::var("TEU_TEST_POSTGRES_URL").ok()?;
         let name = format!("teu_test_{}", uuid::Uuid::new_v4().simple());
-        sqlx::any::install_default_drivers();
-        let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+        let db = ScratchDatabase::create(&admin, &name)
             .await
             .unwrap_or_else(|e| {
                 panic!("TEU_TEST_POSTGRES_URL is set but PostgreSQL cannot be used: {e}")
             });
-        sqlx::query(&format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .await
-            .expect("create test database");
-        let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
         Some(TestDb {
-            url: format!("{base}/{name}"),
+            url: db.url.clone(),
             _dir: None,
-            pg_drop: Some((admin, name)),
+            pg_drop: Some(db),
         })
     }
 
@@ -108,12 +103,8 @@ impl TestDb {
 
     /// Drops the PostgreSQL test database (SQLite's directory goes away on drop).
     pub async fn cleanup(self) {
-        if let Some((admin, name)) = &self.pg_drop {
-            if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(admin).await {
-                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .await;
-            }
+        if let Some(db) = self.pg_drop {
+            let _ = db.drop().await;
         }
     }
 

@@ -48,14 +48,14 @@
 //! README.
 
 pub mod batch;
-pub mod history;
 pub mod owners;
 mod scoring;
 
 use serde::Serialize;
 
-pub use history::History;
 pub use scoring::{Reason, Scored, Scorer};
+pub use teu_domain::history::{self, History};
+pub use teu_domain::model::NumberType;
 
 /// Confidence for a container in a line's own box (owner prefix of that line).
 pub const OWN_BOX: f64 = 0.97;
@@ -82,48 +82,6 @@ pub const HISTORY_PRIOR: f64 = 5.0;
 pub const AUTO_SELECT: f64 = 0.95;
 /// Confidence at or above which the line is proposed for confirmation (spec).
 pub const NEEDS_CONFIRMATION: f64 = 0.70;
-
-/// Kind of number (interface.md: `number_type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NumberType {
-    /// An ISO 6346 container number.
-    Container,
-    /// A bill of lading number.
-    BillOfLading,
-    /// A carrier booking number.
-    Booking,
-}
-
-impl NumberType {
-    /// `container`, `bill_of_lading` or `booking`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NumberType::Container => "container",
-            NumberType::BillOfLading => "bill_of_lading",
-            NumberType::Booking => "booking",
-        }
-    }
-
-    /// Parses `container`, `bill_of_lading` or `booking`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "container" => Some(NumberType::Container),
-            "bill_of_lading" => Some(NumberType::BillOfLading),
-            "booking" => Some(NumberType::Booking),
-            _ => None,
-        }
-    }
-
-    /// `validation.type`: `container` for containers, `shipment` for bills of lading and
-    /// bookings.
-    pub fn validation_type(self) -> &'static str {
-        match self {
-            NumberType::Container => "container",
-            NumberType::BillOfLading | NumberType::Booking => "shipment",
-        }
-    }
-}
 
 /// Classification of one result (interface.md: `shipping_line.decision`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -1,0 +1,104 @@
+//! Accounts and their API keys.
+
+use chrono::Utc;
+use uuid::Uuid;
+
+use super::{account_row, hash_key, now, ts, Result, Store, StoreError};
+use teu_domain::model::Account;
+
+impl Store {
+    /// Creates an account and its first API key; returns both. The key is shown only here.
+    pub async fn create_account(
+        &self,
+        name: &str,
+        routing_data: bool,
+    ) -> Result<(Account, String)> {
+        if self.account_by_name(name).await?.is_some() {
+            return Err(StoreError::AccountExists(name.to_string()));
+        }
+        let account = Account {
+            id: Uuid::new_v4(),
+            name: name.to_string(),
+            company_name: name.to_string(),
+            routing_data,
+            created_at: now(),
+        };
+        sqlx::query(
+            "INSERT INTO accounts (id, name, company_name, routing_data, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(account.id.to_string())
+        .bind(&account.name)
+        .bind(&account.company_name)
+        .bind(i64::from(routing_data))
+        .bind(ts(account.created_at))
+        .execute(self.pool())
+        .await?;
+        let key = self.issue_key(account.id).await?;
+        self.create_inbound_address(account.id).await?;
+        Ok((account, key))
+    }
+
+    /// Returns the account named `name`, creating it (without a key) when it does not exist.
+    pub async fn ensure_account(&self, name: &str, routing_data: bool) -> Result<Account> {
+        if let Some(a) = self.account_by_name(name).await? {
+            return Ok(a);
+        }
+        match self.create_account(name, routing_data).await {
+            Ok((a, _)) => Ok(a),
+            Err(StoreError::AccountExists(_)) => self
+                .account_by_name(name)
+                .await?
+                .ok_or_else(|| StoreError::UnknownAccount(name.to_string())),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Issues a new API key for the account and returns it (`teu_` + 40 hex characters).
+    pub async fn issue_key(&self, account_id: Uuid) -> Result<String> {
+        let key = format!(
+            "teu_{}{}",
+            Uuid::new_v4().simple(),
+            &Uuid::new_v4().simple().to_string()[..8]
+        );
+        sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
+            .bind(hash_key(&key))
+            .bind(account_id.to_string())
+            .bind(ts(Utc::now()))
+            .execute(self.pool())
+            .await?;
+        Ok(key)
+    }
+
+    /// Every account, by name.
+    pub async fn accounts(&self) -> Result<Vec<Account>> {
+        let rows = sqlx::query(
+            "SELECT id, name, company_name, routing_data, created_at FROM accounts ORDER BY name",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(account_row).collect()
+    }
+
+    /// The account named `name`, if any.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>> {
+        let row = sqlx::query(
+            "SELECT id, name, company_name, routing_data, created_at FROM accounts WHERE name = $1",
+        )
+        .bind(name)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| account_row(&r)).transpose()
+    }
+
+    /// The account owning `key`, if the key is valid.
+    pub async fn authenticate(&self, key: &str) -> Result<Option<Account>> {
+        let row = sqlx::query(
+            "SELECT a.id, a.name, a.company_name, a.routing_data, a.created_at \
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
+        )
+        .bind(hash_key(key))
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| account_row(&r)).transpose()
+    }
+}

@@ -1,0 +1,520 @@
+//! Writing a derivation: derived shipments and containers and their event links, what the
+//! webhook rules compare the derivation with, and removing the rows it no longer produces.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use chrono::DateTime;
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::listing::{container_filter_columns, ShipmentFilterColumns};
+use super::{
+    container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
+    values_placeholders, DerivationScope, DerivedChanges, Result, Store, CONTAINER_SELECT,
+    SHIPMENT_SELECT,
+};
+use teu_domain::model::{Container, Shipment, TransportEvent};
+
+impl Store {
+    /// Upserts derived shipments and containers and their event links. A row whose content is
+    /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`. Returns the
+    /// ids of the rows inserted or changed (what change notifications report).
+    ///
+    /// `scope` is what the derivation read: derived rows and event links inside it that the
+    /// derivation no longer produces (a shipment first keyed by its booking, then by its bill of
+    /// lading; an event that moved to another container) are deleted in the same transaction,
+    /// so the tables depend only on the stored events, not on the order files arrived in.
+    /// Pass [`DerivationScope::default`] to only add.
+    ///
+    /// `history` is the stored events the derivation read (those `links` point at): the
+    /// per-event webhook rules (`teu_domain::webhooks::event_rules`) name the actual events newly
+    /// linked to each container. Pass `&[]` when there are none.
+    pub async fn upsert_derived(
+        &self,
+        account: Uuid,
+        shipments: &[Shipment],
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        scope: &DerivationScope,
+        history: &[TransportEvent],
+    ) -> Result<DerivedChanges> {
+        let mut changes = DerivedChanges::default();
+        let account_s = account.to_string();
+        // Webhooks: what was stored before, read only when the account has an active webhook.
+        // Read before the transaction: on SQLite a transaction that reads first and writes later
+        // fails with SQLITE_BUSY_SNAPSHOT when another process wrote in between, and the
+        // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
+        // Each record's body and content hash, computed once: compared with the stored hashes
+        // below and written by the upserts.
+        let shipment_bodies: Vec<(String, String)> = shipments
+            .iter()
+            .map(|s| {
+                hashed_body(s, |s| {
+                    s.created_at = DateTime::UNIX_EPOCH;
+                    s.refreshed_at = DateTime::UNIX_EPOCH;
+                })
+            })
+            .collect();
+        let container_bodies: Vec<(String, String)> = containers
+            .iter()
+            .map(|c| {
+                hashed_body(c, |c| {
+                    c.created_at = DateTime::UNIX_EPOCH;
+                    c.refreshed_at = DateTime::UNIX_EPOCH;
+                })
+            })
+            .collect();
+        let mut conn = self.pool.acquire().await?;
+        let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
+        let before = if hooks.is_empty() {
+            None
+        } else {
+            let (old_containers, old_shipments) = self
+                .stored_before(
+                    &mut conn,
+                    account,
+                    shipments,
+                    &shipment_bodies,
+                    containers,
+                    &container_bodies,
+                )
+                .await?;
+            Some((old_containers, old_shipments))
+        };
+        drop(conn);
+        let mut tx = self.pool.begin().await?;
+        let per = self.rows_per_statement(12);
+        for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
+            let sql = format!(
+                "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
+                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, filters_at) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
+                 refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
+                 pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
+                 shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
+                 filters_at = excluded.filters_at \
+                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
+                values_placeholders(chunk.len(), 12)
+            );
+            let mut q = sqlx::query(&sql);
+            for (s, (hash, body)) in chunk.iter().zip(bodies) {
+                q = q
+                    .bind(s.id.to_string())
+                    .bind(&account_s)
+                    .bind(&s.bill_of_lading_number)
+                    .bind(ts(s.created_at))
+                    .bind(ts(s.refreshed_at))
+                    .bind(hash)
+                    .bind(body);
+                let f = ShipmentFilterColumns::of(s);
+                q = q
+                    .bind(f.pol_locode)
+                    .bind(f.pod_locode)
+                    .bind(f.shipping_line_scac)
+                    .bind(f.pod_eta_at)
+                    .bind(ts(s.refreshed_at));
+            }
+            changes
+                .shipments
+                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
+        }
+        let per = self.rows_per_statement(13);
+        for (chunk, bodies) in containers.chunks(per).zip(container_bodies.chunks(per)) {
+            let sql = format!(
+                "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
+                 refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
+                 shipment_id = excluded.shipment_id, number = excluded.number, current_status = excluded.current_status, \
+                 pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
+                 content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
+                 has_holds = excluded.has_holds, filters_at = excluded.filters_at \
+                 WHERE containers.content_hash <> excluded.content_hash RETURNING id",
+                values_placeholders(chunk.len(), 13)
+            );
+            let mut q = sqlx::query(&sql);
+            for (c, (hash, body)) in chunk.iter().zip(bodies) {
+                q = q
+                    .bind(c.id.to_string())
+                    .bind(&account_s)
+                    .bind(c.shipment_id.to_string())
+                    .bind(c.number.as_str())
+                    .bind(c.current_status.as_str())
+                    .bind(c.pod_locode.as_deref())
+                    .bind(ts(c.created_at))
+                    .bind(ts(c.refreshed_at))
+                    .bind(hash)
+                    .bind(body);
+                let (pickup_lfd, has_holds) = container_filter_columns(c);
+                q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
+            }
+            changes
+                .containers
+                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
+        }
+        // The links go in before the stale ones are removed: with webhooks, the pairs the INSERT
+        // returns are the new ones, and what else their events were linked to is still there
+        // to read (`linked_before`).
+        let mut inserted: HashSet<(Uuid, Uuid)> = HashSet::new();
+        let returning = if before.is_some() {
+            " RETURNING container_id, event_id"
+        } else {
+            ""
+        };
+        for chunk in links.chunks(self.rows_per_statement(3)) {
+            let sql = format!(
+                "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
+                 ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
+                values_placeholders(chunk.len(), 3)
+            );
+            let mut q = sqlx::query(&sql);
+            for (c, e) in chunk {
+                q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
+            }
+            if before.is_some() {
+                for row in q.fetch_all(self.counted(&mut tx)).await? {
+                    inserted.insert(link_row(&row)?);
+                }
+            } else {
+                q.execute(self.counted(&mut tx)).await?;
+            }
+        }
+        let seen = match before {
+            Some(_) => Some(
+                self.linked_before(&mut tx, &account_s, containers, links, &inserted)
+                    .await?,
+            ),
+            None => None,
+        };
+        self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
+            .await?;
+        if let (Some((old_containers, old_shipments)), Some(seen)) = (before, seen) {
+            let mut emissions = teu_domain::webhooks::rules::emissions(
+                &old_containers,
+                &old_shipments,
+                shipments,
+                containers,
+                &changes.shipments,
+                &changes.containers,
+            );
+            emissions.extend(teu_domain::webhooks::event_rules::event_emissions(
+                containers, shipments, history, links, &seen,
+            ));
+            changes.notifications = super::outbox::enqueue(
+                self.counted(&mut tx),
+                &account_s,
+                &hooks,
+                &emissions,
+                self.rows_per_statement(12),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(changes)
+    }
+
+    /// What the webhook rules compare a derivation with (`teu_domain::webhooks::rules::emissions`):
+    /// the stored containers and shipments, by id, for every record the rules look at. Only
+    /// records whose stored `content_hash` differs from `*_bodies`' are read and parsed; an
+    /// unchanged record (same hash: the same body but for its `created_at`/`refreshed_at`,
+    /// which no rule compares) stands for itself, and a record not stored yet is absent.
+    pub(super) async fn stored_before(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: Uuid,
+        shipments: &[Shipment],
+        shipment_bodies: &[(String, String)],
+        containers: &[Container],
+        container_bodies: &[(String, String)],
+    ) -> Result<(HashMap<Uuid, Container>, HashMap<Uuid, Shipment>)> {
+        const SHIPMENT_HASHES: &str =
+            "SELECT id, content_hash FROM shipments WHERE account_id = $1 AND id IN";
+        const CONTAINER_HASHES: &str =
+            "SELECT id, content_hash FROM containers WHERE account_id = $1 AND id IN";
+        let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let stored: HashMap<Uuid, String> = self
+            .select_in_on(conn, SHIPMENT_HASHES, account, &ids, hash_row)
+            .await?
+            .into_iter()
+            .collect();
+        let changed_shipments: HashSet<Uuid> = shipments
+            .iter()
+            .zip(shipment_bodies)
+            .filter(|(s, (hash, _))| stored.get(&s.id) != Some(hash))
+            .map(|(s, _)| s.id)
+            .collect();
+        let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+        let stored_containers: HashMap<Uuid, String> = self
+            .select_in_on(conn, CONTAINER_HASHES, account, &ids, hash_row)
+            .await?
+            .into_iter()
+            .collect();
+        let mut old_containers = HashMap::new();
+        let mut read_containers = Vec::new();
+        for (c, (hash, _)) in containers.iter().zip(container_bodies) {
+            match stored_containers.get(&c.id) {
+                None => {}
+                Some(h) if h != hash => read_containers.push(c.id),
+                Some(_) if changed_shipments.contains(&c.shipment_id) => {
+                    old_containers.insert(c.id, c.clone());
+                }
+                Some(_) => {}
+            }
+        }
+        old_containers.extend(
+            self.select_in_on(
+                conn,
+                CONTAINER_SELECT,
+                account,
+                &read_containers,
+                container_row,
+            )
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c)),
+        );
+        let read_shipments: Vec<Uuid> = changed_shipments
+            .iter()
+            .copied()
+            .filter(|id| stored.contains_key(id))
+            .collect();
+        let mut old_shipments: HashMap<Uuid, Shipment> = shipments
+            .iter()
+            .filter(|s| stored.contains_key(&s.id) && !changed_shipments.contains(&s.id))
+            .map(|s| (s.id, s.clone()))
+            .collect();
+        old_shipments.extend(
+            self.select_in_on(
+                conn,
+                SHIPMENT_SELECT,
+                account,
+                &read_shipments,
+                shipment_row,
+            )
+            .await?
+            .into_iter()
+            .map(|s| (s.id, s)),
+        );
+        Ok((old_containers, old_shipments))
+    }
+
+    /// What the per-event webhook rules (`teu_domain::webhooks::event_rules`) count as already
+    /// seen: the (container number, event id) pairs of `links` that were linked before this
+    /// derivation, under the same container or another container of the same number (a box
+    /// whose shipment key changed, an event that moved between two shipments of one box).
+    ///
+    /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
+    /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
+    /// A link not in `inserted` was stored before; for the inserted ones, the stored links are
+    /// read only of numbers that more than one container id carries (a box re-keyed or in two
+    /// shipments). So a file that adds events to long histories reads the ids of its numbers,
+    /// not every link of every touched container.
+    pub(super) async fn linked_before(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        account: &str,
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        inserted: &HashSet<(Uuid, Uuid)>,
+    ) -> Result<HashSet<(String, Uuid)>> {
+        let numbers: HashMap<Uuid, &str> = containers
+            .iter()
+            .map(|c| (c.id, c.number.as_str()))
+            .collect();
+        let mut seen: HashSet<(String, Uuid)> = links
+            .iter()
+            .filter(|l| !inserted.contains(l))
+            .filter_map(|(c, e)| numbers.get(c).map(|n| (n.to_string(), *e)))
+            .collect();
+        // An added pair was seen before only if another container of the same number was
+        // linked to its event: read the container ids of those numbers (index
+        // `containers_number`; the derivation's own are already stored), and the links only of
+        // numbers that have more than one (primary key). Without a re-keyed or repeated box the
+        // second read is empty; an IN list of every added event instead made PostgreSQL scan
+        // `container_events` during a bulk ingest.
+        let mut added: Vec<&str> = inserted
+            .iter()
+            .filter_map(|(c, _)| numbers.get(c).copied())
+            .collect();
+        added.sort_unstable();
+        added.dedup();
+        let width = self.rows_per_statement(1).saturating_sub(1).max(1);
+        let mut ids_of: HashMap<String, Vec<Uuid>> = HashMap::new();
+        for chunk in added.chunks(width) {
+            let sql = format!(
+                "SELECT id, number FROM containers WHERE account_id = $1 AND number IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for n in chunk {
+                q = q.bind(*n);
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                ids_of.entry(row.try_get("number")?).or_default().push(id);
+            }
+        }
+        let others: HashMap<Uuid, String> = ids_of
+            .into_iter()
+            .filter(|(_, ids)| ids.len() > 1)
+            .flat_map(|(number, ids)| ids.into_iter().map(move |id| (id, number.clone())))
+            .collect();
+        let ids: Vec<Uuid> = others.keys().copied().collect();
+        for chunk in ids.chunks(width) {
+            let sql = format!(
+                "SELECT container_id, event_id FROM container_events \
+                 WHERE account_id = $1 AND container_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for c in chunk {
+                q = q.bind(c.to_string());
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let link = link_row(&row)?;
+                if !inserted.contains(&link) {
+                    if let Some(number) = others.get(&link.0) {
+                        seen.insert((number.clone(), link.1));
+                    }
+                }
+            }
+        }
+        Ok(seen)
+    }
+
+    /// Deletes the derived rows and links of `scope` that this derivation did not produce (see
+    /// [`Store::upsert_derived`]). Tracking requests that pointed at a deleted shipment go back
+    /// to `pending`, so that the next link finds the shipment that replaced it.
+    pub(super) async fn remove_stale(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        account: &str,
+        shipments: &[Shipment],
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        scope: &DerivationScope,
+    ) -> Result<()> {
+        let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let derived_containers: HashSet<Uuid> = containers.iter().map(|c| c.id).collect();
+        let new_links: HashSet<(Uuid, Uuid)> = links.iter().copied().collect();
+        let width = self.rows_per_statement(1).saturating_sub(2).max(1);
+
+        let mut stale_shipments = Vec::new();
+        for chunk in scope.shipment_keys.chunks(width) {
+            let sql = format!(
+                "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for k in chunk {
+                q = q.bind(k);
+            }
+            for id in returned_ids(q.fetch_all(self.counted(tx)).await?)? {
+                if !derived_shipments.contains(&id) {
+                    stale_shipments.push(id);
+                }
+            }
+        }
+        let in_scope: HashSet<Uuid> = derived_shipments
+            .iter()
+            .chain(&stale_shipments)
+            .copied()
+            .collect();
+        let mut stale_containers = BTreeSet::new();
+        for chunk in scope.containers.chunks(width) {
+            let sql = format!(
+                "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for n in chunk {
+                q = q.bind(n);
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                let shipment = parse_uuid(&row.try_get::<String, _>("shipment_id")?, "shipment")?;
+                if in_scope.contains(&shipment) && !derived_containers.contains(&id) {
+                    stale_containers.insert(id);
+                }
+            }
+        }
+        for chunk in stale_shipments.chunks(width) {
+            let sql = format!(
+                "SELECT id FROM containers WHERE account_id = $1 AND shipment_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            stale_containers.extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
+        }
+        // Links of the scope's events that this derivation did not produce.
+        let mut stale_links = Vec::new();
+        for chunk in scope.event_ids.chunks(width) {
+            let sql = format!(
+                "SELECT container_id, event_id FROM container_events WHERE account_id = $1 AND event_id IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let (c, e) = link_row(&row)?;
+                if !new_links.contains(&(c, e)) && !stale_containers.contains(&c) {
+                    stale_links.push((c, e));
+                }
+            }
+        }
+        for (c, e) in &stale_links {
+            sqlx::query(
+                "DELETE FROM container_events WHERE account_id = $1 AND container_id = $2 AND event_id = $3",
+            )
+            .bind(account)
+            .bind(c.to_string())
+            .bind(e.to_string())
+            .execute(self.counted(tx))
+            .await?;
+        }
+        let stale_containers: Vec<Uuid> = stale_containers.into_iter().collect();
+        for (table, column, ids) in [
+            ("container_events", "container_id", &stale_containers),
+            ("containers", "id", &stale_containers),
+            ("shipment_tags", "shipment_id", &stale_shipments),
+            ("shipments", "id", &stale_shipments),
+        ] {
+            for chunk in ids.chunks(width) {
+                let sql = format!(
+                    "DELETE FROM {table} WHERE account_id = $1 AND {column} IN ({})",
+                    in_list(2, chunk.len())
+                );
+                let mut q = sqlx::query(&sql).bind(account);
+                for id in chunk {
+                    q = q.bind(id.to_string());
+                }
+                q.execute(self.counted(tx)).await?;
+            }
+        }
+        for chunk in stale_shipments.chunks(width) {
+            let sql = format!(
+                "UPDATE tracking_requests SET status = '{}', shipment_id = NULL \
+                 WHERE account_id = $1 AND shipment_id IN ({})",
+                teu_domain::tracking_requests::PENDING,
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+}
+
+/// The (container id, event id) of a `container_events` row.
+fn link_row(row: &sqlx::any::AnyRow) -> Result<(Uuid, Uuid)> {
+    Ok((
+        parse_uuid(&row.try_get::<String, _>("container_id")?, "container")?,
+        parse_uuid(&row.try_get::<String, _>("event_id")?, "container event")?,
+    ))
+}

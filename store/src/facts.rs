@@ -1,0 +1,396 @@
+//! What the store keeps beside the carriers' events: ports (reference data, shared by all
+//! accounts), terminal availability checks, shipping-line deadlines and AIS vessel positions.
+
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::{
+    from_json, in_list, one_per_key, parse_code, parse_ts, ts, values_placeholders, Backend,
+    Result, Store,
+};
+use teu_domain::model::{LineDeadline, Port, TerminalCheck, VesselPosition};
+
+impl Store {
+    /// Upserts ports (reference data, shared by all accounts).
+    pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        for chunk in ports.chunks(self.rows_per_statement(7)) {
+            let sql = format!(
+                "INSERT INTO ports (locode, name, country_code, country, latitude, longitude, time_zone) VALUES {} \
+                 ON CONFLICT (locode) DO UPDATE SET name = excluded.name, country_code = excluded.country_code, \
+                 country = excluded.country, latitude = excluded.latitude, longitude = excluded.longitude, \
+                 time_zone = excluded.time_zone",
+                values_placeholders(chunk.len(), 7)
+            );
+            // Not a cached statement: sqlx 0.8.6's Any driver declares a NULL f64 as float4 on
+            // PostgreSQL, so a statement prepared with a missing coordinate would refuse a later
+            // chunk's value in that position ("incorrect binary data format").
+            let mut q = sqlx::query(&sql).persistent(false);
+            for p in chunk {
+                q = q
+                    .bind(p.locode.as_str())
+                    .bind(&p.name)
+                    .bind(&p.country_code)
+                    .bind(&p.country)
+                    .bind(p.latitude)
+                    .bind(p.longitude)
+                    .bind(&p.time_zone);
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Number of ports stored.
+    pub async fn port_count(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM ports")
+            .fetch_one(self.pool())
+            .await?
+            .try_get("n")?)
+    }
+
+    /// Upserts terminal availability checks (row index, check, original row text) read from
+    /// `source_file`. The same check (terminal, container, time) is stored once.
+    pub async fn upsert_terminal_checks(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        checks: &[(usize, TerminalCheck, String)],
+    ) -> Result<()> {
+        // The same check twice in one file: the later row wins, as a second ingest would.
+        let checks = one_per_key(
+            checks.iter().map(|row| {
+                let c = &row.1;
+                let id = teu_domain::ids::scoped(
+                    account,
+                    "terminal_check",
+                    &[
+                        &c.terminal_id.to_string(),
+                        &c.container_number,
+                        &ts(c.checked_at),
+                    ],
+                );
+                (id, row)
+            }),
+            |_, _| true,
+        );
+        let mut tx = self.pool.begin().await?;
+        for chunk in checks.chunks(self.rows_per_statement(10)) {
+            let sql = format!(
+                "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
+                 source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
+                 raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
+                values_placeholders(chunk.len(), 10)
+            );
+            let mut q = sqlx::query(&sql);
+            for (id, (index, c, raw)) in chunk {
+                q = q
+                    .bind(id.to_string())
+                    .bind(account.to_string())
+                    .bind(c.container_number.as_str())
+                    .bind(c.terminal_id.to_string())
+                    .bind(c.terminal_locode.as_str())
+                    .bind(ts(c.checked_at))
+                    .bind(source_file)
+                    .bind(*index as i64)
+                    .bind(raw)
+                    .bind(serde_json::to_string(c).unwrap_or_default());
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Upserts shipping-line deadlines (row index, deadline, original row text).
+    pub async fn upsert_line_deadlines(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        deadlines: &[(usize, LineDeadline, String)],
+    ) -> Result<()> {
+        let deadlines = one_per_key(
+            deadlines.iter().map(|row| {
+                let d = &row.1;
+                let key = d
+                    .container_number
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .or_else(|| d.bill_of_lading.clone())
+                    .unwrap_or_default();
+                let id = teu_domain::ids::scoped(
+                    account,
+                    "line_deadline",
+                    &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
+                );
+                (id, row)
+            }),
+            |_, _| true,
+        );
+        let mut tx = self.pool.begin().await?;
+        for chunk in deadlines.chunks(self.rows_per_statement(9)) {
+            let sql = format!(
+                "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
+                 source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
+                 WHERE line_deadlines.body <> excluded.body",
+                values_placeholders(chunk.len(), 9)
+            );
+            let mut q = sqlx::query(&sql);
+            for (id, (index, d, raw)) in chunk {
+                q = q
+                    .bind(id.to_string())
+                    .bind(account.to_string())
+                    .bind(d.container_number.as_ref().map(ToString::to_string))
+                    .bind(&d.bill_of_lading)
+                    .bind(ts(d.issued_at))
+                    .bind(source_file)
+                    .bind(*index as i64)
+                    .bind(raw)
+                    .bind(serde_json::to_string(d).unwrap_or_default());
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores AIS positions (public data, shared by all accounts; see [`VesselPosition`]) read
+    /// from `source_file` with their row index. A report already stored (same transmitter and
+    /// time) is left as it is, so re-ingesting a file changes nothing.
+    pub async fn upsert_vessel_positions(
+        &self,
+        source_file: &str,
+        positions: &[(usize, VesselPosition)],
+    ) -> Result<()> {
+        if let Some(pg) = &self.pg {
+            return self
+                .upsert_vessel_positions_pg(pg, source_file, positions)
+                .await;
+        }
+        let mut tx = self.pool.begin().await?;
+        for chunk in positions.chunks(self.rows_per_statement(13)) {
+            let sql = format!(
+                "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
+                 longitude, speed_knots, course_deg, heading_deg, source_file, source_index) VALUES {} \
+                 ON CONFLICT (id) DO NOTHING",
+                values_placeholders(chunk.len(), 13)
+            );
+            // Not cached on PostgreSQL: NULL f64 binds (see `upsert_ports`). SQLite caches it,
+            // which saves parsing a statement of 5,200 parameters per chunk.
+            let mut q = sqlx::query(&sql).persistent(self.backend == Backend::Sqlite);
+            for (index, p) in chunk {
+                let at = ts(p.observed_at);
+                q = q
+                    .bind(teu_domain::ids::vessel_position_id(p.vessel_key(), &at).to_string())
+                    .bind(p.vessel_key().to_string())
+                    .bind(p.mmsi.as_deref())
+                    .bind(p.imo.as_deref())
+                    .bind(&p.vessel_name)
+                    .bind(at)
+                    .bind(p.latitude)
+                    .bind(p.longitude)
+                    .bind(p.speed_knots)
+                    .bind(p.course_deg)
+                    .bind(p.heading_deg)
+                    .bind(source_file)
+                    .bind(*index as i64);
+            }
+            q.execute(&mut *tx).await?;
+        }
+        self.positions_stored(&mut tx, positions).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Bookkeeping of newly stored AIS positions, in their transaction: the (MMSI, IMO) pairs
+    /// they report go to `vessel_identities`, and the track version of every vessel they may
+    /// belong to (their IMO numbers, and those their MMSIs have reported) goes up, so the
+    /// kept tracks of those vessels (`super::leg_tracks`) are derived again.
+    async fn positions_stored(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        positions: &[(usize, VesselPosition)],
+    ) -> Result<()> {
+        let (pairs, mmsis, imos) = reported_identities(positions);
+        for chunk in pairs.chunks(self.rows_per_statement(2)) {
+            let sql = format!(
+                "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
+                values_placeholders(chunk.len(), 2)
+            );
+            let mut q = sqlx::query(&sql);
+            for (mmsi, imo) in chunk {
+                q = q.bind(*mmsi).bind(*imo);
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        let mut imos: Vec<String> = imos.into_iter().map(String::from).collect();
+        for chunk in mmsis.chunks(self.rows_per_statement(1)) {
+            let sql = format!(
+                "SELECT DISTINCT imo FROM vessel_identities WHERE mmsi IN ({})",
+                in_list(1, chunk.len())
+            );
+            let mut q = sqlx::query(&sql);
+            for mmsi in chunk {
+                q = q.bind(*mmsi);
+            }
+            for row in q.fetch_all(self.counted(tx)).await? {
+                imos.push(row.try_get("imo")?);
+            }
+        }
+        imos.sort_unstable();
+        imos.dedup();
+        for chunk in imos.chunks(self.rows_per_statement(1)) {
+            let sql = format!(
+                "INSERT INTO track_versions (imo, version) VALUES {} \
+                 ON CONFLICT (imo) DO UPDATE SET version = track_versions.version + 1",
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| format!("(${}, 1)", i + 1))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let mut q = sqlx::query(&sql);
+            for imo in chunk {
+                q = q.bind(imo.as_str());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+
+    /// AIS positions of the vessel with IMO number `imo` observed in `[from, to]` (either bound
+    /// open when `None`), oldest first. Reports that carry the IMO count, and so do the reports
+    /// of every MMSI that has reported this IMO at least once (MarineCadastre and DMA leave the
+    /// IMO blank in many rows of a vessel).
+    pub async fn vessel_positions(
+        &self,
+        imo: &str,
+        from: Option<DateTime<Utc>>,
+        to: Option<DateTime<Utc>>,
+    ) -> Result<Vec<VesselPosition>> {
+        // Two index lookups joined by UNION: with `imo = $1 OR mmsi IN (…)` PostgreSQL scanned
+        // the whole table (127 ms at 822,000 positions, several times per map).
+        const COLUMNS: &str = "mmsi, vessel_key, imo, vessel_name, observed_at, latitude, \
+             longitude, speed_knots, course_deg, heading_deg";
+        let sql = format!(
+            "SELECT {COLUMNS} FROM vessel_positions WHERE imo = $1 \
+             AND observed_at >= $2 AND observed_at <= $3 \
+             UNION SELECT {COLUMNS} FROM vessel_positions WHERE mmsi IN \
+             (SELECT mmsi FROM vessel_identities WHERE imo = $1) \
+             AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(imo)
+            .bind(from.map(ts).unwrap_or_else(|| "0000".into()))
+            .bind(to.map(ts).unwrap_or_else(|| "9999".into()))
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                let mmsi: Option<String> = r.try_get("mmsi")?;
+                let key: String = r.try_get("vessel_key")?;
+                Ok(VesselPosition {
+                    track: mmsi.is_none().then_some(key),
+                    mmsi: parse_code(mmsi, "vessel position MMSI")?,
+                    imo: parse_code(r.try_get("imo")?, "vessel position IMO")?,
+                    vessel_name: r.try_get("vessel_name")?,
+                    observed_at: parse_ts(
+                        &r.try_get::<String, _>("observed_at")?,
+                        "vessel position",
+                    )?,
+                    latitude: r.try_get("latitude")?,
+                    longitude: r.try_get("longitude")?,
+                    speed_knots: r.try_get("speed_knots")?,
+                    course_deg: r.try_get("course_deg")?,
+                    heading_deg: r.try_get("heading_deg")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Number of stored AIS positions (all vessels).
+    pub async fn vessel_position_count(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM vessel_positions")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
+    }
+
+    /// Terminal checks and line deadlines of `account` for these containers and bills of lading.
+    pub async fn terminal_facts(
+        &self,
+        account: Uuid,
+        containers: &[String],
+        bills_of_lading: &[String],
+    ) -> Result<(Vec<TerminalCheck>, Vec<LineDeadline>)> {
+        let mut checks = Vec::new();
+        let mut deadlines = Vec::new();
+        for chunk in containers.chunks(self.rows_per_statement(1)) {
+            let list = in_list(2, chunk.len());
+            for (table, is_check) in [("terminal_checks", true), ("line_deadlines", false)] {
+                let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
+                let mut q = sqlx::query(&sql).bind(account.to_string());
+                for c in chunk {
+                    q = q.bind(c);
+                }
+                for row in q.fetch_all(self.pool()).await? {
+                    let id: String = row.try_get("id")?;
+                    let body: String = row.try_get("body")?;
+                    if is_check {
+                        checks.push(from_json(&body, "terminal check", &id)?);
+                    } else {
+                        deadlines.push(from_json(&body, "line deadline", &id)?);
+                    }
+                }
+            }
+        }
+        for chunk in bills_of_lading.chunks(self.rows_per_statement(1)) {
+            let sql = format!(
+                "SELECT id, body FROM line_deadlines WHERE account_id = $1 AND container_number IS NULL \
+                 AND bill_of_lading IN ({})",
+                in_list(2, chunk.len())
+            );
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for b in chunk {
+                q = q.bind(b);
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                let id: String = row.try_get("id")?;
+                deadlines.push(from_json(
+                    &row.try_get::<String, _>("body")?,
+                    "line deadline",
+                    &id,
+                )?);
+            }
+        }
+        Ok((checks, deadlines))
+    }
+}
+
+/// What AIS `positions` report of vessel identities: the (MMSI, IMO) pairs and the MMSIs, each
+/// once and sorted, and the IMO numbers (repeats kept). The bookkeeping of stored positions
+/// (`vessel_identities`, `track_versions`) on both backends starts from these.
+pub(super) fn reported_identities(
+    positions: &[(usize, VesselPosition)],
+) -> (Vec<(&str, &str)>, Vec<&str>, Vec<&str>) {
+    let mut pairs: Vec<(&str, &str)> = positions
+        .iter()
+        .filter_map(|(_, p)| Some((p.mmsi.as_deref()?, p.imo.as_deref()?)))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut mmsis: Vec<&str> = positions
+        .iter()
+        .filter_map(|(_, p)| p.mmsi.as_deref())
+        .collect();
+    mmsis.sort_unstable();
+    mmsis.dedup();
+    let imos = positions
+        .iter()
+        .filter_map(|(_, p)| p.imo.as_deref())
+        .collect();
+    (pairs, mmsis, imos)
+}

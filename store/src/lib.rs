@@ -1,0 +1,658 @@
+//! teu-store: every SQL statement and migration of teu. sqlx over SQLite (the embedded
+//! default, one file) or PostgreSQL, with migrations for each (`store/migrations/{sqlite,postgres}`).
+//!
+//! The pipeline (`teu-pipeline`: ingest, derivation) writes through it and both APIs read
+//! through it; no other crate writes SQL. One module per table family:
+//!
+//! | module | tables |
+//! |---|---|
+//! | `events` | raw and normalized transport events, their keys (`event_keys`), quarantine |
+//! | `derived` | containers, shipments, their event links, the webhook outbox rows of a derivation |
+//! | `reads`, `listing` | the pages and filters both APIs serve |
+//! | `facts` | terminal availability, line deadlines, AIS positions |
+//! | `leg_tracks`, `vessels` | derived leg geometry, vessels and their latest fixes |
+//! | `tracking_requests`, `shipment_edits`, `inference` | user requests and edits, SCAC history |
+//! | `email`, `document_schemas` | email submissions, their documents, the bundled schemas |
+//! | `accounts`, `webhooks`, `outbox`, `notify` | API keys, webhooks, deliveries, change notices |
+//! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`) writes |
+//!
+//! Both backends share one set of SQL statements (numbered `$n` placeholders, `ON CONFLICT`
+//! upserts), run through sqlx's `Any` driver. Ids are UUID text and timestamps RFC 3339 UTC text
+//! with millisecond precision, which sort correctly as text. Domain records are stored whole as
+//! JSON in `body`; the other columns are what queries filter, join and sort on. Every query takes
+//! the account id: one account never reads another's rows.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use sha2::{Digest, Sha256};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
+use uuid::Uuid;
+
+use teu_domain::listing::STOPPED_BY_USER;
+use teu_domain::model::{Account, Container, Port, Shipment, TransportEvent};
+
+mod accounts;
+mod bulk_pg;
+pub mod derive_lock;
+mod derived;
+mod document_schemas;
+mod email;
+mod events;
+mod facts;
+mod inference;
+mod leg_tracks;
+mod listing;
+pub mod notify;
+pub(crate) mod outbox;
+mod reads;
+pub mod scratch;
+mod shipment_edits;
+mod tracking_requests;
+mod vessels;
+mod webhooks;
+
+pub use leg_tracks::KeptLegTrack;
+pub use reads::EventLink;
+pub use tracking_requests::TrackingRequestError;
+pub use webhooks::WebhookError;
+#[cfg(test)]
+mod tests;
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unsupported database URL {0:?}: use sqlite:PATH or postgres://...")]
+    UnsupportedUrl(String),
+    #[error("cannot connect to {url}: {source}")]
+    Connect {
+        url: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("migrating the {backend} database failed: {source}")]
+    Migrate {
+        backend: &'static str,
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored {what} {id} is corrupt: {detail}")]
+    Corrupt {
+        what: &'static str,
+        id: String,
+        detail: String,
+    },
+    #[error("an account named {0:?} already exists")]
+    AccountExists(String),
+    #[error("no account named {0:?}")]
+    UnknownAccount(String),
+    #[error("the inbound address {0:?} belongs to another account")]
+    InboundAddressTaken(String),
+    #[error("{0}")]
+    Tags(#[from] teu_domain::listing::TagError),
+    #[error("TEU_SQLITE_CACHE_MIB={0:?}: expected a whole number of MiB from 1 to 65536")]
+    CacheSize(String),
+    /// A scratch database name that is not a plain identifier (`scratch::ScratchDatabase`).
+    #[error("scratch database name {0:?}: use lower-case letters, digits and _, not starting with a digit")]
+    ScratchName(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Which database a store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection pool to the teu database. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    /// PostgreSQL: a native pool beside `pool`, for the bulk writes that bind whole columns
+    /// as arrays (`bulk_pg`); connected on first use.
+    pg: Option<sqlx::PgPool>,
+    /// SQL statements run so far through this store (all clones share it); see
+    /// [`Store::statement_count`].
+    statements: Arc<AtomicU64>,
+    notifier: crate::notify::Notifier,
+    /// Idle connections of released derivation locks (PostgreSQL; `crate::derive_lock`).
+    lock_connections: crate::derive_lock::LockConnections,
+    /// Which due webhook a notification claim starts with (`outbox`; shared by clones).
+    claim_turn: Arc<AtomicU64>,
+}
+
+/// The current time at the store's precision (milliseconds), so that what is written and what
+/// is read back compare equal.
+pub fn now() -> DateTime<Utc> {
+    let now = Utc::now();
+    DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
+}
+
+/// Formats a timestamp the way the store keeps it: RFC 3339, UTC, milliseconds, `Z`.
+pub fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+pub(crate) fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt {
+            what,
+            id: s.to_string(),
+            detail: e.to_string(),
+        })
+}
+
+fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
+    Uuid::from_str(s).map_err(|e| StoreError::Corrupt {
+        what,
+        id: s.to_string(),
+        detail: e.to_string(),
+    })
+}
+
+/// A stored code column (`Some` text) parsed by its code type's rule (`teu_domain::codes`);
+/// a value that breaks it is [`StoreError::Corrupt`].
+fn parse_code<T: FromStr<Err = teu_domain::model::CodeError>>(
+    s: Option<String>,
+    what: &'static str,
+) -> Result<Option<T>> {
+    s.map(|s| {
+        T::from_str(&s).map_err(|e| StoreError::Corrupt {
+            what,
+            id: s.clone(),
+            detail: e.to_string(),
+        })
+    })
+    .transpose()
+}
+
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
+    body: &str,
+    what: &'static str,
+    id: &str,
+) -> Result<T> {
+    serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
+        what,
+        id: id.to_string(),
+        detail: e.to_string(),
+    })
+}
+
+/// SHA-256 hex of an API key: what the `api_keys` table holds. Keys are 160-bit random
+/// strings, so a fast hash is enough (no password stretching needed).
+pub fn hash_key(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// `$start, $start+1, ...` in groups of `width`: `($1, $2), ($3, $4)`.
+/// One row per key for a multi-row upsert: of the rows sharing a key, the one `replaces` prefers
+/// (`replaces(new, kept)` is true when a later row should replace the kept one), at the place of
+/// the key's first row. PostgreSQL refuses an `INSERT … ON CONFLICT DO UPDATE` that meets one row
+/// twice ("cannot affect row a second time"; SQLite applies them in turn), and a feed may repeat
+/// a row, so every multi-row upsert with `DO UPDATE` goes through this.
+fn one_per_key<K, T>(
+    rows: impl IntoIterator<Item = (K, T)>,
+    replaces: impl Fn(&T, &T) -> bool,
+) -> Vec<(K, T)>
+where
+    K: Eq + std::hash::Hash + Clone,
+{
+    let mut at: HashMap<K, usize> = HashMap::new();
+    let mut out: Vec<(K, T)> = Vec::new();
+    for (k, row) in rows {
+        match at.get(&k) {
+            Some(&i) => {
+                if replaces(&row, &out[i].1) {
+                    out[i].1 = row;
+                }
+            }
+            None => {
+                at.insert(k.clone(), out.len());
+                out.push((k, row));
+            }
+        }
+    }
+    out
+}
+
+fn values_placeholders(rows: usize, width: usize) -> String {
+    let mut s = String::with_capacity(rows * width * 4);
+    for r in 0..rows {
+        if r > 0 {
+            s.push_str(", ");
+        }
+        s.push('(');
+        for c in 0..width {
+            if c > 0 {
+                s.push_str(", ");
+            }
+            s.push('$');
+            s.push_str(&(r * width + c + 1).to_string());
+        }
+        s.push(')');
+    }
+    s
+}
+
+/// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
+/// A list of strings as the JSON text the store keeps (`ref_numbers`, `tags`, …).
+pub(crate) fn json_list(items: &[String]) -> String {
+    serde_json::Value::from(items.to_vec()).to_string()
+}
+
+pub(crate) fn in_list(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Rows per multi-row statement on PostgreSQL; keeps bind parameters far below its limit of
+/// 65,535.
+const CHUNK: usize = 400;
+
+/// Bind parameters per multi-row statement on SQLite. SQLite finds a numbered parameter (`$N`)
+/// by a linear scan of the statement's parameter list, and sqlx asks for the name of every
+/// parameter it binds (`sqlite3_bind_parameter_name`), so binding one statement costs the square
+/// of its parameters: at 3,600 (400 events of 9 columns) that lookup was 38% of the ingest's
+/// CPU time (perf, docs/NOTES.md). A few hundred keep the lookup small and the statements few.
+const SQLITE_PARAMS: usize = 250;
+
+/// SQLite page cache per connection, in MiB, when `TEU_SQLITE_CACHE_MIB` is not set: SQLite's
+/// own default (2,000 KiB, rounded). A larger cache speeds the store stage of big ingests (256 MiB:
+/// 16% at 100,000 containers) at the price of memory on each of the pool's connections (peak
+/// RSS 543 MiB to 1.6 GiB); README, "Ingest at scale".
+pub const SQLITE_CACHE_MIB: u32 = 2;
+
+/// The SQLite page cache per connection in MiB: `TEU_SQLITE_CACHE_MIB` (1 to 65536) or
+/// [`SQLITE_CACHE_MIB`]. Errors with [`StoreError::CacheSize`] naming the value when it is not a
+/// number in that range.
+fn sqlite_cache_mib() -> Result<u32> {
+    match std::env::var("TEU_SQLITE_CACHE_MIB") {
+        Err(_) => Ok(SQLITE_CACHE_MIB),
+        Ok(v) => match v.trim().parse::<u32>() {
+            Ok(n) if (1..=65536).contains(&n) => Ok(n),
+            _ => Err(StoreError::CacheSize(v)),
+        },
+    }
+}
+
+/// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
+/// `content_hash` was unchanged are not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivedChanges {
+    /// Shipment ids.
+    pub shipments: Vec<Uuid>,
+    /// Container ids.
+    pub containers: Vec<Uuid>,
+    /// Webhook notifications written with the rows (`teu_domain::webhooks::outbox`).
+    pub notifications: usize,
+}
+
+/// Reads containers by id (`container_row`'s columns); `IN (…)` follows.
+const CONTAINER_SELECT: &str =
+    "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND id IN";
+/// Reads shipments by id (`shipment_row`'s columns); `IN (…)` follows.
+const SHIPMENT_SELECT: &str =
+    "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, body \
+     FROM shipments WHERE account_id = $1 AND id IN";
+
+/// What one re-derivation read (see [`Store::upsert_derived`]): the stored events of the
+/// connected history and every key they name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DerivationScope {
+    /// Ids of the stored events read.
+    pub event_ids: Vec<Uuid>,
+    /// Every bill of lading and booking the events name (the possible shipment keys).
+    pub shipment_keys: Vec<String>,
+    /// Every container number the events name.
+    pub containers: Vec<String>,
+}
+
+/// The `id` column of `RETURNING id` rows.
+fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
+    rows.iter()
+        .map(|r| parse_uuid(&r.try_get::<String, _>("id")?, "returned id"))
+        .collect()
+}
+
+/// A stored event ready to write: the event, its original JSON and where it came from.
+pub struct NewEvent<'a> {
+    pub event: &'a TransportEvent,
+    pub raw: &'a str,
+    pub source_file: &'a str,
+    pub source_index: usize,
+}
+
+impl Store {
+    /// Rows per multi-row statement (or keys per `IN` list) of `width` bind parameters each:
+    /// [`CHUNK`] on PostgreSQL, [`SQLITE_PARAMS`] / `width` (at least 1) on SQLite.
+    fn rows_per_statement(&self, width: usize) -> usize {
+        match self.backend {
+            Backend::Sqlite => (SQLITE_PARAMS / width.max(1)).max(1),
+            Backend::Postgres => CHUNK,
+        }
+    }
+
+    /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates
+    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL. SQLite
+    /// connections get the page cache of `TEU_SQLITE_CACHE_MIB` ([`SQLITE_CACHE_MIB`] if unset).
+    ///
+    /// # Errors
+    /// [`StoreError::UnsupportedUrl`] for another scheme, [`StoreError::CacheSize`] for a bad
+    /// `TEU_SQLITE_CACHE_MIB`, [`StoreError::Connect`] or [`StoreError::Migrate`] when the
+    /// database cannot be reached or migrated.
+    pub async fn connect(url: &str) -> Result<Store> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = if url.starts_with("sqlite:") {
+            let url = if url.contains("mode=") {
+                url.to_string()
+            } else if url.contains('?') {
+                format!("{url}&mode=rwc")
+            } else {
+                format!("{url}?mode=rwc")
+            };
+            (Backend::Sqlite, url)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_string())
+        } else {
+            return Err(StoreError::UnsupportedUrl(url.to_string()));
+        };
+        let sqlite = backend == Backend::Sqlite;
+        // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
+        let cache_kib = if sqlite {
+            i64::from(sqlite_cache_mib()?) * 1024
+        } else {
+            0
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 4 } else { 10 })
+            .acquire_timeout(std::time::Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    // With WAL (set once below), NORMAL syncs at checkpoints instead of every
+                    // commit: a killed process loses nothing committed, a power cut may lose the
+                    // last transactions (SQLite manual, "PRAGMA synchronous").
+                    if sqlite {
+                        sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
+                            .execute(&mut *conn)
+                            .await?;
+                    } else {
+                        // Statements are prepared once per connection; PostgreSQL's generic plan
+                        // of one prepared while the tables were small kept scanning
+                        // `transport_events` whole once they had grown (8 s per key lookup at
+                        // 750,000 events). Plan each execution with its values instead.
+                        sqlx::query("SET plan_cache_mode = force_custom_plan")
+                            .execute(&mut *conn)
+                            .await?;
+                        // A random page read costs about what a sequential one does on the SSDs
+                        // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
+                        // with the default 4 the planner read all of `container_events` in
+                        // parallel for a page's 30 containers (21 ms) instead of their links
+                        // by primary key (8 ms; docs/NOTES.md, fourteenth session).
+                        sqlx::query("SET random_page_cost = 1.1")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await
+            .map_err(|source| StoreError::Connect {
+                url: redact(&url),
+                source,
+            })?;
+        if sqlite {
+            // Write-ahead logging: readers (`teu serve`) and the writer (`teu ingest`) do not
+            // block each other, and commits are cheaper. The mode is kept in the database file;
+            // when another process holds the file it stays as it is.
+            if let Err(e) = sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await
+            {
+                tracing::warn!("SQLite journal_mode=WAL not set: {e}");
+            }
+        }
+        let notifier = match backend {
+            Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
+            Backend::Postgres => {
+                crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
+                    url: redact(&url),
+                    source: match e {
+                        crate::notify::NotifyError::Sql(e) => e,
+                        other => sqlx::Error::Configuration(other.to_string().into()),
+                    },
+                })?
+            }
+        };
+        let pg = match backend {
+            // Two connections: one ingest writes through one at a time.
+            Backend::Postgres => Some(
+                sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(2)
+                    .acquire_timeout(std::time::Duration::from_secs(10))
+                    .connect_lazy(&url)
+                    .map_err(|source| StoreError::Connect {
+                        url: redact(&url),
+                        source,
+                    })?,
+            ),
+            Backend::Sqlite => None,
+        };
+        let store = Store {
+            pool,
+            backend,
+            pg,
+            notifier,
+            statements: Arc::new(AtomicU64::new(0)),
+            lock_connections: Default::default(),
+            claim_turn: Arc::new(AtomicU64::new(0)),
+        };
+        store.migrate().await?;
+        store.optimize().await?;
+        if store.port_count().await? == 0 {
+            let ports: Vec<Port> = teu_domain::reference::bundled().0.iter().cloned().collect();
+            store.upsert_ports(&ports).await?;
+        }
+        store.load_document_schemas().await?;
+        store.backfill_filter_columns().await?;
+        store.backfill_named_actual().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let result = match self.backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.pool).await,
+            Backend::Postgres => {
+                sqlx::migrate!("./migrations/postgres")
+                    .run(&self.pool)
+                    .await
+            }
+        };
+        result.map_err(|source| StoreError::Migrate {
+            backend: match self.backend {
+                Backend::Sqlite => "SQLite",
+                Backend::Postgres => "PostgreSQL",
+            },
+            source,
+        })
+    }
+
+    /// Refreshes the planner statistics of the tables that need it: SQLite `PRAGMA optimize =
+    /// 0x10002` (SQLite manual, "PRAGMA optimize": every table never analyzed, or grown much
+    /// since, not only those this connection read), each index sampled at most
+    /// `analysis_limit` 400 rows, so a large database takes milliseconds. Run when the store
+    /// opens and after writing many rows (the end of an ingest). Without statistics SQLite's
+    /// planner read the account's whole index for `account_id = $1 AND id IN (…)` instead of
+    /// the ids (3.6 ms for 18 shipments of 2,110; docs/NOTES.md, fourteenth session).
+    /// PostgreSQL: nothing (autovacuum analyzes).
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when a statement fails.
+    pub async fn optimize(&self) -> Result<()> {
+        if self.backend != Backend::Sqlite {
+            return Ok(());
+        }
+        // Both pragmas on one connection: `analysis_limit` is a connection setting.
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("PRAGMA analysis_limit = 400")
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query("PRAGMA optimize = 0x10002")
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
+
+    /// The backend this store uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The change notifier of this database (see [`crate::notify`]).
+    pub fn notifier(&self) -> &crate::notify::Notifier {
+        &self.notifier
+    }
+
+    /// The idle connections of released derivation locks, shared by every clone of the store.
+    pub(crate) fn lock_connections(&self) -> &crate::derive_lock::LockConnections {
+        &self.lock_connections
+    }
+
+    /// The pool to run one SQL statement on. Every statement the store runs outside a
+    /// transaction takes its executor from here, so each call counts one statement in
+    /// [`Store::statement_count`]; statements inside a transaction go through
+    /// [`Store::counted`].
+    pub fn pool(&self) -> &AnyPool {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        &self.pool
+    }
+
+    /// A transaction's connection, counting one statement (see [`Store::statement_count`]).
+    pub fn counted<'c>(&self, conn: &'c mut sqlx::AnyConnection) -> &'c mut sqlx::AnyConnection {
+        self.count_statement();
+        conn
+    }
+
+    /// Counts one statement in [`Store::statement_count`] (for statements not run through
+    /// [`Store::counted`]).
+    fn count_statement(&self) {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// SQL statements this store (and its clones) ran since it was connected, migrations and
+    /// `BEGIN`/`COMMIT` not included. For tests that check a request's cost (no N+1 queries)
+    /// and for debugging.
+    pub fn statement_count(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
+    }
+}
+
+/// Hides the password of a database URL for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            match creds.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself.
+fn hashed_body<T: serde::Serialize + Clone>(
+    record: &T,
+    blank: impl FnOnce(&mut T),
+) -> (String, String) {
+    let body = serde_json::to_string(record).unwrap_or_default();
+    let mut plain = record.clone();
+    blank(&mut plain);
+    let hash = hex::encode(Sha256::digest(
+        serde_json::to_vec(&plain).unwrap_or_default(),
+    ));
+    (hash, body)
+}
+
+/// An (id, content_hash) row.
+fn hash_row(r: &AnyRow) -> Result<(Uuid, String)> {
+    let id: String = r.try_get("id")?;
+    Ok((parse_uuid(&id, "content hash")?, r.try_get("content_hash")?))
+}
+
+fn account_row(r: &AnyRow) -> Result<Account> {
+    let id: String = r.try_get("id")?;
+    Ok(Account {
+        id: parse_uuid(&id, "account")?,
+        name: r.try_get("name")?,
+        company_name: r.try_get("company_name")?,
+        routing_data: r.try_get::<i64, _>("routing_data")? != 0,
+        created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
+    })
+}
+
+pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
+    let id: String = r.try_get("id")?;
+    let mut c: Container = from_json(&r.try_get::<String, _>("body")?, "container", &id)?;
+    c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
+    c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
+    Ok(c)
+}
+
+pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
+    let id: String = r.try_get("id")?;
+    let mut s: Shipment = from_json(&r.try_get::<String, _>("body")?, "shipment", &id)?;
+    s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
+    s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
+    s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
+    // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
+    if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {
+        s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
+        s.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_string());
+    }
+    // The user's reference numbers follow the feeds' (`teu_domain::shipment_edits`).
+    if let Some(user) = r.try_get::<Option<String>, _>("user_ref_numbers")? {
+        let user: Vec<String> = from_json(&user, "shipment ref numbers", &id)?;
+        s.ref_numbers = teu_domain::shipment_edits::merged_ref_numbers(&s.ref_numbers, &user);
+    }
+    Ok(s)
+}
+
+fn event_row(r: &AnyRow) -> Result<TransportEvent> {
+    let id: String = r.try_get("id")?;
+    let raw: String = r.try_get("raw_event_id")?;
+    let event: teu_domain::model::EventRow =
+        from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?;
+    let timezone = event
+        .locode
+        .as_deref()
+        .and_then(|l| teu_domain::reference::bundled().0.get(l))
+        .and_then(|p| p.time_zone.clone());
+    Ok(TransportEvent {
+        id: parse_uuid(&id, "transport event")?,
+        raw_event_id: parse_uuid(&raw, "raw event")?,
+        timezone,
+        event,
+    })
+}

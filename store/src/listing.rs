@@ -1,0 +1,603 @@
+//! The SQL of filtered and sorted pages of containers and shipments, shipment tags and the
+//! user's stop of tracking (rules and filter types: [`teu_domain::listing`]).
+//!
+//! Filters run on indexed columns of `migrations/*/20261121000009_graphql_filters.sql`, which
+//! the derived upserts fill ([`ShipmentFilterColumns::of`], [`container_filter_columns`]) and
+//! [`Store::backfill_filter_columns`] fills for rows written before that migration. Every
+//! statement is one SQL text for SQLite and PostgreSQL (`$n` placeholders, TEXT timestamps).
+
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::{container_row, now, shipment_row, ts, Result, Store, StoreError};
+use teu_domain::listing::{normalize_container_number, ListFilter, ListOrder, TagError, MAX_TAGS};
+use teu_domain::model::{Container, Shipment};
+
+/// The indexed filter columns of a shipment row.
+pub(crate) struct ShipmentFilterColumns {
+    pub pol_locode: Option<String>,
+    pub pod_locode: Option<String>,
+    pub shipping_line_scac: Option<String>,
+    pub pod_eta_at: Option<String>,
+}
+
+impl ShipmentFilterColumns {
+    /// The columns of `s`, as the upserts and the backfill write them.
+    pub(crate) fn of(s: &Shipment) -> Self {
+        ShipmentFilterColumns {
+            pol_locode: s.port_of_lading_locode.as_deref().map(str::to_string),
+            pod_locode: s.port_of_discharge_locode.as_deref().map(str::to_string),
+            shipping_line_scac: Some(s.shipping_line_scac.clone()),
+            pod_eta_at: s.pod_eta_at.map(ts),
+        }
+    }
+}
+
+/// The indexed filter columns of a container row: `pickup_lfd` and `has_holds` (0 or 1).
+pub(crate) fn container_filter_columns(c: &Container) -> (Option<String>, i64) {
+    (
+        c.pickup_lfd.map(ts),
+        i64::from(!c.holds_at_pod_terminal.is_empty()),
+    )
+}
+
+/// A bind value.
+#[derive(Clone)]
+enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// A WHERE clause under construction: `$1` is always the account id.
+struct Clause {
+    preds: Vec<String>,
+    binds: Vec<Bind>,
+}
+
+impl Clause {
+    fn new(account: Uuid, first: &str) -> Self {
+        Clause {
+            preds: vec![first.to_string()],
+            binds: vec![Bind::Text(account.to_string())],
+        }
+    }
+
+    /// Adds a bind value and returns its placeholder.
+    fn bind(&mut self, b: Bind) -> String {
+        self.binds.push(b);
+        format!("${}", self.binds.len())
+    }
+
+    fn text(&mut self, s: impl Into<String>) -> String {
+        self.bind(Bind::Text(s.into()))
+    }
+
+    fn sql(&self) -> String {
+        self.preds.join(" AND ")
+    }
+
+    /// Whether the clause keeps less than the whole account (a predicate besides the first,
+    /// the account's).
+    fn filters(&self) -> bool {
+        self.preds.len() > 1
+    }
+}
+
+/// Which rows a page counts ([`Store::page_total`]).
+#[derive(Clone, Copy)]
+enum Counted {
+    Containers,
+    Shipments,
+}
+
+/// Predicates on container `c`.
+fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
+    let mut out = Vec::new();
+    if !f.statuses.is_empty() {
+        let list: Vec<String> = f.statuses.iter().map(|s| cl.text(s.as_str())).collect();
+        out.push(format!("c.current_status IN ({})", list.join(", ")));
+    }
+    if let Some(n) = &f.container_number {
+        let p = cl.text(normalize_container_number(n));
+        out.push(format!("c.number = {p}"));
+    }
+    if let Some(h) = f.has_holds {
+        let p = cl.bind(Bind::Int(i64::from(h)));
+        out.push(format!("c.has_holds = {p}"));
+    }
+    if let Some(t) = f.lfd_before {
+        let p = cl.text(ts(t));
+        out.push(format!("c.pickup_lfd < {p}"));
+    }
+    if let Some(t) = f.lfd_after {
+        let p = cl.text(ts(t));
+        out.push(format!("c.pickup_lfd > {p}"));
+    }
+    out
+}
+
+/// Predicates on shipment `s` (whose id is `shipment_id`), and whether any reads a column
+/// of `s` itself (tags only need the id).
+fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    for (column, value) in [
+        (
+            "s.bill_of_lading_number",
+            f.bill_of_lading_number.as_deref(),
+        ),
+        ("s.pol_locode", f.pol_locode.as_deref()),
+        ("s.pod_locode", f.pod_locode.as_deref()),
+        ("s.shipping_line_scac", f.shipping_line_scac.as_deref()),
+    ] {
+        if let Some(v) = value {
+            let v = if column == "s.bill_of_lading_number" {
+                v.trim().to_string()
+            } else {
+                v.trim().to_ascii_uppercase()
+            };
+            let p = cl.text(v);
+            out.push(format!("{column} = {p}"));
+        }
+    }
+    if let Some(stopped) = f.tracking_stopped {
+        // The derived stop lives in the body (a JSON string when set); the user's in its column.
+        let set = "(s.user_stopped_at IS NOT NULL \
+                   OR s.body LIKE '%\"line_tracking_stopped_at\":\"%')";
+        out.push(if stopped {
+            set.to_string()
+        } else {
+            format!("NOT {set}")
+        });
+    }
+    let reads_s = !out.is_empty();
+    for tag in &f.tags {
+        let p = cl.text(tag.trim());
+        out.push(format!(
+            "EXISTS (SELECT 1 FROM shipment_tags t WHERE t.account_id = $1 \
+             AND t.shipment_id = {shipment_id} AND t.tag = {p})"
+        ));
+    }
+    (out, reads_s)
+}
+
+fn bind_all<'q>(
+    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    binds: &[Bind],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    for b in binds {
+        q = match b {
+            Bind::Text(s) => q.bind(s.clone()),
+            Bind::Int(i) => q.bind(*i),
+        };
+    }
+    q
+}
+
+impl Store {
+    /// One page of the account's containers, most recently refreshed first (then newest
+    /// created, then id), and the total count. `offset` and `limit` count rows.
+    pub async fn list_containers(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Container>, i64)> {
+        self.list_containers_filtered(
+            account,
+            &ListFilter::default(),
+            ListOrder::default(),
+            offset,
+            limit,
+        )
+        .await
+    }
+
+    /// One page of the account's shipments, ordered like containers, and the total count.
+    pub async fn list_shipments(
+        &self,
+        account: Uuid,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Shipment>, i64)> {
+        self.list_shipments_filtered(
+            account,
+            &ListFilter::default(),
+            ListOrder::default(),
+            offset,
+            limit,
+        )
+        .await
+    }
+
+    /// One page of the account's containers matching `filter` in `order`, and how many match
+    /// in all. Two statements.
+    pub async fn list_containers_filtered(
+        &self,
+        account: Uuid,
+        filter: &ListFilter,
+        order: ListOrder,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Container>, i64)> {
+        let mut cl = Clause::new(account, "c.account_id = $1");
+        let preds = container_preds(filter, &mut cl);
+        cl.preds.extend(preds);
+        let (preds, reads_s) = shipment_preds(filter, &mut cl, "c.shipment_id");
+        cl.preds.extend(preds);
+        if let Some(t) = filter.updated_after {
+            let p = cl.text(ts(t));
+            cl.preds.push(format!("c.refreshed_at > {p}"));
+        }
+        let from = if reads_s || order == ListOrder::PodEtaAsc {
+            "containers c LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = $1"
+        } else {
+            "containers c"
+        };
+        let order_by = match order {
+            ListOrder::UpdatedAtDesc => "c.refreshed_at DESC, c.created_at DESC, c.id DESC",
+            ListOrder::PodEtaAsc => "(s.pod_eta_at IS NULL), s.pod_eta_at, c.number, c.id",
+            ListOrder::LfdAsc => "(c.pickup_lfd IS NULL), c.pickup_lfd, c.number, c.id",
+            ListOrder::NumberAsc => "c.number, c.id",
+        };
+        let where_sql = cl.sql();
+        let total = self
+            .page_total(account, Counted::Containers, from, &cl)
+            .await?;
+        let n = cl.binds.len();
+        let page_sql = format!(
+            "SELECT c.id, c.created_at, c.refreshed_at, c.body FROM {from} WHERE {where_sql} \
+             ORDER BY {order_by} LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2
+        );
+        let rows = bind_all(sqlx::query(&page_sql), &cl.binds)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(self.pool())
+            .await?;
+        let items = rows.iter().map(container_row).collect::<Result<Vec<_>>>()?;
+        Ok((items, total))
+    }
+
+    /// One page of the account's shipments matching `filter` in `order`, and how many match
+    /// in all. Container filters match a shipment when one of its containers matches them
+    /// all. Two statements.
+    pub async fn list_shipments_filtered(
+        &self,
+        account: Uuid,
+        filter: &ListFilter,
+        order: ListOrder,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<Shipment>, i64)> {
+        let mut cl = Clause::new(account, "s.account_id = $1");
+        let (preds, _) = shipment_preds(filter, &mut cl, "s.id");
+        cl.preds.extend(preds);
+        let cpreds = container_preds(filter, &mut cl);
+        if !cpreds.is_empty() {
+            cl.preds.push(format!(
+                "EXISTS (SELECT 1 FROM containers c WHERE c.account_id = $1 AND c.shipment_id = s.id AND {})",
+                cpreds.join(" AND ")
+            ));
+        }
+        if let Some(t) = filter.updated_after {
+            let p = cl.text(ts(t));
+            cl.preds.push(format!("s.refreshed_at > {p}"));
+        }
+        const MIN_LFD: &str = "(SELECT MIN(c2.pickup_lfd) FROM containers c2 \
+                               WHERE c2.account_id = $1 AND c2.shipment_id = s.id)";
+        let order_by = match order {
+            ListOrder::UpdatedAtDesc => "s.refreshed_at DESC, s.created_at DESC, s.id DESC".into(),
+            ListOrder::PodEtaAsc => {
+                "(s.pod_eta_at IS NULL), s.pod_eta_at, s.bill_of_lading_number, s.id".into()
+            }
+            ListOrder::LfdAsc => {
+                format!("({MIN_LFD} IS NULL), {MIN_LFD}, s.bill_of_lading_number, s.id")
+            }
+            ListOrder::NumberAsc => "s.bill_of_lading_number, s.id".to_string(),
+        };
+        let where_sql = cl.sql();
+        let total = self
+            .page_total(account, Counted::Shipments, "shipments s", &cl)
+            .await?;
+        let n = cl.binds.len();
+        let page_sql = format!(
+            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body \
+             FROM shipments s WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2
+        );
+        let rows = bind_all(sqlx::query(&page_sql), &cl.binds)
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(self.pool())
+            .await?;
+        let items = rows.iter().map(shipment_row).collect::<Result<Vec<_>>>()?;
+        Ok((items, total))
+    }
+
+    /// How many rows of `from` (the page's FROM: containers `c` or shipments `s`) the clause
+    /// keeps: the page's total. Unfiltered (the clause holds only the account), one primary-key
+    /// read of `account_counts` (kept by the triggers of
+    /// `migrations/*/20261125000014_page_reads.sql`; 0 for an account without a row) where
+    /// `COUNT(*)` walks every row of the account; filtered, the count itself.
+    async fn page_total(
+        &self,
+        account: Uuid,
+        counted: Counted,
+        from: &str,
+        cl: &Clause,
+    ) -> Result<i64> {
+        if !cl.filters() {
+            let column = match counted {
+                Counted::Containers => "containers",
+                Counted::Shipments => "shipments",
+            };
+            let sql = format!("SELECT {column} AS n FROM account_counts WHERE account_id = $1");
+            return Ok(sqlx::query(&sql)
+                .bind(account.to_string())
+                .fetch_optional(self.pool())
+                .await?
+                .map(|r| r.try_get::<i64, _>("n"))
+                .transpose()?
+                .unwrap_or(0));
+        }
+        let sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {}", cl.sql());
+        Ok(bind_all(sqlx::query(&sql), &cl.binds)
+            .fetch_one(self.pool())
+            .await?
+            .try_get("n")?)
+    }
+
+    /// Adds `add` to and removes `remove` from the shipment's tags (both already checked by
+    /// [`parse_tags`]); the shipment's `refreshed_at` moves to now. `None` when the account has
+    /// no such shipment. Tags come back sorted. Refused with [`StoreError::Tags`] when the
+    /// shipment would carry more than [`MAX_TAGS`].
+    pub async fn update_shipment_tags(
+        &self,
+        account: Uuid,
+        id: Uuid,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<Option<Shipment>> {
+        let account_s = account.to_string();
+        let id_s = id.to_string();
+        let mut tx = self.pool().begin().await?;
+        if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
+            return Ok(None);
+        }
+        self.insert_tags(&mut tx, &account_s, &id_s, add).await?;
+        for tag in remove {
+            sqlx::query(
+                "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 AND tag = $3",
+            )
+            .bind(&account_s)
+            .bind(&id_s)
+            .bind(tag)
+            .execute(self.counted(&mut tx))
+            .await?;
+        }
+        // Not committed when too many: the transaction rolls back on drop.
+        if self.sync_tags_column(&mut tx, &account_s, &id_s).await? > MAX_TAGS {
+            return Err(StoreError::Tags(TagError::TooMany));
+        }
+        tx.commit().await?;
+        self.shipment(account, id).await
+    }
+
+    /// Moves the shipment's `refreshed_at` to now, first thing in a transaction that edits it:
+    /// on PostgreSQL the write locks the row, so concurrent edits of one shipment run one after
+    /// the other and none is lost. `false` when the account has no such shipment.
+    pub(crate) async fn touch_shipment(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+    ) -> Result<bool> {
+        let touched =
+            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
+                .bind(account)
+                .bind(id)
+                .bind(ts(now()))
+                .execute(self.counted(conn))
+                .await?;
+        Ok(touched.rows_affected() > 0)
+    }
+
+    /// Adds `tags` to the shipment's `shipment_tags` rows (a tag it has already is skipped);
+    /// [`Store::sync_tags_column`] must follow.
+    pub(crate) async fn insert_tags(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+        tags: &[String],
+    ) -> Result<()> {
+        for tag in tags {
+            sqlx::query(
+                "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
+                 ON CONFLICT (shipment_id, tag) DO NOTHING",
+            )
+            .bind(account)
+            .bind(id)
+            .bind(tag)
+            .execute(self.counted(conn))
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Writes the shipment's `tags` column (what lists serve, sorted) from its `shipment_tags`
+    /// rows (what filters read), and returns how many tags it carries.
+    pub(crate) async fn sync_tags_column(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        account: &str,
+        id: &str,
+    ) -> Result<usize> {
+        let tags: Vec<String> = sqlx::query(
+            "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 ORDER BY tag",
+        )
+        .bind(account)
+        .bind(id)
+        .fetch_all(self.counted(conn))
+        .await?
+        .iter()
+        .map(|r| r.try_get::<String, _>("tag"))
+        .collect::<Result<_, _>>()?;
+        sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
+            .bind(account)
+            .bind(id)
+            .bind(crate::json_list(&tags))
+            .execute(self.counted(conn))
+            .await?;
+        Ok(tags.len())
+    }
+
+    /// Stops tracking the shipment at the shipping line on the user's behalf:
+    /// `line_tracking_stopped_at` becomes now and `line_tracking_stopped_reason`
+    /// `cancelled_by_user` (a shipment already stopped by the user keeps its first time).
+    /// `None` when the account has no such shipment.
+    pub async fn stop_tracking(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
+        let at = now();
+        let account_s = account.to_string();
+        // One transaction: the `tracking_request.tracking_stopped` notifications of the
+        // shipment's tracking requests commit with the stop.
+        let mut tx = self.pool().begin().await?;
+        let stopped = sqlx::query(
+            "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $3 \
+             WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NULL",
+        )
+        .bind(&account_s)
+        .bind(id.to_string())
+        .bind(ts(at))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if stopped > 0 {
+            let requests = sqlx::query(
+                "SELECT id FROM tracking_requests WHERE account_id = $1 AND shipment_id = $2",
+            )
+            .bind(&account_s)
+            .bind(id.to_string())
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut emissions = Vec::with_capacity(requests.len());
+            for r in &requests {
+                let request: String = r.try_get("id")?;
+                let request = Uuid::parse_str(&request).map_err(|e| StoreError::Corrupt {
+                    what: "tracking request",
+                    id: request.clone(),
+                    detail: e.to_string(),
+                })?;
+                emissions.push(teu_domain::webhooks::rules::tracking_request_stopped(
+                    request, id, at,
+                ));
+            }
+            if !emissions.is_empty() {
+                let hooks = crate::outbox::subscriptions(&mut tx, &account_s).await?;
+                super::outbox::enqueue(
+                    &mut tx,
+                    &account_s,
+                    &hooks,
+                    &emissions,
+                    self.rows_per_statement(12),
+                )
+                .await?;
+            }
+        }
+        tx.commit().await?;
+        self.shipment(account, id).await
+    }
+
+    /// Undoes [`Store::stop_tracking`]: the shipment shows the tracking state the feeds give
+    /// it again (normally not stopped). `None` when the account has no such shipment.
+    pub async fn resume_tracking(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
+        sqlx::query(
+            "UPDATE shipments SET user_stopped_at = NULL, refreshed_at = $3 \
+             WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NOT NULL",
+        )
+        .bind(account.to_string())
+        .bind(id.to_string())
+        .bind(ts(now()))
+        .execute(self.pool())
+        .await?;
+        self.shipment(account, id).await
+    }
+
+    /// Fills the filter columns of rows written before they existed (`filters_at IS NULL`)
+    /// from their JSON body, with the functions the upserts use. Runs at start-up; a no-op
+    /// once every row is filled. A row whose body does not parse gets empty columns.
+    pub(crate) async fn backfill_filter_columns(&self) -> Result<()> {
+        const BATCH: i64 = 500;
+        loop {
+            let rows = sqlx::query(
+                "SELECT id, created_at, refreshed_at, body FROM containers WHERE filters_at IS NULL LIMIT $1",
+            )
+            .bind(BATCH)
+            .fetch_all(self.pool())
+            .await?;
+            if rows.is_empty() {
+                break;
+            }
+            let stamp = ts(now());
+            let mut tx = self.pool().begin().await?;
+            for row in &rows {
+                let id: String = row.try_get("id")?;
+                let (lfd, holds) = container_row(row)
+                    .map(|c| container_filter_columns(&c))
+                    .unwrap_or((None, 0));
+                sqlx::query(
+                    "UPDATE containers SET pickup_lfd = $1, has_holds = $2, filters_at = $3 WHERE id = $4",
+                )
+                .bind(lfd)
+                .bind(holds)
+                .bind(&stamp)
+                .bind(id)
+                .execute(self.counted(&mut tx))
+                .await?;
+            }
+            tx.commit().await?;
+        }
+        loop {
+            let rows = sqlx::query(
+                "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, body FROM shipments \
+                 WHERE filters_at IS NULL LIMIT $1",
+            )
+            .bind(BATCH)
+            .fetch_all(self.pool())
+            .await?;
+            if rows.is_empty() {
+                break;
+            }
+            let stamp = ts(now());
+            let mut tx = self.pool().begin().await?;
+            for row in &rows {
+                let id: String = row.try_get("id")?;
+                let f = shipment_row(row)
+                    .map(|s| ShipmentFilterColumns::of(&s))
+                    .ok();
+                let f = f.unwrap_or(ShipmentFilterColumns {
+                    pol_locode: None,
+                    pod_locode: None,
+                    shipping_line_scac: None,
+                    pod_eta_at: None,
+                });
+                sqlx::query(
+                    "UPDATE shipments SET pol_locode = $1, pod_locode = $2, shipping_line_scac = $3, \
+                     pod_eta_at = $4, filters_at = $5 WHERE id = $6",
+                )
+                .bind(f.pol_locode)
+                .bind(f.pod_locode)
+                .bind(f.shipping_line_scac)
+                .bind(f.pod_eta_at)
+                .bind(&stamp)
+                .bind(id)
+                .execute(self.counted(&mut tx))
+                .await?;
+            }
+            tx.commit().await?;
+        }
+        Ok(())
+    }
+}

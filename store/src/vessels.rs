@@ -1,0 +1,126 @@
+//! The SQL of vessels as an account sees them ([`teu_domain::vessels`]: the rules and types).
+
+use sqlx::Row;
+use uuid::Uuid;
+
+use super::{parse_code, parse_ts, Backend, Result, Store, StoreError};
+use teu_domain::ids;
+use teu_domain::model::Imo;
+use teu_domain::vessels::{Fix, Vessel};
+
+impl Store {
+    /// IMO numbers the account's stored events name, each once (unordered).
+    async fn event_imos(&self, account: Uuid) -> Result<Vec<String>> {
+        let expr = match self.backend() {
+            Backend::Sqlite => "json_extract(body, '$.vessel_imo')",
+            Backend::Postgres => "(body::jsonb ->> 'vessel_imo')",
+        };
+        let sql = format!(
+            "SELECT DISTINCT {expr} AS imo FROM transport_events WHERE account_id = $1 \
+             AND {expr} IS NOT NULL"
+        );
+        sqlx::query(&sql)
+            .bind(account.to_string())
+            .fetch_all(self.pool())
+            .await?
+            .iter()
+            .map(|r| Ok(r.try_get::<String, _>("imo")?))
+            .collect()
+    }
+
+    /// The vessel `key` names for the account: a UUID (the id of a vessel the account's events
+    /// or AIS know) or an IMO number (7 digits, an `IMO` prefix allowed). `None` when neither
+    /// source knows it.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::StoreError::Sql`] when a query fails.
+    pub async fn vessel(&self, account: Uuid, key: &str) -> Result<Option<Vessel>> {
+        let imo = match Uuid::parse_str(key) {
+            Ok(id) => {
+                let mut candidates = self.event_imos(account).await?;
+                candidates.extend(
+                    sqlx::query("SELECT DISTINCT imo FROM vessel_positions WHERE imo IS NOT NULL")
+                        .fetch_all(self.pool())
+                        .await?
+                        .iter()
+                        .map(|r| r.try_get::<String, _>("imo"))
+                        .collect::<Result<Vec<_>, _>>()?,
+                );
+                match candidates.into_iter().find(|imo| ids::vessel_id(imo) == id) {
+                    Some(imo) => Imo::parse(&imo).map_err(|e| StoreError::Corrupt {
+                        what: "stored IMO number",
+                        id: imo.clone(),
+                        detail: e.to_string(),
+                    })?,
+                    None => return Ok(None),
+                }
+            }
+            Err(_) => match Imo::parse(key.trim()) {
+                Ok(imo) => imo,
+                Err(_) => return Ok(None),
+            },
+        };
+        // The name the account's carrier uses, from its latest event naming the vessel.
+        let pattern = format!("%\"vessel_imo\":\"{imo}\"%");
+        let event_name: Option<String> = match sqlx::query(
+            "SELECT body FROM transport_events WHERE account_id = $1 AND body LIKE $2 \
+             ORDER BY issued_at DESC LIMIT 1",
+        )
+        .bind(account.to_string())
+        .bind(&pattern)
+        .fetch_optional(self.pool())
+        .await?
+        {
+            Some(row) => {
+                let body: String = row.try_get("body")?;
+                serde_json::from_str::<serde_json::Value>(&body)
+                    .ok()
+                    .and_then(|v| v["vessel_name"].as_str().map(str::to_string))
+                    .or(Some(String::new()))
+            }
+            None => None,
+        };
+        let latest = sqlx::query(
+            "SELECT mmsi, vessel_name, observed_at, latitude, longitude, speed_knots, \
+             course_deg, heading_deg FROM vessel_positions WHERE imo = $1 \
+             ORDER BY observed_at DESC LIMIT 1",
+        )
+        .bind(imo.as_str())
+        .fetch_optional(self.pool())
+        .await?;
+        if event_name.is_none() && latest.is_none() {
+            return Ok(None);
+        }
+        let (mmsi, ais_name, position) = match &latest {
+            Some(r) => {
+                let heading: Option<f64> = r.try_get("heading_deg")?;
+                let course: Option<f64> = r.try_get("course_deg")?;
+                let fix = Fix {
+                    latitude: r.try_get("latitude")?,
+                    longitude: r.try_get("longitude")?,
+                    speed_knots: r.try_get("speed_knots")?,
+                    heading_deg: heading.or(course),
+                    observed_at: parse_ts(
+                        &r.try_get::<String, _>("observed_at")?,
+                        "vessel position",
+                    )?,
+                };
+                (
+                    parse_code(r.try_get("mmsi")?, "vessel position MMSI")?,
+                    r.try_get::<Option<String>, _>("vessel_name")?,
+                    Some(fix),
+                )
+            }
+            None => (None, None, None),
+        };
+        let name = event_name.filter(|n| !n.is_empty()).or(ais_name);
+        Ok(Some(Vessel {
+            id: ids::vessel_id(&imo),
+            imo,
+            name,
+            mmsi,
+            position,
+        }))
+    }
+}
