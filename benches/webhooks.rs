@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use teu_pipeline::model::Account;
-use teu_pipeline::store::scratch::ScratchDatabase;
-use teu_pipeline::store::Store;
 use teu_pipeline::webhooks::WebhookAttributes;
+use teu_store::scratch::ScratchDatabase;
+use teu_store::Store;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use teu_pipeline::ingest::{self, FileSummary, StageTimings};
 use teu_pipeline::model::Account;
-use teu_pipeline::store::{Store, StoreError};
+use teu_store::{Store, StoreError};
 
 use crate::cli::{
     AccountsCommand, Cli, Command, GenerateArgs, IngestArgs, RederiveArgs, SimulateArgs,
@@ -59,7 +59,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
 async fn connect(url: &str) -> Result<Store> {
     Store::connect(url)
         .await
-        .with_context(|| format!("opening database {}", teu_pipeline::store::redact(url)))
+        .with_context(|| format!("opening database {}", teu_store::redact(url)))
 }
 
 async fn rederive_command(store: &Store, args: RederiveArgs) -> Result<ExitCode> {

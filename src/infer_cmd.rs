@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use teu_pipeline::infer::{self, History, Scorer};
-use teu_pipeline::store::{Store, StoreError};
+use teu_store::{Store, StoreError};
 
 /// Output format of `teu infer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,12 +52,9 @@ pub async fn run(database_url: &str, args: InferArgs) -> Result<ExitCode> {
     let history = match &args.account {
         None => History::default(),
         Some(name) => {
-            let store = Store::connect(database_url).await.with_context(|| {
-                format!(
-                    "opening database {}",
-                    teu_pipeline::store::redact(database_url)
-                )
-            })?;
+            let store = Store::connect(database_url)
+                .await
+                .with_context(|| format!("opening database {}", teu_store::redact(database_url)))?;
             let account = store
                 .account_by_name(name)
                 .await?

@@ -54,6 +54,9 @@ async fn sigterm_drains_in_flight_requests() {
     let (mut child, base) = serve(&db, "warn");
     let http = reqwest::Client::new();
     // 40 concurrent page requests with their shipments: the server is busy when SIGTERM comes.
+    // SIGTERM waits for the first response head, so that the server has accepted requests
+    // (a fixed sleep was too short on a loaded machine: nothing had been accepted yet).
+    let answering = std::sync::Arc::new(tokio::sync::Notify::new());
     let requests: Vec<_> = (0..40)
         .map(|i| {
             let req = http
@@ -62,15 +65,19 @@ async fn sigterm_drains_in_flight_requests() {
                     i % 3 + 1
                 ))
                 .header("Authorization", format!("Token {key}"));
+            let answering = answering.clone();
             tokio::spawn(async move {
                 let resp = req.send().await?;
+                answering.notify_one();
                 let status = resp.status().as_u16();
                 let body: serde_json::Value = resp.json().await?;
                 Ok::<_, reqwest::Error>((status, body))
             })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    tokio::time::timeout(Duration::from_secs(20), answering.notified())
+        .await
+        .expect("no response head within 20 s");
     let signalled = Instant::now();
     let pid = child.id().to_string();
     assert!(Command::new("kill")

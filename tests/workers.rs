@@ -2,7 +2,7 @@
 //! files of one simulated feed, run at the same time, leave the same tables as one worker that
 //! reads every file. The files are split so that both workers touch the same containers (one
 //! takes the DCSA events and the emails, the other the terminal, line, rail and AIS files of
-//! the same boxes): without the derivation lock (`teu_pipeline::store::derive_lock`) the worker that
+//! the same boxes): without the derivation lock (`teu_store::derive_lock`) the worker that
 //! writes last can overwrite a container derived from more facts with one derived from fewer.
 
 #[macro_use]

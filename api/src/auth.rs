@@ -3,12 +3,12 @@
 //!
 //! [`api_key`] reads the header value (the scheme case-insensitive, one or more spaces, the key
 //! itself exact); [`account`] finds the key's account in the store (keys are stored hashed,
-//! `teu_pipeline::store::Store::authenticate`). A refusal ([`AuthError::Key`],
+//! `teu_store::Store::authenticate`). A refusal ([`AuthError::Key`],
 //! [`AuthError::UnknownKey`]) says what is wrong in words a client can act on; each API answers
 //! it as its own 401 (`/v2`: JSON:API `unauthorized`; GraphQL: `UNAUTHENTICATED`).
 
-use teu_pipeline::model::Account;
-use teu_pipeline::store::{Store, StoreError};
+use teu_domain::model::Account;
+use teu_store::{Store, StoreError};
 
 /// What is wrong with an `Authorization` header value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

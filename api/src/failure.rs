@@ -2,7 +2,7 @@
 //! "unavailable, retry later" (`/v2`: 503 with code `service_unavailable`; GraphQL:
 //! `extensions.code` `UNAVAILABLE`), and every other store failure as an internal error.
 
-use teu_pipeline::store::StoreError;
+use teu_store::StoreError;
 
 /// Whether a store failure is transient and not the request's fault: no connection could be
 /// made or taken from the pool in time, the connection broke, or the database is busy or

@@ -14,7 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use teu_api::auth::AuthError;
-use teu_pipeline::store::Store;
+use teu_store::Store;
 
 /// The middleware (`axum::middleware::from_fn_with_state(store, require_account)`): puts the
 /// key's [`teu_pipeline::model::Account`] into the request extensions, or answers the error

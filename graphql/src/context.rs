@@ -5,7 +5,7 @@
 //! request carries none.
 
 use async_graphql::{Context, ID};
-use teu_pipeline::store::Store;
+use teu_store::Store;
 use uuid::Uuid;
 
 use crate::error;

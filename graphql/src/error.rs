@@ -17,7 +17,7 @@
 use async_graphql::{Context, Error, ErrorExtensions};
 use teu_api::limit::RateLimited;
 use teu_pipeline::model::Account;
-use teu_pipeline::store::{StoreError, WebhookError};
+use teu_store::{StoreError, WebhookError};
 
 /// Every error the GraphQL API answers, with its `extensions.code`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

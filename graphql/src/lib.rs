@@ -34,7 +34,7 @@
 //! add it themselves:
 //!
 //! ```no_run
-//! # async fn demo(store: teu_pipeline::store::Store, account: teu_pipeline::model::Account) {
+//! # async fn demo(store: teu_store::Store, account: teu_pipeline::model::Account) {
 //! let limiter = teu_api::limit::AccountLimiter::default();
 //! let schema = teu_graphql::schema(store, limiter);
 //! let request = async_graphql::Request::new("{ containers { totalCount } }").data(account);
@@ -86,7 +86,7 @@ use axum::routing::get;
 use axum::{Extension, Router};
 use teu_api::limit::AccountLimiter;
 use teu_pipeline::model::Account;
-use teu_pipeline::store::Store;
+use teu_store::Store;
 
 pub use error::GqlError;
 pub use inference::MAX_BATCH;

@@ -27,7 +27,7 @@ use async_graphql::{Context, Lookahead, Request, ServerResult};
 use futures_util::future::BoxFuture;
 use teu_pipeline::email::{Document, DocumentRepresentation};
 use teu_pipeline::model;
-use teu_pipeline::store::{EventLink, Store, StoreError};
+use teu_store::{EventLink, Store, StoreError};
 use uuid::Uuid;
 
 /// A request's data loader (with a cache that lives as long as the request).

@@ -10,7 +10,7 @@
 //! [`INIT_TIMEOUT`] is disconnected.
 //!
 //! The fields stream what the ingest path publishes through
-//! [`teu_pipeline::store::notify`] (PostgreSQL LISTEN/NOTIFY, or the polled `updates` table on
+//! [`teu_store::notify`] (PostgreSQL LISTEN/NOTIFY, or the polled `updates` table on
 //! SQLite), scoped to the connection's account:
 //!
 //! - `containerUpdated(containerId, shipmentId)`: each container whose stored content changed
@@ -29,8 +29,8 @@ use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use teu_pipeline::model::Account;
-use teu_pipeline::store::notify::{Change, Update};
-use teu_pipeline::store::Store;
+use teu_store::notify::{Change, Update};
+use teu_store::Store;
 use tokio::sync::broadcast::{self, error::RecvError};
 use uuid::Uuid;
 
@@ -127,7 +127,7 @@ fn filter_id(id: Option<ID>, field: &'static str) -> async_graphql::Result<Optio
 
 /// The loaded records as stream items, or the store failure as one error item.
 fn each<T, N>(
-    loaded: Result<Vec<T>, teu_pipeline::store::StoreError>,
+    loaded: Result<Vec<T>, teu_store::StoreError>,
     node: impl Fn(T) -> N,
 ) -> Vec<async_graphql::Result<N>> {
     match loaded {

@@ -9,8 +9,8 @@
 //! enum, so GraphQL validation refuses a wrong value before the resolver runs.
 
 use async_graphql::{ComplexObject, Context, Enum, InputObject, Object, SimpleObject, ID};
-use teu_pipeline::store::TrackingRequestError;
 use teu_pipeline::tracking_requests as domain;
+use teu_store::TrackingRequestError;
 use uuid::Uuid;
 
 use crate::context::{parse_id, store};

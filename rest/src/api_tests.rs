@@ -10,7 +10,7 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use teu_pipeline::ingest::ingest_file;
 use teu_pipeline::model::{Account, UnLocode};
-use teu_pipeline::store::Store;
+use teu_store::Store;
 use tower::ServiceExt;
 use uuid::Uuid;
 

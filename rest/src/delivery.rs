@@ -25,9 +25,9 @@ use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use teu_pipeline::store::Store;
 use teu_pipeline::webhooks::outbox::{Attempt, RetryBaseError, RetryPolicy, Settlement};
 use teu_pipeline::webhooks::{Notification, Webhook};
+use teu_store::Store;
 use tokio::sync::Semaphore;
 use uuid::Uuid;
 

@@ -19,7 +19,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use teu_pipeline::store::StoreError;
+use teu_store::StoreError;
 
 /// One item of a JSON:API `errors` array (interface.md: Errors). Absent optional members are omitted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

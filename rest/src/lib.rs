@@ -63,7 +63,7 @@ use axum::middleware::{from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
 use axum::Router;
-use teu_pipeline::store::Store;
+use teu_store::Store;
 
 pub use error::{error_response, ApiError};
 

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use teu_pipeline::store::Store;
 use teu_pipeline::webhooks::Notification;
+use teu_store::Store;
 use uuid::Uuid;
 
 use crate::error::ApiError;

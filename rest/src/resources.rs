@@ -25,7 +25,7 @@ use teu_pipeline::ids::port_id;
 use teu_pipeline::model::{
     Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, UnLocode,
 };
-use teu_pipeline::store::EventLink;
+use teu_store::EventLink;
 use uuid::Uuid;
 
 /// Formats a timestamp as described in the module documentation: seconds, plus milliseconds

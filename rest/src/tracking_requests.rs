@@ -32,10 +32,10 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
-use teu_pipeline::store::TrackingRequestError;
 use teu_pipeline::tracking_requests::{
     RequestField, RequestPatch, TrackingRequest, TrackingRequestFilter,
 };
+use teu_store::TrackingRequestError;
 use uuid::Uuid;
 
 use crate::base::Base;

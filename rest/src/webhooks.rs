@@ -21,11 +21,11 @@ use axum::http::StatusCode;
 use axum::{Extension, Json};
 use serde_json::{json, Value};
 use teu_pipeline::model::Account;
-use teu_pipeline::store::{Store, WebhookError};
 use teu_pipeline::webhooks::rules::Detail;
 use teu_pipeline::webhooks::{
     self, InvalidWebhook, Notification, Webhook, WebhookAttributes, WebhookHeader, CATALOG,
 };
+use teu_store::{Store, WebhookError};
 use uuid::Uuid;
 
 use crate::base::Base;
@@ -309,7 +309,7 @@ async fn example(
         "container.pod_terminal_changed" => "container_pod_terminal_changed_event",
         _ => "transport_event",
     };
-    let now = teu_pipeline::store::now();
+    let now = teu_store::now();
     let n = Notification {
         id: Uuid::new_v4(),
         account_id: account,
@@ -405,8 +405,8 @@ pub(crate) async fn trigger(
         events: vec![event],
         headers: Vec::new(),
         secret: secret.unwrap_or_default(),
-        created_at: teu_pipeline::store::now(),
-        updated_at: teu_pipeline::store::now(),
+        created_at: teu_store::now(),
+        updated_at: teu_store::now(),
     };
     let report = crate::delivery::send(&client, &config, &hook, &payload).await;
     Ok(Json(json!({

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sqlx::Row;
-use teu_pipeline::store::scratch::ScratchDatabase;
+use teu_store::scratch::ScratchDatabase;
 
 /// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
 /// SQLite file and `postgres::NAME` on a fresh PostgreSQL database (skipped with a note when

@@ -10,7 +10,7 @@ use axum::http::{header, Method, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use teu_pipeline::model::{self, Account};
-use teu_pipeline::store::Store;
+use teu_store::Store;
 use tower::ServiceExt;
 use uuid::Uuid;
 

@@ -11,7 +11,7 @@ use super::{dt, DateTime, Port, Vessel};
 use crate::context::loader;
 use crate::error;
 use crate::loaders::{ids_only, EventLinksKey, EventsKey};
-use teu_pipeline::store::EventLink;
+use teu_store::EventLink;
 
 /// DCSA event type.
 #[derive(Enum, Debug, Clone, Copy, PartialEq, Eq)]
