@@ -137,6 +137,17 @@ impl Store {
         }
         self.replace_event_keys_pg(&mut tx, account, &written)
             .await?;
+        for chunk in written.chunks(BULK_ROWS) {
+            let ids: Vec<String> = chunk.iter().map(|e| e.id.to_string()).collect();
+            self.count_statement();
+            sqlx::query(&format!(
+                "{} = ANY($1::text[])",
+                super::events::REFRESH_LINKS
+            ))
+            .bind(&ids)
+            .execute(&mut *tx)
+            .await?;
+        }
         tx.commit().await?;
         Ok(())
     }

@@ -10,9 +10,10 @@ use uuid::Uuid;
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::{
     container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
-    values_placeholders, DerivationScope, DerivedChanges, Result, Store, CONTAINER_SELECT,
-    SHIPMENT_SELECT,
+    values_placeholders, DerivationScope, DerivedChanges, Result, Store, StoreError,
+    CONTAINER_SELECT, SHIPMENT_SELECT,
 };
+use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
 impl Store {
@@ -26,7 +27,9 @@ impl Store {
     /// so the tables depend only on the stored events, not on the order files arrived in.
     /// Pass [`DerivationScope::default`] to only add.
     ///
-    /// `history` is the stored events the derivation read (those `links` point at): the
+    /// `history` is the stored events the derivation read; every event `links` point at must be
+    /// among them ([`StoreError::LinkOutsideHistory`] otherwise): each link stores its event's
+    /// time, raw event id and `named_actual` beside it. The
     /// per-event webhook rules (`teu_domain::webhooks::event_rules`) name the actual events newly
     /// linked to each container. Pass `&[]` when there are none.
     pub async fn upsert_derived(
@@ -159,15 +162,25 @@ impl Store {
         } else {
             ""
         };
-        for chunk in links.chunks(self.rows_per_statement(3)) {
+        // Each link carries its event's time, raw event and `named_actual` (migration 18), so
+        // a page reads the links alone; a link whose event is not in `history` is refused.
+        let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
+        for chunk in links.chunks(self.rows_per_statement(6)) {
             let sql = format!(
-                "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
-                 ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
-                values_placeholders(chunk.len(), 3)
+                "INSERT INTO container_events (container_id, event_id, account_id, event_at, raw_event_id, \
+                 named_actual) VALUES {} ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
+                values_placeholders(chunk.len(), 6)
             );
             let mut q = sqlx::query(&sql);
             for (c, e) in chunk {
-                q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
+                let event = events.get(e).ok_or(StoreError::LinkOutsideHistory(*e))?;
+                q = q
+                    .bind(c.to_string())
+                    .bind(e.to_string())
+                    .bind(&account_s)
+                    .bind(ts(event.event.event_at))
+                    .bind(event.raw_event_id.to_string())
+                    .bind(i64::from(named_actual(&event.event)));
             }
             if before.is_some() {
                 for row in q.fetch_all(self.counted(&mut tx)).await? {

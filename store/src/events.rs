@@ -16,6 +16,16 @@ use teu_domain::event_names::named_actual;
 use teu_domain::model::TransportEvent;
 use teu_feeds::Quarantined;
 
+/// The links (`container_events`) of rewritten events get the time and `named_actual` of the
+/// event's new version (migration 18 keeps both beside each link; the raw event id of an event
+/// never changes). Only links that differ are written; the statement ends with the event id
+/// condition each backend completes (`IN (…)`, `= ANY($1)`).
+pub(super) const REFRESH_LINKS: &str = "UPDATE container_events SET event_at = e.event_at, \
+     named_actual = e.named_actual FROM transport_events e WHERE e.id = container_events.event_id \
+     AND (COALESCE(container_events.event_at, '') <> e.event_at \
+     OR COALESCE(container_events.named_actual, -1) <> COALESCE(e.named_actual, -1)) \
+     AND container_events.event_id";
+
 impl Store {
     /// Upserts raw and normalized events. A stored event is replaced only by a version the carrier
     /// issued later (`eventCreatedDateTime` / `eventUpdatedDateTime`); an older or equally old
@@ -112,7 +122,26 @@ impl Store {
         }
         // Every written event's keys at once, in key order.
         self.replace_event_keys(&mut tx, &account, &written).await?;
+        self.refresh_event_links(&mut tx, &written).await?;
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// Gives the links of `events` (versions just written) their events' new time and
+    /// `named_actual` ([`REFRESH_LINKS`]).
+    async fn refresh_event_links(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        events: &[&TransportEvent],
+    ) -> Result<()> {
+        for chunk in events.chunks(self.rows_per_statement(1)) {
+            let sql = format!("{REFRESH_LINKS} IN ({})", in_list(1, chunk.len()));
+            let mut q = sqlx::query(&sql);
+            for e in chunk {
+                q = q.bind(e.id.to_string());
+            }
+            q.execute(self.counted(&mut *tx)).await?;
+        }
         Ok(())
     }
 

@@ -98,6 +98,9 @@ pub enum StoreError {
     Tags(#[from] teu_domain::listing::TagError),
     #[error("TEU_SQLITE_CACHE_MIB={0:?}: expected a whole number of MiB from 1 to 65536")]
     CacheSize(String),
+    /// `upsert_derived` was given a link to an event that is not in its `history`.
+    #[error("event link to {0}, which is not among the derivation's events")]
+    LinkOutsideHistory(Uuid),
     /// A scratch database name that is not a plain identifier (`scratch::ScratchDatabase`).
     #[error("scratch database name {0:?}: use lower-case letters, digits and _, not starting with a digit")]
     ScratchName(String),

@@ -194,13 +194,13 @@ impl Store {
         };
         let mut out: HashMap<Uuid, Vec<EventLink>> = HashMap::new();
         for chunk in container_ids.chunks(self.rows_per_statement(1)) {
-            // CROSS JOIN: the links of the page's containers first, as in events_of_containers.
+            // The links alone (migration 18): each container's links are one range of the
+            // primary key, no event row is read.
             let sql = format!(
-                "SELECT ce.container_id, {aggregate}(e.id || ' ' || e.raw_event_id || ' ' || \
-                 COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
-                 FROM container_events ce CROSS JOIN transport_events e \
-                 WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
-                 AND ce.container_id IN ({}) GROUP BY ce.container_id",
+                "SELECT container_id, {aggregate}(event_id || ' ' || raw_event_id || ' ' || \
+                 COALESCE(named_actual, 2), ',' ORDER BY event_at, event_id) AS links \
+                 FROM container_events WHERE account_id = $1 AND container_id IN ({}) \
+                 GROUP BY container_id",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account.to_string());
@@ -255,6 +255,17 @@ impl Store {
                         in_list(2, chunk.len())
                     );
                     let mut q = sqlx::query(&sql).bind(flag);
+                    for id in chunk {
+                        q = q.bind(id.as_str());
+                    }
+                    q.execute(self.counted(&mut tx)).await?;
+                    // The links keep `named_actual` beside them (migration 18).
+                    let sql = format!(
+                        "{} IN ({})",
+                        crate::events::REFRESH_LINKS,
+                        in_list(1, chunk.len())
+                    );
+                    let mut q = sqlx::query(&sql);
                     for id in chunk {
                         q = q.bind(id.as_str());
                     }

@@ -397,6 +397,33 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         bodies.sort();
         out.insert(table.to_string(), bodies);
     }
+    // Each link carries its event's time, raw event and `named_actual` (migration 18); they
+    // must agree with the event's stored row, in every order files arrive in.
+    let links = sqlx::query(
+        "SELECT c.number, ce.event_at, COALESCE(ce.named_actual, -1), \
+         CASE WHEN ce.event_at = e.event_at AND ce.raw_event_id = e.raw_event_id \
+         AND COALESCE(ce.named_actual, -1) = COALESCE(e.named_actual, -1) THEN 1 ELSE 0 END \
+         FROM container_events ce JOIN containers c ON c.id = ce.container_id \
+         JOIN transport_events e ON e.id = ce.event_id WHERE ce.account_id = $1",
+    )
+    .bind(&account_id)
+    .fetch_all(&mut conn)
+    .await
+    .expect("links");
+    let mut link_rows: Vec<String> = links
+        .iter()
+        .map(|r| {
+            let (number, at, named): (String, String, i64) = (r.get(0), r.get(1), r.get(2));
+            assert_eq!(
+                r.get::<i32, _>(3),
+                1,
+                "the link of {number} to the event at {at} disagrees with the event's row"
+            );
+            format!("{number} {at} {named}")
+        })
+        .collect();
+    link_rows.sort();
+    out.insert("container_events links".to_string(), link_rows);
     for table in COUNTED_TABLES {
         let n: i64 = sqlx::query(&format!(
             "SELECT COUNT(*) FROM {table} WHERE account_id = $1"
