@@ -165,7 +165,10 @@ impl Store {
         // Each link carries its event's time, raw event and `named_actual` (migration 18), so
         // a page reads the links alone; a link whose event is not in `history` is refused.
         let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
-        for chunk in links.chunks(self.rows_per_statement(6)) {
+        // In primary-key order (a UUID's text sorts as its bytes), as the events go in.
+        let mut sorted = links.to_vec();
+        sorted.sort_unstable();
+        for chunk in sorted.chunks(self.rows_per_statement(6)) {
             let sql = format!(
                 "INSERT INTO container_events (container_id, event_id, account_id, event_at, raw_event_id, \
                  named_actual) VALUES {} ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
