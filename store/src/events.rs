@@ -122,23 +122,24 @@ impl Store {
         }
         // Every written event's keys at once, in key order.
         self.replace_event_keys(&mut tx, &account, &written).await?;
-        self.refresh_event_links(&mut tx, &written).await?;
+        let written_ids: Vec<String> = written.iter().map(|e| e.id.to_string()).collect();
+        self.refresh_event_links(&mut tx, &written_ids).await?;
         tx.commit().await?;
         Ok(())
     }
 
-    /// Gives the links of `events` (versions just written) their events' new time and
-    /// `named_actual` ([`REFRESH_LINKS`]).
-    async fn refresh_event_links(
+    /// Gives the links of the events `ids` (versions just written, or `named_actual` just
+    /// filled) their events' time and `named_actual` ([`REFRESH_LINKS`]).
+    pub(super) async fn refresh_event_links(
         &self,
         tx: &mut sqlx::AnyConnection,
-        events: &[&TransportEvent],
+        ids: &[String],
     ) -> Result<()> {
-        for chunk in events.chunks(self.rows_per_statement(1)) {
+        for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = format!("{REFRESH_LINKS} IN ({})", in_list(1, chunk.len()));
             let mut q = sqlx::query(&sql);
-            for e in chunk {
-                q = q.bind(e.id.to_string());
+            for id in chunk {
+                q = q.bind(id.as_str());
             }
             q.execute(self.counted(&mut *tx)).await?;
         }

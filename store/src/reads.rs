@@ -259,18 +259,9 @@ impl Store {
                         q = q.bind(id.as_str());
                     }
                     q.execute(self.counted(&mut tx)).await?;
-                    // The links keep `named_actual` beside them (migration 18).
-                    let sql = format!(
-                        "{} IN ({})",
-                        crate::events::REFRESH_LINKS,
-                        in_list(1, chunk.len())
-                    );
-                    let mut q = sqlx::query(&sql);
-                    for id in chunk {
-                        q = q.bind(id.as_str());
-                    }
-                    q.execute(self.counted(&mut tx)).await?;
                 }
+                // The links keep `named_actual` beside them (migration 18).
+                self.refresh_event_links(&mut tx, ids).await?;
             }
             tx.commit().await?;
         }
