@@ -196,8 +196,8 @@ pub async fn ingest_files(
         }
     }
     bar.finish_and_clear();
-    // Fresh planner statistics for the readers of what was just written (SQLite; a failure
-    // costs only speed).
+    // Fresh planner statistics for the readers of what was just written (a failure costs
+    // only speed).
     if let Err(e) = store.optimize().await {
         tracing::warn!("planner statistics not refreshed: {e}");
     }

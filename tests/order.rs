@@ -65,7 +65,7 @@ fn revised(event: &Value) -> Option<Value> {
 }
 
 /// The awkward feed: events made partial, shuffled, split into `files` files under `dir`, and a
-/// last file of later versions of some of them.
+/// last file of later versions of some of them (new times; for some, another box).
 fn awkward_files(dir: &std::path::Path, files: usize, rng: &mut Rng) -> Vec<PathBuf> {
     let feed = common::generated_feed(30, 18);
     let mut events = events_of(feed.path());
@@ -81,12 +81,35 @@ fn awkward_files(dir: &std::path::Path, files: usize, rng: &mut Rng) -> Vec<Path
     // A later version of one event in eight (same eventID, issued a day later, happening five
     // hours earlier), in a file of its own (a file that repeats an eventID has the repeat
     // quarantined): whenever it comes, the stored event and its links take its time.
-    let revisions: Vec<Value> = events
+    let mut revisions: Vec<Value> = events
         .iter()
         .filter(|_| rng.below(8) == 0)
         .filter_map(revised)
         .collect();
     assert!(revisions.len() > 10, "{} revisions", revisions.len());
+    // The carrier's correction of a box: one equipment-event revision in three names another
+    // container of the feed instead. The event's link moves to that box whenever the revision
+    // comes: the old box's link to it is stale once the revision is stored, and in orders
+    // where the revision comes first it never exists.
+    let numbers: Vec<String> = events
+        .iter()
+        .filter_map(|e| e["equipmentReference"].as_str())
+        .map(str::to_string)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut corrected = 0;
+    for (i, r) in revisions.iter_mut().enumerate() {
+        let Some(number) = r["equipmentReference"].as_str() else {
+            continue;
+        };
+        let other = &numbers[rng.below(numbers.len())];
+        if i % 3 == 0 && r["eventType"] == "EQUIPMENT" && number != other {
+            r["equipmentReference"] = Value::from(other.clone());
+            corrected += 1;
+        }
+    }
+    assert!(corrected > 3, "{corrected} corrected boxes");
     rng.shuffle(&mut events);
     let per_file = events.len().div_ceil(files);
     let mut paths: Vec<PathBuf> = events

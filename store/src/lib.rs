@@ -495,20 +495,28 @@ impl Store {
         })
     }
 
-    /// Refreshes the planner statistics of the tables that need it: SQLite `PRAGMA optimize =
-    /// 0x10002` (SQLite manual, "PRAGMA optimize": every table never analyzed, or grown much
-    /// since, not only those this connection read), each index sampled at most
-    /// `analysis_limit` 400 rows, so a large database takes milliseconds. Run when the store
-    /// opens and after writing many rows (the end of an ingest). Without statistics SQLite's
-    /// planner read the account's whole index for `account_id = $1 AND id IN (…)` instead of
-    /// the ids (3.6 ms for 18 shipments of 2,110; docs/NOTES.md, fourteenth session).
-    /// PostgreSQL: nothing (autovacuum analyzes).
+    /// Refreshes the planner statistics of the tables that need it. Run when the store opens,
+    /// before each derivation of an ingest and at its end: a bulk load changes a table's size
+    /// many times over, and a plan made for the empty table is then wrong.
+    /// - SQLite: `PRAGMA optimize = 0x10002` (SQLite manual, "PRAGMA optimize": every table
+    ///   never analyzed, or grown much since, not only those this connection read), each index
+    ///   sampled at most `analysis_limit` 400 rows, so a large database takes milliseconds.
+    ///   Without statistics SQLite's planner read the account's whole index for
+    ///   `account_id = $1 AND id IN (…)` instead of the ids (3.6 ms for 18 shipments of 2,110;
+    ///   docs/NOTES.md, fourteenth session).
+    /// - PostgreSQL: `ANALYZE` of each table of the schema whose rows changed since its last
+    ///   analysis by more than autovacuum's default trigger (50 rows plus 10% of the table;
+    ///   PostgreSQL manual, "The Autovacuum Daemon"), read from `pg_stat_user_tables`. The
+    ///   ingest does not wait for autovacuum, which may be off or a minute late: without
+    ///   statistics the planner answered the derivation's link read-back (`event_id IN` 400
+    ///   ids) with a sequential scan of `container_events`, 50 ms a statement at 5,000
+    ///   containers against 8 ms by its index (docs/NOTES.md, seventeenth session).
     ///
     /// # Errors
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn optimize(&self) -> Result<()> {
-        if self.backend != Backend::Sqlite {
-            return Ok(());
+        if self.backend == Backend::Postgres {
+            return self.analyze_changed_tables().await;
         }
         // Both pragmas on one connection: `analysis_limit` is a connection setting.
         let mut conn = self.pool.acquire().await?;
@@ -518,6 +526,24 @@ impl Store {
         sqlx::query("PRAGMA optimize = 0x10002")
             .execute(&mut *conn)
             .await?;
+        Ok(())
+    }
+
+    /// PostgreSQL: `ANALYZE` of the tables of the current schema whose changes since their last
+    /// analysis exceed 50 rows plus 10% of their estimated rows (see [`Store::optimize`]).
+    async fn analyze_changed_tables(&self) -> Result<()> {
+        let tables: Vec<String> = sqlx::query_scalar(
+            "SELECT quote_ident(s.relname) FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid \
+             WHERE s.schemaname = current_schema() \
+             AND s.n_mod_since_analyze > 50 + 0.1 * GREATEST(c.reltuples, 0) ORDER BY s.relname",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        for table in tables {
+            sqlx::query(&format!("ANALYZE {table}"))
+                .execute(self.pool())
+                .await?;
+        }
         Ok(())
     }
 

@@ -421,7 +421,8 @@ impl PendingDerivation {
         self.keys.is_empty()
     }
 
-    /// Derives every key added so far together ([`derive_stored`]) and starts a new group,
+    /// Refreshes the planner statistics ([`Store::optimize`]), then derives every key added so
+    /// far together ([`derive_stored`]) and starts a new group,
     /// whether the derivation succeeded or not (on failure the files' rows stay stored and
     /// underived until a later derivation reaches their keys).
     pub async fn derive(
@@ -434,6 +435,14 @@ impl PendingDerivation {
         if keys.is_empty() {
             return Ok(Derived::default());
         }
+        // The group's store stage grew the tables the derivation reads, and the previous
+        // group's writes the links it reads back: fresh planner statistics first (counted
+        // as storing; a failure costs only speed).
+        let started = Instant::now();
+        if let Err(e) = store.optimize().await {
+            tracing::warn!("planner statistics not refreshed: {e}");
+        }
+        timings.store += started.elapsed();
         derive_stored(store, account, &keys, timings).await
     }
 }
