@@ -28,6 +28,7 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: &str,
     ) -> Result<()> {
+        let mut encoder = crate::payloads::PayloadEncoder::new()?;
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         for chunk in events.chunks(BULK_ROWS) {
@@ -43,7 +44,7 @@ impl Store {
                 source_ids.push(ev.event_id.as_str());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
-                payloads.push(e.raw);
+                payloads.push(encoder.encode(e.raw)?);
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
             }
             self.count_statement();
@@ -51,7 +52,7 @@ impl Store {
                 "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, \
                  issued_at, received_at) \
                  SELECT id, $1, source_event_id, source_file, source_index, payload, issued_at, $2 \
-                 FROM UNNEST($3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[]) \
+                 FROM UNNEST($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[], $8::text[]) \
                  AS t (id, source_event_id, source_file, source_index, payload, issued_at) \
                  ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \

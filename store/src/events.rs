@@ -9,9 +9,10 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, NewEvent,
-    Result, Store,
+    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, Backend,
+    NewEvent, Result, Store, StoreError,
 };
+use crate::payloads::{self, PayloadEncoder};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::TransportEvent;
 use teu_feeds::Quarantined;
@@ -42,13 +43,18 @@ impl Store {
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        let mut events: Vec<&NewEvent<'_>> =
-            one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
-                (issued(new), new.raw) > (issued(kept), kept.raw)
-            })
-            .into_iter()
-            .map(|(_, e)| e)
-            .collect();
+        // Ties compare what the `WHERE` compares: the stored (compressed) payloads.
+        let stored = |e: &NewEvent<'_>| payloads::encode_one(e.raw).unwrap_or_default();
+        let mut events: Vec<&NewEvent<'_>> = one_per_key(
+            events.iter().map(|e| (e.event.id, e)),
+            |new, kept| match issued(new).cmp(&issued(kept)) {
+                std::cmp::Ordering::Equal => stored(new) > stored(kept),
+                later => later.is_gt(),
+            },
+        )
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
         if let Some(pg) = &self.pg {
             return self.upsert_events_pg(pg, &account, &mut events, &now).await;
         }
@@ -56,6 +62,7 @@ impl Store {
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
+        let mut encoder = PayloadEncoder::new()?;
         let mut tx = self.pool.begin().await?;
         for chunk in events.chunks(self.rows_per_statement(8)) {
             let sql = format!(
@@ -76,7 +83,7 @@ impl Store {
                     .bind(&ev.event_id)
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
-                    .bind(e.raw)
+                    .bind(encoder.encode(e.raw)?)
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }
@@ -199,18 +206,33 @@ impl Store {
         after: Option<Uuid>,
         limit: i64,
     ) -> Result<Vec<(Uuid, String)>> {
-        let rows = sqlx::query(
-            "SELECT id, payload FROM raw_events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
-        )
-        .bind(account.to_string())
-        .bind(after.map(|a| a.to_string()).unwrap_or_default())
-        .bind(limit)
-        .fetch_all(self.pool())
-        .await?;
+        // SQLite: rows written before compression hold TEXT; read every payload as bytes.
+        let payload = match self.backend() {
+            Backend::Sqlite => "CAST(payload AS BLOB)",
+            Backend::Postgres => "payload",
+        };
+        let sql = format!(
+            "SELECT id, {payload} AS payload FROM raw_events \
+             WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(account.to_string())
+            .bind(after.map(|a| a.to_string()).unwrap_or_default())
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
         rows.iter()
             .map(|r| {
                 let id = parse_uuid(&r.try_get::<String, _>("id")?, "raw event")?;
-                Ok((id, r.try_get::<String, _>("payload")?))
+                let payload =
+                    payloads::decode(&r.try_get::<Vec<u8>, _>("payload")?).map_err(|detail| {
+                        StoreError::Corrupt {
+                            what: "raw event payload",
+                            id: id.to_string(),
+                            detail,
+                        }
+                    })?;
+                Ok((id, payload))
             })
             .collect()
     }

@@ -49,6 +49,7 @@ mod leg_tracks;
 mod listing;
 pub mod notify;
 pub(crate) mod outbox;
+mod payloads;
 mod reads;
 pub mod scratch;
 mod shipment_edits;
@@ -101,6 +102,10 @@ pub enum StoreError {
     /// `upsert_derived` was given a link to an event that is not in its `history`.
     #[error("event link to {0}, which is not among the derivation's events")]
     LinkOutsideHistory(Uuid),
+    /// zstd failed to compress a raw payload (`payloads`; out of memory, or a corrupt bundled
+    /// dictionary).
+    #[error("compressing a raw payload: {0}")]
+    Compress(#[from] std::io::Error),
     /// A scratch database name that is not a plain identifier (`scratch::ScratchDatabase`).
     #[error("scratch database name {0:?}: use lower-case letters, digits and _, not starting with a digit")]
     ScratchName(String),
