@@ -28,7 +28,8 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: &str,
     ) -> Result<()> {
-        let mut encoder = crate::payloads::PayloadEncoder::new()?;
+        let mut encoder =
+            crate::payloads::PayloadEncoder::new().map_err(crate::StoreError::Compress)?;
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         for chunk in events.chunks(BULK_ROWS) {
@@ -44,7 +45,7 @@ impl Store {
                 source_ids.push(ev.event_id.as_str());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
-                payloads.push(encoder.encode(e.raw)?);
+                payloads.push(encoder.encode(e.raw).map_err(crate::StoreError::Compress)?);
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
             }
             self.count_statement();

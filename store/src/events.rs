@@ -62,7 +62,7 @@ impl Store {
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        let mut encoder = PayloadEncoder::new()?;
+        let mut encoder = PayloadEncoder::new().map_err(StoreError::Compress)?;
         let mut tx = self.pool.begin().await?;
         for chunk in events.chunks(self.rows_per_statement(8)) {
             let sql = format!(
@@ -83,7 +83,7 @@ impl Store {
                     .bind(&ev.event_id)
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
-                    .bind(encoder.encode(e.raw)?)
+                    .bind(encoder.encode(e.raw).map_err(StoreError::Compress)?)
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }

@@ -105,7 +105,7 @@ pub enum StoreError {
     /// zstd failed to compress a raw payload (`payloads`; out of memory, or a corrupt bundled
     /// dictionary).
     #[error("compressing a raw payload: {0}")]
-    Compress(#[from] std::io::Error),
+    Compress(#[source] std::io::Error),
     /// A scratch database name that is not a plain identifier (`scratch::ScratchDatabase`).
     #[error("scratch database name {0:?}: use lower-case letters, digits and _, not starting with a digit")]
     ScratchName(String),
@@ -513,9 +513,10 @@ impl Store {
     ///   analysis by more than autovacuum's default trigger (50 rows plus 10% of the table;
     ///   PostgreSQL manual, "The Autovacuum Daemon"), read from `pg_stat_user_tables`. The
     ///   ingest does not wait for autovacuum, which may be off or a minute late: without
-    ///   statistics the planner answered the derivation's link read-back (`event_id IN` 400
-    ///   ids) with a sequential scan of `container_events`, 50 ms a statement at 5,000
-    ///   containers against 8 ms by its index (docs/NOTES.md, seventeenth session).
+    ///   statistics the planner answered the derivation's lookup of links by event
+    ///   (`event_id IN` 400 ids) with a sequential scan of `container_events`, 50 ms a
+    ///   statement at 5,000 containers against 8 ms by its index (docs/NOTES.md, seventeenth
+    ///   session).
     ///
     /// # Errors
     /// [`StoreError::Sql`] when a statement fails.
