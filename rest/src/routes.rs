@@ -63,7 +63,7 @@ fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
     ids.into_iter().filter(|id| seen.insert(*id)).collect()
 }
 
-fn to_value<T: Serialize>(v: T) -> Resource {
+fn to_resource<T: Serialize>(v: T) -> Resource {
     // Resource structs hold only strings, numbers, booleans and nulls, and maps with string
     // keys: this cannot fail.
     serde_json::value::to_raw_value(&v).unwrap_or_else(|_| null())
@@ -110,7 +110,7 @@ async fn shipment_values(
         .filter_map(|id| shipments.remove(id))
         .map(|s| {
             let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
-            to_value(resources::shipment(&s, ids, base.shipment_url(s.id)))
+            to_resource(resources::shipment(&s, ids, base.shipment_url(s.id)))
         })
         .collect())
 }
@@ -131,7 +131,7 @@ async fn container_values(
         .await?;
     Ok(resources::containers(containers, &events)
         .into_iter()
-        .map(to_value)
+        .map(to_resource)
         .collect())
 }
 
@@ -154,7 +154,7 @@ async fn container_includes(
         let terminals = teu_pipeline::terminals::bundled();
         for id in unique(containers.iter().filter_map(|c| c.pod_terminal_id)) {
             if let Some(t) = terminals.get(id) {
-                included.push(to_value(crate::reference::terminal_resource(t)));
+                included.push(to_resource(crate::reference::terminal_resource(t)));
             }
         }
     }
@@ -181,14 +181,14 @@ async fn container_includes(
                 included.extend(
                     crate::events::transport_event_values(&list, ends, c.id, c.shipment_id)
                         .into_iter()
-                        .map(to_value),
+                        .map(to_resource),
                 );
             }
             if raw {
                 included.extend(
                     crate::events::raw_event_values(&list, ends)
                         .into_iter()
-                        .map(to_value),
+                        .map(to_resource),
                 );
             }
         }
@@ -329,7 +329,7 @@ async fn shipments_with_containers(
         .iter()
         .map(|s| {
             let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
-            to_value(resources::shipment(s, ids, base.shipment_url(s.id)))
+            to_resource(resources::shipment(s, ids, base.shipment_url(s.id)))
         })
         .collect();
     let included = if include_containers {

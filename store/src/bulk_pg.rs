@@ -10,7 +10,8 @@ use std::collections::HashSet;
 
 use sqlx::{PgPool, Row};
 
-use super::{ts, NewEvent, Result, Store};
+use super::{ts, Result, Store};
+use crate::payloads::EncodedEvent;
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -25,11 +26,9 @@ impl Store {
         &self,
         pg: &PgPool,
         account: &str,
-        events: &mut [&NewEvent<'_>],
+        events: &mut [EncodedEvent<'_, '_>],
         now: &str,
     ) -> Result<()> {
-        let mut encoder =
-            crate::payloads::PayloadEncoder::new().map_err(crate::StoreError::Compress)?;
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         for chunk in events.chunks(BULK_ROWS) {
@@ -45,7 +44,7 @@ impl Store {
                 source_ids.push(ev.event_id.as_str());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
-                payloads.push(encoder.encode(e.raw).map_err(crate::StoreError::Compress)?);
+                payloads.push(e.payload.as_slice());
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
             }
             self.count_statement();

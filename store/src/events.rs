@@ -12,7 +12,7 @@ use super::{
     event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, Backend,
     NewEvent, Result, Store, StoreError,
 };
-use crate::payloads::{self, PayloadEncoder};
+use crate::payloads::{self, EncodedEvent, PayloadEncoder};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::TransportEvent;
 use teu_feeds::Quarantined;
@@ -43,18 +43,23 @@ impl Store {
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        // Ties compare what the `WHERE` compares: the stored (compressed) payloads.
-        let stored = |e: &NewEvent<'_>| payloads::encode_one(e.raw).unwrap_or_default();
-        let mut events: Vec<&NewEvent<'_>> = one_per_key(
-            events.iter().map(|e| (e.event.id, e)),
-            |new, kept| match issued(new).cmp(&issued(kept)) {
-                std::cmp::Ordering::Equal => stored(new) > stored(kept),
-                later => later.is_gt(),
-            },
-        )
-        .into_iter()
-        .map(|(_, e)| e)
-        .collect();
+        // Each payload is compressed once (one encoder, one dictionary load per call); ties
+        // compare what the `WHERE` compares, the stored (compressed) payloads.
+        let mut encoder = PayloadEncoder::new().map_err(StoreError::Compress)?;
+        let encoded = events
+            .iter()
+            .map(|new| {
+                let payload = encoder.encode(new.raw).map_err(StoreError::Compress)?;
+                Ok(EncodedEvent { new, payload })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut events: Vec<EncodedEvent<'_, '_>> =
+            one_per_key(encoded.into_iter().map(|e| (e.event.id, e)), |new, kept| {
+                (issued(new), &new.payload) > (issued(kept), &kept.payload)
+            })
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
         if let Some(pg) = &self.pg {
             return self.upsert_events_pg(pg, &account, &mut events, &now).await;
         }
@@ -62,7 +67,6 @@ impl Store {
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        let mut encoder = PayloadEncoder::new().map_err(StoreError::Compress)?;
         let mut tx = self.pool.begin().await?;
         for chunk in events.chunks(self.rows_per_statement(8)) {
             let sql = format!(
@@ -83,7 +87,7 @@ impl Store {
                     .bind(&ev.event_id)
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
-                    .bind(encoder.encode(e.raw).map_err(StoreError::Compress)?)
+                    .bind(e.payload.as_slice())
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }

@@ -14,6 +14,8 @@
 
 use std::io;
 
+use crate::NewEvent;
+
 /// zstd level of new payloads: zstd's default, fast enough not to show in the store stage.
 const LEVEL: i32 = 3;
 
@@ -52,10 +54,20 @@ impl PayloadEncoder {
     }
 }
 
-/// [`PayloadEncoder::encode`] of one payload, with an encoder of its own (for the rare tie
-/// between two versions of one event).
-pub(crate) fn encode_one(raw: &str) -> io::Result<Vec<u8>> {
-    PayloadEncoder::new()?.encode(raw)
+/// An event to store with its raw payload already encoded ([`PayloadEncoder::encode`]); reads
+/// as the [`NewEvent`] it wraps.
+pub(crate) struct EncodedEvent<'a, 'b> {
+    pub(crate) new: &'a NewEvent<'b>,
+    /// The stored form of `new.raw`.
+    pub(crate) payload: Vec<u8>,
+}
+
+impl<'a, 'b> std::ops::Deref for EncodedEvent<'a, 'b> {
+    type Target = NewEvent<'b>;
+
+    fn deref(&self) -> &NewEvent<'b> {
+        self.new
+    }
 }
 
 /// The carrier's text of a stored payload: a zstd frame (decompressed with the dictionary its
