@@ -32,6 +32,7 @@ async fn postgres_backend_ingests_the_same() {
     };
     accounts_on(&db.store).await;
     ingest_on(&db.store).await;
+    later_versions_replace_keys_on(&db.store).await;
     db.drop().await.unwrap();
 }
 
@@ -212,4 +213,94 @@ async fn claims_skip_on(store: &Store) {
     assert_eq!(fast_again.len(), claimed.len());
     assert!(fast_again.iter().all(|n| n.attempts == 1), "{fast_again:?}");
     assert_eq!(again.len(), 2 * claimed.len(), "the slow webhook's too");
+}
+
+#[tokio::test]
+async fn a_later_version_replaces_its_keys() {
+    let (_dir, store) = sqlite().await;
+    later_versions_replace_keys_on(&store).await;
+}
+
+/// The ids of the stored events of `account` naming container `number`.
+async fn naming(store: &Store, account: uuid::Uuid, number: &str) -> Vec<uuid::Uuid> {
+    let mut ids: Vec<_> = store
+        .event_ids_matching(account, &[number.to_string()], &[], &[])
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `event_keys` follows the stored version of each event: a later version that names another
+/// box (the carrier corrected the equipment reference) loses the old box's key and gains the
+/// new one, through an upsert and through a re-reading (`rewrite_events`); an older version
+/// changes nothing. The boxes are those of the real DCSA samples (`data/dcsa`).
+async fn later_versions_replace_keys_on(store: &Store) {
+    let (a, _) = store.create_account("rekeyed", false).await.unwrap();
+    ingest::ingest_file(store, &a, &sample("tnt-300-response.json"))
+        .await
+        .unwrap();
+    let first = naming(store, a.id, "APZU4812090").await;
+    let stored = store.events_by_id(a.id, &first).await.unwrap();
+    let original = stored
+        .iter()
+        .find(|e| !e.event.bills_of_lading.is_empty() || !e.event.bookings.is_empty())
+        .unwrap_or(&stored[0])
+        .clone();
+    let other_keys = |e: &teu_pipeline::model::TransportEvent| {
+        (e.event.bills_of_lading.clone(), e.event.bookings.clone())
+    };
+
+    // A later version names MSKU1000016 instead.
+    let mut later = original.clone();
+    later.event.containers = vec!["MSKU1000016".to_string()];
+    let issued = original
+        .event
+        .event_created_at
+        .unwrap_or(original.event.event_at);
+    later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
+    let raw = serde_json::to_string(&later.event).unwrap();
+    let new = teu_pipeline::store::NewEvent {
+        event: &later,
+        raw: &raw,
+        source_file: "correction.json",
+        source_index: 0,
+    };
+    store.upsert_events(a.id, &[new]).await.unwrap();
+    assert!(!naming(store, a.id, "APZU4812090")
+        .await
+        .contains(&original.id));
+    assert_eq!(naming(store, a.id, "MSKU1000016").await, vec![original.id]);
+    let (bills, bookings) = other_keys(&later);
+    if !bills.is_empty() || !bookings.is_empty() {
+        let kept = store
+            .event_ids_matching(a.id, &[], &bills, &bookings)
+            .await
+            .unwrap();
+        assert!(kept.contains(&original.id), "unchanged keys stay");
+    }
+
+    // An older version naming a third box loses to the stored one.
+    let mut older = original.clone();
+    older.event.containers = vec!["MSKU1000021".to_string()];
+    older.event.event_created_at = Some(issued - chrono::Duration::hours(1));
+    let raw = serde_json::to_string(&older.event).unwrap();
+    let old = teu_pipeline::store::NewEvent {
+        event: &older,
+        raw: &raw,
+        source_file: "late.json",
+        source_index: 0,
+    };
+    store.upsert_events(a.id, &[old]).await.unwrap();
+    assert!(naming(store, a.id, "MSKU1000021").await.is_empty());
+    assert_eq!(naming(store, a.id, "MSKU1000016").await, vec![original.id]);
+
+    // A re-reading of the same version that names MSKU1000037.
+    let mut reread = later.clone();
+    reread.event.containers = vec!["MSKU1000037".to_string()];
+    assert_eq!(store.rewrite_events(a.id, &[reread]).await.unwrap(), 1);
+    assert!(naming(store, a.id, "MSKU1000016").await.is_empty());
+    assert_eq!(naming(store, a.id, "MSKU1000037").await, vec![original.id]);
 }

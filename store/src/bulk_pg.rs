@@ -136,7 +136,7 @@ impl Store {
                     .map(|(e, _)| e.event),
             );
         }
-        self.replace_event_keys_pg(&mut tx, account, &written)
+        self.insert_event_keys_pg(&mut tx, account, &written)
             .await?;
         for chunk in written.chunks(BULK_ROWS) {
             let ids: Vec<String> = chunk.iter().map(|e| e.id.to_string()).collect();
@@ -153,23 +153,16 @@ impl Store {
         Ok(())
     }
 
-    /// `Store::replace_event_keys` on PostgreSQL, in `UNNEST` statements: the `event_keys` of
-    /// `events` (versions just written) become every container, bill of lading and booking
-    /// each names.
-    async fn replace_event_keys_pg(
+    /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: the `event_keys` of
+    /// `events` (versions just written), every container, bill of lading and booking each
+    /// names. The trigger `transport_events_keys_replaced` (migration 20) deleted the keys of
+    /// the versions they replaced.
+    async fn insert_event_keys_pg(
         &self,
         tx: &mut sqlx::PgConnection,
         account: &str,
         events: &[&TransportEvent],
     ) -> Result<()> {
-        for chunk in events.chunks(BULK_ROWS) {
-            let ids: Vec<String> = chunk.iter().map(|e| e.id.to_string()).collect();
-            self.count_statement();
-            sqlx::query("DELETE FROM event_keys WHERE event_id = ANY($1::text[])")
-                .bind(&ids)
-                .execute(&mut *tx)
-                .await?;
-        }
         let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
             let kinds: Vec<&str> = chunk.iter().map(|k| k.0).collect();

@@ -10,8 +10,8 @@ use uuid::Uuid;
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::{
     container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
-    values_placeholders, Backend, DerivationScope, DerivedChanges, Result, Store, StoreError,
-    CONTAINER_SELECT, SHIPMENT_SELECT,
+    Backend, DerivationScope, DerivedChanges, Result, Store, StoreError, CONTAINER_SELECT,
+    SHIPMENT_SELECT,
 };
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, Shipment, TransportEvent};
@@ -103,7 +103,7 @@ impl Store {
         };
         drop(conn);
         let mut tx = self.pool.begin().await?;
-        let per = self.rows_per_statement(12);
+        let per = self.rows_per_list(12);
         for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
@@ -114,7 +114,7 @@ impl Store {
                  shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
                  filters_at = excluded.filters_at \
                  WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
-                values_placeholders(chunk.len(), 12)
+                self.values(chunk.len(), 12)
             );
             let mut q = sqlx::query(&sql);
             for (s, (hash, body)) in chunk.iter().zip(bodies) {
@@ -138,7 +138,7 @@ impl Store {
                 .shipments
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        let per = self.rows_per_statement(13);
+        let per = self.rows_per_list(13);
         for (chunk, bodies) in containers.chunks(per).zip(container_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
@@ -148,7 +148,7 @@ impl Store {
                  content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
                  has_holds = excluded.has_holds, filters_at = excluded.filters_at \
                  WHERE containers.content_hash <> excluded.content_hash RETURNING id",
-                values_placeholders(chunk.len(), 13)
+                self.values(chunk.len(), 13)
             );
             let mut q = sqlx::query(&sql);
             for (c, (hash, body)) in chunk.iter().zip(bodies) {
@@ -185,11 +185,11 @@ impl Store {
         // In primary-key order (a UUID's text sorts as its bytes), as the events go in.
         let mut sorted = links.to_vec();
         sorted.sort_unstable();
-        for chunk in sorted.chunks(self.rows_per_statement(6)) {
+        for chunk in sorted.chunks(self.rows_per_list(6)) {
             let sql = format!(
                 "INSERT INTO container_events (container_id, event_id, account_id, event_at, raw_event_id, \
                  named_actual) VALUES {} ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
-                values_placeholders(chunk.len(), 6)
+                self.values(chunk.len(), 6)
             );
             let mut q = sqlx::query(&sql);
             for (c, e) in chunk {

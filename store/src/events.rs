@@ -9,8 +9,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, values_placeholders, Backend,
-    NewEvent, Result, Store, StoreError,
+    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, Backend, NewEvent, Result,
+    Store, StoreError,
 };
 use crate::payloads::{self, EncodedEvent, PayloadEncoder};
 use teu_domain::event_names::named_actual;
@@ -68,7 +68,7 @@ impl Store {
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(self.rows_per_statement(8)) {
+        for chunk in events.chunks(self.rows_per_list(8)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
@@ -76,7 +76,7 @@ impl Store {
                  issued_at = excluded.issued_at, received_at = excluded.received_at \
                  WHERE excluded.issued_at > raw_events.issued_at \
                  OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
-                values_placeholders(chunk.len(), 8)
+                self.values(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -95,7 +95,7 @@ impl Store {
         }
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
-        for chunk in events.chunks(self.rows_per_statement(10)) {
+        for chunk in events.chunks(self.rows_per_list(10)) {
             let sql = format!(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
                  issued_at, body, named_actual) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
@@ -104,7 +104,7 @@ impl Store {
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
-                values_placeholders(chunk.len(), 10)
+                self.values(chunk.len(), 10)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -132,7 +132,7 @@ impl Store {
             );
         }
         // Every written event's keys at once, in key order.
-        self.replace_event_keys(&mut tx, &account, &written).await?;
+        self.insert_event_keys(&mut tx, &account, &written).await?;
         let written_ids: Vec<String> = written.iter().map(|e| e.id.to_string()).collect();
         self.refresh_event_links(&mut tx, &written_ids).await?;
         tx.commit().await?;
@@ -146,8 +146,8 @@ impl Store {
         tx: &mut sqlx::AnyConnection,
         ids: &[String],
     ) -> Result<()> {
-        for chunk in ids.chunks(self.rows_per_statement(1)) {
-            let sql = format!("{REFRESH_LINKS} IN ({})", in_list(1, chunk.len()));
+        for chunk in ids.chunks(self.rows_per_list(1)) {
+            let sql = format!("{REFRESH_LINKS} IN ({})", self.list(chunk.len()));
             let mut q = sqlx::query(&sql);
             for id in chunk {
                 q = q.bind(id.as_str());
@@ -157,37 +157,21 @@ impl Store {
         Ok(())
     }
 
-    /// Replaces the `event_keys` rows of `events` (versions just written) with every
-    /// container, bill of lading and booking each names.
-    pub(super) async fn replace_event_keys(
+    /// Inserts the `event_keys` rows of `events` (versions just written): every container, bill
+    /// of lading and booking each names. The keys of the versions they replaced were deleted by
+    /// the trigger `transport_events_keys_replaced` (migration 20) when their bodies changed.
+    pub(super) async fn insert_event_keys(
         &self,
         tx: &mut sqlx::AnyConnection,
         account: &str,
         events: &[&TransportEvent],
     ) -> Result<()> {
-        if events.is_empty() {
-            return Ok(());
-        }
-        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
-            // By event id alone (ids are scoped by account): with `account_id` in the condition
-            // SQLite walked the primary key's account prefix, every key of the account per
-            // statement (649 rows/s at 5,000 containers).
-            let sql = format!(
-                "DELETE FROM event_keys WHERE event_id IN ({})",
-                in_list(1, chunk.len())
-            );
-            let mut q = sqlx::query(&sql);
-            for e in chunk {
-                q = q.bind(e.id.to_string());
-            }
-            q.execute(self.counted(tx)).await?;
-        }
         let keys = event_key_rows(events);
-        for chunk in keys.chunks(self.rows_per_statement(4)) {
+        for chunk in keys.chunks(self.rows_per_list(4)) {
             let sql = format!(
                 "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES {} \
                  ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
-                values_placeholders(chunk.len(), 4)
+                self.values(chunk.len(), 4)
             );
             let mut q = sqlx::query(&sql);
             for (kind, value, id) in chunk {
@@ -285,7 +269,7 @@ impl Store {
             .await?;
         }
         let written: Vec<&TransportEvent> = changed.iter().map(|(e, _)| *e).collect();
-        self.replace_event_keys(&mut tx, &account_s, &written)
+        self.insert_event_keys(&mut tx, &account_s, &written)
             .await?;
         tx.commit().await?;
         Ok(changed.len())
@@ -321,11 +305,11 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in rows.chunks(self.rows_per_statement(8)) {
+        for chunk in rows.chunks(self.rows_per_list(8)) {
             let sql = format!(
                 "INSERT INTO quarantine (id, account_id, source_file, row_index, pointer, reason, payload, created_at) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET reason = excluded.reason",
-                values_placeholders(chunk.len(), 8)
+                self.values(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
             for (id, r) in chunk {
@@ -362,12 +346,13 @@ impl Store {
             ("bill_of_lading", bills_of_lading),
             ("booking", bookings),
         ] {
-            for chunk in values.chunks(self.rows_per_statement(1).saturating_sub(2).max(1)) {
-                let sql = format!(
-                    "SELECT DISTINCT event_id AS id FROM event_keys \
+            // No DISTINCT: the set dedupes, and SQLite would sort the rows to do it.
+            for chunk in values.chunks(self.rows_per_list(1).saturating_sub(2).max(1)) {
+                let sql = self.positional(format!(
+                    "SELECT event_id AS id FROM event_keys \
                      WHERE account_id = $1 AND kind = $2 AND value IN ({})",
                     in_list(3, chunk.len())
-                );
+                ));
                 let mut q = sqlx::query(&sql).bind(account.to_string()).bind(kind);
                 for v in chunk {
                     q = q.bind(v);
@@ -383,14 +368,14 @@ impl Store {
     pub async fn events_by_id(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<TransportEvent>> {
         let account = account.to_string();
         let mut out = Vec::with_capacity(ids.len());
-        for chunk in ids.chunks(self.rows_per_statement(1)) {
+        for chunk in ids.chunks(self.rows_per_list(1)) {
             // By primary key alone: with `account_id = $1` beside it, SQLite without planner
             // statistics (a database being filled) read the account's whole index instead
             // (40.6 s against 9 s for the derive stage of 5,000 containers). The account is
             // checked on the rows.
             let sql = format!(
                 "SELECT id, raw_event_id, body, account_id FROM transport_events WHERE id IN ({})",
-                in_list(1, chunk.len())
+                self.list(chunk.len())
             );
             let mut q = sqlx::query(&sql);
             for id in chunk {

@@ -5,23 +5,20 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{
-    from_json, in_list, one_per_key, parse_code, parse_ts, ts, values_placeholders, Backend,
-    Result, Store,
-};
+use super::{from_json, in_list, one_per_key, parse_code, parse_ts, ts, Backend, Result, Store};
 use teu_domain::model::{LineDeadline, Port, TerminalCheck, VesselPosition};
 
 impl Store {
     /// Upserts ports (reference data, shared by all accounts).
     pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
-        for chunk in ports.chunks(self.rows_per_statement(7)) {
+        for chunk in ports.chunks(self.rows_per_list(7)) {
             let sql = format!(
                 "INSERT INTO ports (locode, name, country_code, country, latitude, longitude, time_zone) VALUES {} \
                  ON CONFLICT (locode) DO UPDATE SET name = excluded.name, country_code = excluded.country_code, \
                  country = excluded.country, latitude = excluded.latitude, longitude = excluded.longitude, \
                  time_zone = excluded.time_zone",
-                values_placeholders(chunk.len(), 7)
+                self.values(chunk.len(), 7)
             );
             // Not a cached statement: sqlx 0.8.6's Any driver declares a NULL f64 as float4 on
             // PostgreSQL, so a statement prepared with a missing coordinate would refuse a later
@@ -77,12 +74,12 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in checks.chunks(self.rows_per_statement(10)) {
+        for chunk in checks.chunks(self.rows_per_list(10)) {
             let sql = format!(
                 "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
                  source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
                  raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
-                values_placeholders(chunk.len(), 10)
+                self.values(chunk.len(), 10)
             );
             let mut q = sqlx::query(&sql);
             for (id, (index, c, raw)) in chunk {
@@ -130,12 +127,12 @@ impl Store {
             |_, _| true,
         );
         let mut tx = self.pool.begin().await?;
-        for chunk in deadlines.chunks(self.rows_per_statement(9)) {
+        for chunk in deadlines.chunks(self.rows_per_list(9)) {
             let sql = format!(
                 "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
                  source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
                  WHERE line_deadlines.body <> excluded.body",
-                values_placeholders(chunk.len(), 9)
+                self.values(chunk.len(), 9)
             );
             let mut q = sqlx::query(&sql);
             for (id, (index, d, raw)) in chunk {
@@ -170,12 +167,12 @@ impl Store {
                 .await;
         }
         let mut tx = self.pool.begin().await?;
-        for chunk in positions.chunks(self.rows_per_statement(13)) {
+        for chunk in positions.chunks(self.rows_per_list(13)) {
             let sql = format!(
                 "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
                  longitude, speed_knots, course_deg, heading_deg, source_file, source_index) VALUES {} \
                  ON CONFLICT (id) DO NOTHING",
-                values_placeholders(chunk.len(), 13)
+                self.values(chunk.len(), 13)
             );
             // Not cached on PostgreSQL: NULL f64 binds (see `upsert_ports`). SQLite caches it,
             // which saves parsing a statement of 5,200 parameters per chunk.
@@ -214,10 +211,10 @@ impl Store {
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         let (pairs, mmsis, imos) = reported_identities(positions);
-        for chunk in pairs.chunks(self.rows_per_statement(2)) {
+        for chunk in pairs.chunks(self.rows_per_list(2)) {
             let sql = format!(
                 "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
-                values_placeholders(chunk.len(), 2)
+                self.values(chunk.len(), 2)
             );
             let mut q = sqlx::query(&sql);
             for (mmsi, imo) in chunk {
@@ -226,10 +223,10 @@ impl Store {
             q.execute(self.counted(tx)).await?;
         }
         let mut imos: Vec<String> = imos.into_iter().map(String::from).collect();
-        for chunk in mmsis.chunks(self.rows_per_statement(1)) {
+        for chunk in mmsis.chunks(self.rows_per_list(1)) {
             let sql = format!(
                 "SELECT DISTINCT imo FROM vessel_identities WHERE mmsi IN ({})",
-                in_list(1, chunk.len())
+                self.list(chunk.len())
             );
             let mut q = sqlx::query(&sql);
             for mmsi in chunk {

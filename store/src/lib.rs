@@ -233,6 +233,9 @@ where
     out
 }
 
+/// The placeholders of a multi-row `VALUES` list of `rows` rows of `width` parameters each,
+/// numbered from 1 (`$1`): `($1, $2), ($3, $4)`. See [`Store::values`] for statements whose only
+/// parameters are the list.
 fn values_placeholders(rows: usize, width: usize) -> String {
     let mut s = String::with_capacity(rows * width * 4);
     for r in 0..rows {
@@ -252,6 +255,44 @@ fn values_placeholders(rows: usize, width: usize) -> String {
     s
 }
 
+/// `sql` with its numbered parameters (`$1`, `$2`, …) made anonymous (`?`), when each number
+/// appears exactly once and in increasing order from 1, so that binding in order stays right;
+/// otherwise `None`. SQLite binds anonymous parameters by position; a numbered one costs a
+/// linear search of the statement's parameter names per bound value.
+fn anonymous_parameters(sql: &str) -> Option<String> {
+    let mut out = String::with_capacity(sql.len());
+    let mut next = 1usize;
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let digits = rest[at + 1..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if digits == 0 {
+            out.push('$');
+            rest = &rest[at + 1..];
+            continue;
+        }
+        let n: usize = rest[at + 1..at + 1 + digits].parse().ok()?;
+        if n != next {
+            return None;
+        }
+        next += 1;
+        out.push('?');
+        rest = &rest[at + 1 + digits..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// `rows` rows of `width` anonymous parameters, `(?, ?), (?, ?)`: SQLite binds them by position
+/// without looking up a name.
+fn anonymous_placeholders(rows: usize, width: usize) -> String {
+    let row = format!("({})", vec!["?"; width].join(", "));
+    vec![row; rows].join(", ")
+}
+
 /// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
 /// A list of strings as the JSON text the store keeps (`ref_numbers`, `tags`, …).
 pub(crate) fn json_list(items: &[String]) -> String {
@@ -269,7 +310,13 @@ pub(crate) fn in_list(from: usize, n: usize) -> String {
 /// 65,535.
 const CHUNK: usize = 400;
 
-/// Bind parameters per multi-row statement on SQLite. SQLite finds a numbered parameter (`$N`)
+/// Bind parameters per statement on SQLite when they are anonymous (`?`, [`Store::values`],
+/// [`Store::list`]): SQLite binds those by position, so a statement's cost grows with its rows,
+/// not their square, and fewer, larger statements save the per-statement round trip to sqlx's
+/// SQLite worker thread. SQLite's own limit is 32,766 (`SQLITE_MAX_VARIABLE_NUMBER`).
+const SQLITE_ANONYMOUS_PARAMS: usize = 2_000;
+
+/// Bind parameters per multi-row statement on SQLite with numbered parameters (`$N`). SQLite finds a numbered parameter (`$N`)
 /// by a linear scan of the statement's parameter list, and sqlx asks for the name of every
 /// parameter it binds (`sqlite3_bind_parameter_name`), so binding one statement costs the square
 /// of its parameters: at 3,600 (400 events of 9 columns) that lookup was 38% of the ingest's
@@ -349,6 +396,45 @@ impl Store {
         match self.backend {
             Backend::Sqlite => (SQLITE_PARAMS / width.max(1)).max(1),
             Backend::Postgres => CHUNK,
+        }
+    }
+
+    /// Rows per statement (or keys per `IN` list) of `width` bind parameters each, for a
+    /// statement whose only parameters are the list ([`Store::values`], [`Store::list`]):
+    /// [`CHUNK`] on PostgreSQL, [`SQLITE_ANONYMOUS_PARAMS`] / `width` (at least 1) on SQLite.
+    fn rows_per_list(&self, width: usize) -> usize {
+        match self.backend {
+            Backend::Sqlite => (SQLITE_ANONYMOUS_PARAMS / width.max(1)).max(1),
+            Backend::Postgres => CHUNK,
+        }
+    }
+
+    /// The placeholders of a multi-row `VALUES` list of `rows` rows of `width` parameters, for
+    /// a statement with no other parameter: anonymous (`(?, ?), (?, ?)`) on SQLite, numbered
+    /// from `$1` on PostgreSQL. Bind in the order the placeholders appear.
+    fn values(&self, rows: usize, width: usize) -> String {
+        match self.backend {
+            Backend::Sqlite => anonymous_placeholders(rows, width),
+            Backend::Postgres => values_placeholders(rows, width),
+        }
+    }
+
+    /// `sql` (numbered parameters, `$1` first) as this backend runs it fastest: on SQLite with
+    /// anonymous parameters when they appear once each and in order ([`anonymous_parameters`]),
+    /// so that a statement may bind [`SQLITE_ANONYMOUS_PARAMS`]; unchanged otherwise.
+    fn positional(&self, sql: String) -> String {
+        match self.backend {
+            Backend::Sqlite => anonymous_parameters(&sql).unwrap_or(sql),
+            Backend::Postgres => sql,
+        }
+    }
+
+    /// The placeholders of an `IN (...)` list of `n` values, for a statement with no other
+    /// parameter: `?, ?` on SQLite, `$1, $2` on PostgreSQL.
+    fn list(&self, n: usize) -> String {
+        match self.backend {
+            Backend::Sqlite => vec!["?"; n].join(", "),
+            Backend::Postgres => in_list(1, n),
         }
     }
 
