@@ -16,8 +16,10 @@
 //! | `accounts`, `webhooks`, `outbox`, `notify` | API keys, webhooks, deliveries, change notices |
 //! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`) writes |
 //!
-//! Both backends share one set of SQL statements (numbered `$n` placeholders, `ON CONFLICT`
-//! upserts), run through sqlx's `Any` driver. Ids are UUID text and timestamps RFC 3339 UTC text
+//! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
+//! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
+//! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
+//! a native pool (`bulk_pg`). Ids are UUID text and timestamps RFC 3339 UTC text
 //! with millisecond precision, which sort correctly as text. Domain records are stored whole as
 //! JSON in `body`; the other columns are what queries filter, join and sort on. Every query takes
 //! the account id: one account never reads another's rows.
@@ -293,12 +295,12 @@ fn anonymous_placeholders(rows: usize, width: usize) -> String {
     vec![row; rows].join(", ")
 }
 
-/// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
 /// A list of strings as the JSON text the store keeps (`ref_numbers`, `tags`, …).
 pub(crate) fn json_list(items: &[String]) -> String {
     serde_json::Value::from(items.to_vec()).to_string()
 }
 
+/// `$from, ..., $(from + n - 1)` for an `IN (...)` list.
 pub(crate) fn in_list(from: usize, n: usize) -> String {
     (from..from + n)
         .map(|i| format!("${i}"))
@@ -322,8 +324,8 @@ const CHUNK: usize = 400;
 /// SQLite worker thread. SQLite's own limit is 32,766 (`SQLITE_MAX_VARIABLE_NUMBER`).
 const SQLITE_ANONYMOUS_PARAMS: usize = 2_000;
 
-/// Bind parameters per multi-row statement on SQLite with numbered parameters (`$N`). SQLite finds a numbered parameter (`$N`)
-/// by a linear scan of the statement's parameter list, and sqlx asks for the name of every
+/// Bind parameters per multi-row statement on SQLite with numbered parameters (`$N`). SQLite
+/// finds a numbered parameter by a linear scan of the statement's parameter list, and sqlx asks for the name of every
 /// parameter it binds (`sqlite3_bind_parameter_name`), so binding one statement costs the square
 /// of its parameters: at 3,600 (400 events of 9 columns) that lookup was 38% of the ingest's
 /// CPU time (perf, docs/NOTES.md). A few hundred keep the lookup small and the statements few.
@@ -638,18 +640,15 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         for table in tables {
-            // The wide event tables are read by primary key alone, whose plans need no
-            // histogram: a sample of 3,000 rows instead of 30,000 (0.3-0.6 s each at 5,000
-            // containers against about 26 ms).
-            let target = if KEYED_ONLY_TABLES.contains(&table.as_str()) {
-                10
-            } else {
-                100
-            };
+            // The wide event tables need no histogram (`KEYED_ONLY_TABLES`): a sample of 3,000
+            // rows instead of 30,000 (0.3-0.6 s each at 5,000 containers against about 26 ms).
+            // The others keep the server's statistics target.
             let mut tx = self.pool.begin().await?;
-            sqlx::query(&format!("SET LOCAL default_statistics_target = {target}"))
-                .execute(self.counted(&mut tx))
-                .await?;
+            if KEYED_ONLY_TABLES.contains(&table.as_str()) {
+                sqlx::query("SET LOCAL default_statistics_target = 10")
+                    .execute(self.counted(&mut tx))
+                    .await?;
+            }
             sqlx::query(&format!("ANALYZE {table}"))
                 .execute(self.counted(&mut tx))
                 .await?;
