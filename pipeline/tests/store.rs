@@ -233,6 +233,23 @@ async fn naming(store: &Store, account: uuid::Uuid, number: &str) -> Vec<uuid::U
     ids
 }
 
+/// Stores `event` as the first row of `file`, its own JSON standing for the carrier's payload.
+async fn upsert_version(
+    store: &Store,
+    account: uuid::Uuid,
+    event: &teu_pipeline::model::TransportEvent,
+    file: &str,
+) {
+    let raw = serde_json::to_string(&event.event).unwrap();
+    let new = teu_pipeline::store::NewEvent {
+        event,
+        raw: &raw,
+        source_file: file,
+        source_index: 0,
+    };
+    store.upsert_events(account, &[new]).await.unwrap();
+}
+
 /// `event_keys` follows the stored version of each event: a later version that names another
 /// box (the carrier corrected the equipment reference) loses the old box's key and gains the
 /// new one, through an upsert and through a re-reading (`rewrite_events`); an older version
@@ -258,14 +275,7 @@ async fn later_versions_replace_keys_on(store: &Store) {
         .event_created_at
         .unwrap_or(original.event.event_at);
     later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
-    let raw = serde_json::to_string(&later.event).unwrap();
-    let new = teu_pipeline::store::NewEvent {
-        event: &later,
-        raw: &raw,
-        source_file: "correction.json",
-        source_index: 0,
-    };
-    store.upsert_events(a.id, &[new]).await.unwrap();
+    upsert_version(store, a.id, &later, "correction.json").await;
     assert!(!naming(store, a.id, "APZU4812090")
         .await
         .contains(&original.id));
@@ -285,14 +295,7 @@ async fn later_versions_replace_keys_on(store: &Store) {
     let mut older = original.clone();
     older.event.containers = vec!["MSKU1000021".to_string()];
     older.event.event_created_at = Some(issued - chrono::Duration::hours(1));
-    let raw = serde_json::to_string(&older.event).unwrap();
-    let old = teu_pipeline::store::NewEvent {
-        event: &older,
-        raw: &raw,
-        source_file: "late.json",
-        source_index: 0,
-    };
-    store.upsert_events(a.id, &[old]).await.unwrap();
+    upsert_version(store, a.id, &older, "late.json").await;
     assert!(naming(store, a.id, "MSKU1000021").await.is_empty());
     assert_eq!(naming(store, a.id, "MSKU1000016").await, vec![original.id]);
 

@@ -288,13 +288,6 @@ fn anonymous_parameters(sql: &str) -> Option<String> {
     Some(out)
 }
 
-/// `rows` rows of `width` anonymous parameters, `(?, ?), (?, ?)`: SQLite binds them by position
-/// without looking up a name.
-fn anonymous_placeholders(rows: usize, width: usize) -> String {
-    let row = format!("({})", vec!["?"; width].join(", "));
-    vec![row; rows].join(", ")
-}
-
 /// A list of strings as the JSON text the store keeps (`ref_numbers`, `tags`, …).
 pub(crate) fn json_list(items: &[String]) -> String {
     serde_json::Value::from(items.to_vec()).to_string()
@@ -421,10 +414,7 @@ impl Store {
     /// a statement with no other parameter: anonymous (`(?, ?), (?, ?)`) on SQLite, numbered
     /// from `$1` on PostgreSQL. Bind in the order the placeholders appear.
     fn values(&self, rows: usize, width: usize) -> String {
-        match self.backend {
-            Backend::Sqlite => anonymous_placeholders(rows, width),
-            Backend::Postgres => values_placeholders(rows, width),
-        }
+        self.positional(values_placeholders(rows, width))
     }
 
     /// `sql` (numbered parameters, `$1` first) as this backend runs it fastest: on SQLite with
@@ -440,10 +430,7 @@ impl Store {
     /// The placeholders of an `IN (...)` list of `n` values, for a statement with no other
     /// parameter: `?, ?` on SQLite, `$1, $2` on PostgreSQL.
     fn list(&self, n: usize) -> String {
-        match self.backend {
-            Backend::Sqlite => vec!["?"; n].join(", "),
-            Backend::Postgres => in_list(1, n),
-        }
+        self.positional(in_list(1, n))
     }
 
     /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates

@@ -6,7 +6,10 @@ use super::*;
 fn placeholders_and_redaction() {
     assert_eq!(values_placeholders(2, 2), "($1, $2), ($3, $4)");
     assert_eq!(in_list(2, 3), "$2, $3, $4");
-    assert_eq!(anonymous_placeholders(2, 2), "(?, ?), (?, ?)");
+    assert_eq!(
+        anonymous_parameters(&values_placeholders(2, 2)).as_deref(),
+        Some("(?, ?), (?, ?)")
+    );
     assert_eq!(
         anonymous_parameters("a = $1 AND b IN ($2, $3) AND c ->> '$.x' = $4").as_deref(),
         Some("a = ? AND b IN (?, ?) AND c ->> '$.x' = ?")
