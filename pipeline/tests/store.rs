@@ -33,6 +33,7 @@ async fn postgres_backend_ingests_the_same() {
     accounts_on(&db.store).await;
     ingest_on(&db.store).await;
     later_versions_replace_keys_on(&db.store).await;
+    stored_links_follow_their_events_on(&db.store).await;
     db.drop().await.unwrap();
 }
 
@@ -219,6 +220,109 @@ async fn claims_skip_on(store: &Store) {
 async fn a_later_version_replaces_its_keys() {
     let (_dir, store) = sqlite().await;
     later_versions_replace_keys_on(&store).await;
+}
+
+#[tokio::test]
+async fn stored_links_follow_their_events() {
+    let (_dir, store) = sqlite().await;
+    stored_links_follow_their_events_on(&store).await;
+}
+
+/// Each container's links as served (`containers.event_links`, migration 21) against
+/// `container_events`, for every container of the account, after asserting that they agree.
+async fn served_links(
+    store: &Store,
+    account: uuid::Uuid,
+) -> std::collections::HashMap<uuid::Uuid, Vec<teu_pipeline::store::EventLink>> {
+    let (containers, _) = store.list_containers(account, 0, 1000).await.unwrap();
+    let ids: Vec<_> = containers.iter().map(|c| c.id).collect();
+    let served = store
+        .event_links_of_containers(account, &ids)
+        .await
+        .unwrap();
+    let table = store.event_links_from_table(account, &ids).await.unwrap();
+    assert_eq!(
+        served, table,
+        "stored event links disagree with container_events"
+    );
+    served
+}
+
+/// The links a container serves are its `container_events` rows in event order, right after a
+/// derivation (the stored value) and after a later version of one of its events moves that
+/// event's time without a derivation yet (the trigger clears the stored value; the serving
+/// order must follow the event). Real DCSA 2.2 sample events.
+async fn stored_links_follow_their_events_on(store: &Store) {
+    let (a, _) = store.create_account("linked", false).await.unwrap();
+    ingest::ingest_file(store, &a, &sample("tnt-220-response.json"))
+        .await
+        .unwrap();
+    let served = served_links(store, a.id).await;
+    let (container, links) = served
+        .iter()
+        .find(|(_, links)| links.len() > 1)
+        .expect("a container of the 2.2 sample with more than one event");
+    // The first event of the container, re-issued a day after its last event.
+    let events = store
+        .events_of_containers(a.id, &[*container])
+        .await
+        .unwrap();
+    let list = &events[container];
+    assert_eq!(
+        list.iter().map(|e| e.id).collect::<Vec<_>>(),
+        links.iter().map(|l| l.id).collect::<Vec<_>>(),
+        "links in event order"
+    );
+    let mut moved = list[0].clone();
+    let last = list.last().unwrap().event.event_at;
+    moved.event.event_at = last + chrono::Duration::days(1);
+    let issued = moved
+        .event
+        .event_created_at
+        .unwrap_or(list[0].event.event_at);
+    moved.event.event_created_at = Some(issued + chrono::Duration::days(400));
+    upsert_version(store, a.id, &moved, "moved.json").await;
+    let after = served_links(store, a.id).await;
+    let order: Vec<_> = after[container].iter().map(|l| l.id).collect();
+    assert_eq!(
+        order.last(),
+        Some(&moved.id),
+        "the moved event is served last"
+    );
+    assert_eq!(order.len(), links.len());
+
+    // Derived again, the container stores its links again.
+    let keys_of = |e: &teu_pipeline::model::TransportEvent| ingest::Keys {
+        containers: e.event.containers.iter().cloned().collect(),
+        bills: e.event.bills_of_lading.iter().cloned().collect(),
+        bookings: e.event.bookings.iter().cloned().collect(),
+    };
+    ingest::derive_stored(store, &a, &keys_of(&moved), &mut Default::default())
+        .await
+        .unwrap();
+    assert_eq!(served_links(store, a.id).await[container], after[container]);
+
+    // A later version of another of its events names a box of its own and no bill of lading
+    // or booking (the carrier corrected the equipment reference): deriving the new version's
+    // keys drops the old box's link to it (the stale-link delete) without deriving the old
+    // box, whose served links must lose the event too.
+    let mut alone = list[1].clone();
+    alone.event.containers = vec!["MSKU1000016".to_string()];
+    alone.event.bills_of_lading.clear();
+    alone.event.bookings.clear();
+    let issued = alone.event.event_created_at.unwrap_or(alone.event.event_at);
+    alone.event.event_created_at = Some(issued + chrono::Duration::days(400));
+    upsert_version(store, a.id, &alone, "alone.json").await;
+    ingest::derive_stored(store, &a, &keys_of(&alone), &mut Default::default())
+        .await
+        .unwrap();
+    let after = served_links(store, a.id).await;
+    let ids: Vec<_> = after[container].iter().map(|l| l.id).collect();
+    assert!(
+        !ids.contains(&alone.id),
+        "the moved box's event left the old box"
+    );
+    assert_eq!(ids.len(), links.len() - 1);
 }
 
 /// The ids of the stored events of `account` naming container `number`.

@@ -52,8 +52,9 @@ fn ser_opt_ts<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S
 /// `{"id": ..., "type": ...}`: a resource identifier object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Identifier {
-    /// The resource id (a UUID string).
-    pub id: String,
+    /// The resource id, serialized as its hyphenated lowercase string (uuid's `Serialize`,
+    /// written without an intermediate `String`).
+    pub id: Uuid,
     /// The resource type, e.g. `container`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -62,10 +63,7 @@ pub struct Identifier {
 impl Identifier {
     /// Identifier of a resource of type `kind` with UUID `id`.
     pub fn new(kind: &'static str, id: Uuid) -> Self {
-        Identifier {
-            id: id.to_string(),
-            kind,
-        }
+        Identifier { id, kind }
     }
 }
 

@@ -16,6 +16,8 @@ use super::{
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
+use super::reads::{encode_links, EventLink};
+
 /// Events per statement of [`STALE_LINKS_SQLITE`] / [`STALE_LINKS_POSTGRES`].
 const STALE_LINK_EVENTS: usize = 1_000;
 
@@ -219,6 +221,10 @@ impl Store {
         };
         self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
             .await?;
+        // After the stale-link deletes (whose trigger clears the value of each container they
+        // touch): the derived containers' links are now exactly `links`.
+        self.store_event_links(&mut tx, containers, links, &events)
+            .await?;
         if let (Some((old_containers, old_shipments)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
                 &old_containers,
@@ -411,6 +417,56 @@ impl Store {
             }
         }
         Ok(seen)
+    }
+
+    /// Writes `containers.event_links` (migration 21) of each derived container: its links
+    /// among `links`, ordered as [`Store::event_links_from_table`] orders them (event time in
+    /// milliseconds, then event id), encoded by [`encode_links`]. Only values that differ are
+    /// written. Every event of `links` is in `events` (checked by the link insert before).
+    async fn store_event_links(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        containers: &[Container],
+        links: &[(Uuid, Uuid)],
+        events: &HashMap<Uuid, &TransportEvent>,
+    ) -> Result<()> {
+        let mut of: HashMap<Uuid, Vec<(i64, Uuid, EventLink)>> =
+            containers.iter().map(|c| (c.id, Vec::new())).collect();
+        for (c, e) in links {
+            let (Some(list), Some(event)) = (of.get_mut(c), events.get(e)) else {
+                continue;
+            };
+            list.push((
+                event.event.event_at.timestamp_millis(),
+                *e,
+                EventLink::of(event),
+            ));
+        }
+        let values: Vec<(String, Vec<u8>)> = containers
+            .iter()
+            .filter_map(|c| of.remove(&c.id).map(|list| (c.id, list)))
+            .map(|(id, mut list)| {
+                list.sort_unstable_by_key(|(at, e, _)| (*at, *e));
+                let ordered: Vec<EventLink> = list.into_iter().map(|(_, _, l)| l).collect();
+                (id.to_string(), encode_links(&ordered))
+            })
+            .collect();
+        for chunk in values.chunks(self.rows_per_list(2)) {
+            // The ids are this derivation's containers of `account`; the `VALUES` are the only
+            // parameters, so SQLite binds them anonymously.
+            let sql = format!(
+                "UPDATE containers SET event_links = v.column2 FROM (VALUES {}) AS v \
+                 WHERE containers.id = v.column1 \
+                 AND containers.event_links IS DISTINCT FROM v.column2",
+                self.values(chunk.len(), 2)
+            );
+            let mut q = sqlx::query(&sql);
+            for (id, bytes) in chunk {
+                q = q.bind(id.as_str()).bind(bytes.as_slice());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
     }
 
     /// Deletes the derived rows and links of `scope` that this derivation did not produce (see

@@ -64,6 +64,52 @@ fn event_link(link: &str, container: &str) -> Result<EventLink> {
     })
 }
 
+/// Bytes per link in `containers.event_links`: the event id (16), the raw event id (16) and
+/// `named_actual` (1).
+const LINK_BYTES: usize = 33;
+
+/// `containers.event_links` of a container whose links, in event order, are `links`: for each
+/// link its event id and raw event id (16 bytes each, the UUID's bytes) and `named_actual` (one
+/// byte, 0 or 1). No links give an empty value, which is not NULL (NULL: not stored).
+pub(crate) fn encode_links(links: &[EventLink]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(links.len() * LINK_BYTES);
+    for link in links {
+        out.extend_from_slice(link.id.as_bytes());
+        out.extend_from_slice(link.raw_event_id.as_bytes());
+        out.push(u8::from(link.named_actual));
+    }
+    out
+}
+
+/// The links [`encode_links`] wrote. Errors (as text, for [`StoreError::Corrupt`]) when the
+/// length is not a whole number of links or a flag is not 0 or 1.
+pub(crate) fn decode_links(bytes: &[u8]) -> std::result::Result<Vec<EventLink>, String> {
+    if bytes.len() % LINK_BYTES != 0 {
+        return Err(format!(
+            "{} bytes, not a multiple of {LINK_BYTES}",
+            bytes.len()
+        ));
+    }
+    bytes
+        .chunks_exact(LINK_BYTES)
+        .enumerate()
+        .map(|(i, link)| {
+            let uuid = |range: std::ops::Range<usize>| {
+                Uuid::from_slice(&link[range]).map_err(|e| format!("link {i}: {e}"))
+            };
+            Ok(EventLink {
+                id: uuid(0..16)?,
+                raw_event_id: uuid(16..32)?,
+                named_actual: match link[32] {
+                    0 => false,
+                    1 => true,
+                    other => return Err(format!("link {i}: named_actual byte {other}")),
+                },
+            })
+        })
+        .collect()
+}
+
 impl Store {
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
     /// particular order.
@@ -175,15 +221,68 @@ impl Store {
 
     /// The event links of each container, ordered by event time (then event id): what a
     /// container's `transport_events` and `raw_events` relationships list. Reads no event
-    /// body: one row per container, its links aggregated in event order by the database
-    /// (`group_concat`/`string_agg … ORDER BY`), so a page of 30 containers is 30 rows, not
-    /// one row per event.
+    /// body: each container's stored `event_links` (migration 21, written by the derivation),
+    /// one row per container; containers whose value is not stored (cleared by a change to
+    /// their links outside a derivation, or stored before migration 21) are read from
+    /// `container_events` ([`Store::event_links_from_table`]). A container with no links, or
+    /// not of the account, is absent from the map.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
+    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on a stored value that is not whole
+    /// links (see [`decode_links`]) or an unreadable id.
+    pub async fn event_links_of_containers(
+        &self,
+        account: Uuid,
+        container_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
+        let stored = self
+            .select_in(
+                "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN",
+                account,
+                container_ids,
+                |row| {
+                    let id: String = row.try_get("id")?;
+                    let links: Option<Vec<u8>> = row.try_get("event_links")?;
+                    Ok((id, links))
+                },
+            )
+            .await?;
+        let mut out = HashMap::with_capacity(stored.len());
+        let mut unstored = Vec::new();
+        for (id, links) in stored {
+            let container = parse_uuid(&id, "container")?;
+            match links {
+                Some(bytes) => {
+                    let links = decode_links(&bytes).map_err(|detail| StoreError::Corrupt {
+                        what: "event links of container",
+                        id,
+                        detail,
+                    })?;
+                    if !links.is_empty() {
+                        out.insert(container, links);
+                    }
+                }
+                None => unstored.push(container),
+            }
+        }
+        if !unstored.is_empty() {
+            out.extend(self.event_links_from_table(account, &unstored).await?);
+        }
+        Ok(out)
+    }
+
+    /// The event links of each container as `container_events` holds them, ordered by event
+    /// time (then event id), ignoring the stored `containers.event_links`: what
+    /// [`Store::event_links_of_containers`] reads for a container whose value is not stored.
+    /// One row per container, its links aggregated in event order by the database
+    /// (`group_concat`/`string_agg … ORDER BY`). Public so that tests can compare the two.
     ///
     /// # Errors
     /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
     /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on an unreadable id or a
     /// `named_actual` not filled (start-up fills every one: [`Store::backfill_named_actual`]).
-    pub async fn event_links_of_containers(
+    pub async fn event_links_from_table(
         &self,
         account: Uuid,
         container_ids: &[Uuid],
@@ -326,5 +425,36 @@ impl Store {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_round_trip_and_refuse_partial_values() {
+        let links = vec![
+            EventLink {
+                id: Uuid::from_u128(1),
+                raw_event_id: Uuid::from_u128(u128::MAX),
+                named_actual: true,
+            },
+            EventLink {
+                id: Uuid::from_u128(0x0123_4567_89ab_cdef),
+                raw_event_id: Uuid::nil(),
+                named_actual: false,
+            },
+        ];
+        let bytes = encode_links(&links);
+        assert_eq!(bytes.len(), 2 * LINK_BYTES);
+        assert_eq!(decode_links(&bytes).unwrap(), links);
+        assert_eq!(decode_links(&[]).unwrap(), Vec::new());
+        assert!(decode_links(&bytes[..LINK_BYTES + 1])
+            .unwrap_err()
+            .contains("not a multiple"));
+        let mut flag = bytes.clone();
+        flag[LINK_BYTES - 1] = 7;
+        assert!(decode_links(&flag).unwrap_err().contains("link 0"));
     }
 }
