@@ -150,31 +150,22 @@ impl Store {
         // One row per shipment, its container ids aggregated in number order from the index
         // `containers_shipment` (migration 21): a row costs the SQLite driver a few
         // microseconds, so a page's 30 shipments are 30 rows, not one per container.
-        let aggregate = match self.backend {
-            super::Backend::Sqlite => "group_concat",
-            super::Backend::Postgres => "string_agg",
-        };
-        let mut out = HashMap::with_capacity(shipment_ids.len());
-        for chunk in shipment_ids.chunks(self.rows_per_statement(1)) {
-            let sql = format!(
-                "SELECT shipment_id, {aggregate}(id, ',' ORDER BY number, id) AS ids \
-                 FROM containers WHERE account_id = $1 AND shipment_id IN ({}) \
-                 GROUP BY shipment_id",
-                in_list(2, chunk.len())
-            );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
-            for id in chunk {
-                q = q.bind(id.to_string());
-            }
-            for row in q.fetch_all(self.pool()).await? {
-                let shipment = parse_uuid(&row.try_get::<String, _>("shipment_id")?, "shipment")?;
-                let ids: String = row.try_get("ids")?;
-                let ids = ids
-                    .split(',')
-                    .map(|id| parse_uuid(id, "container"))
-                    .collect::<Result<Vec<_>>>()?;
-                out.insert(shipment, ids);
-            }
+        let rows = self
+            .aggregated(account, shipment_ids, |aggregate, list| {
+                format!(
+                    "SELECT shipment_id, {aggregate}(id, ',' ORDER BY number, id) AS ids \
+                     FROM containers WHERE account_id = $1 AND shipment_id IN ({list}) \
+                     GROUP BY shipment_id"
+                )
+            })
+            .await?;
+        let mut out = HashMap::with_capacity(rows.len());
+        for (shipment, ids) in rows {
+            let ids = ids
+                .split(',')
+                .map(|id| parse_uuid(id, "container"))
+                .collect::<Result<Vec<_>>>()?;
+            out.insert(parse_uuid(&shipment, "shipment")?, ids);
         }
         Ok(out)
     }
@@ -296,34 +287,25 @@ impl Store {
         account: Uuid,
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
-        let aggregate = match self.backend {
-            super::Backend::Sqlite => "group_concat",
-            super::Backend::Postgres => "string_agg",
-        };
-        let mut out: HashMap<Uuid, Vec<EventLink>> = HashMap::new();
-        for chunk in container_ids.chunks(self.rows_per_statement(1)) {
-            // The links alone (migration 18): each container's links are one range of the
-            // primary key, no event row is read.
-            let sql = format!(
-                "SELECT container_id, {aggregate}(event_id || ' ' || raw_event_id || ' ' || \
-                 COALESCE(named_actual, 2), ',' ORDER BY event_at, event_id) AS links \
-                 FROM container_events WHERE account_id = $1 AND container_id IN ({}) \
-                 GROUP BY container_id",
-                in_list(2, chunk.len())
-            );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
-            for id in chunk {
-                q = q.bind(id.to_string());
-            }
-            for row in q.fetch_all(self.pool()).await? {
-                let container: String = row.try_get("container_id")?;
-                let links: String = row.try_get("links")?;
-                let list = links
-                    .split(',')
-                    .map(|link| event_link(link, &container))
-                    .collect::<Result<Vec<_>>>()?;
-                out.insert(parse_uuid(&container, "container")?, list);
-            }
+        // The links alone (migration 18): each container's links are one range of the primary
+        // key, no event row is read.
+        let rows = self
+            .aggregated(account, container_ids, |aggregate, list| {
+                format!(
+                    "SELECT container_id, {aggregate}(event_id || ' ' || raw_event_id || ' ' || \
+                     COALESCE(named_actual, 2), ',' ORDER BY event_at, event_id) AS links \
+                     FROM container_events WHERE account_id = $1 AND container_id IN ({list}) \
+                     GROUP BY container_id"
+                )
+            })
+            .await?;
+        let mut out: HashMap<Uuid, Vec<EventLink>> = HashMap::with_capacity(rows.len());
+        for (container, links) in rows {
+            let list = links
+                .split(',')
+                .map(|link| event_link(link, &container))
+                .collect::<Result<Vec<_>>>()?;
+            out.insert(parse_uuid(&container, "container")?, list);
         }
         Ok(out)
     }
@@ -397,6 +379,35 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// The rows of a statement that aggregates text per group over the ids `ids` of `account`:
+    /// `sql(aggregate, list)` writes it with the backend's string aggregate (`group_concat` on
+    /// SQLite, `string_agg` on PostgreSQL, both with `ORDER BY`) and the placeholders of one
+    /// chunk of ids (`$2…`; `$1` is the account), selecting the group key first and the
+    /// aggregated text second. One statement per chunk; the rows come as (key, text).
+    async fn aggregated(
+        &self,
+        account: Uuid,
+        ids: &[Uuid],
+        sql: impl Fn(&str, &str) -> String,
+    ) -> Result<Vec<(String, String)>> {
+        let aggregate = match self.backend {
+            super::Backend::Sqlite => "group_concat",
+            super::Backend::Postgres => "string_agg",
+        };
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(self.rows_per_statement(1)) {
+            let sql = sql(aggregate, &in_list(2, chunk.len()));
+            let mut q = sqlx::query(&sql).bind(account.to_string());
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.pool()).await? {
+                out.push((row.try_get(0)?, row.try_get(1)?));
+            }
+        }
+        Ok(out)
     }
 
     /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`) for `ids`, read with
