@@ -447,6 +447,8 @@ impl Store {
             .filter_map(|c| of.remove(&c.id).map(|list| (c.id, list)))
             .map(|(id, mut list)| {
                 list.sort_unstable_by_key(|(at, e, _)| (*at, *e));
+                // One row per pair in the table (its primary key), so once here too.
+                list.dedup_by_key(|(_, e, _)| *e);
                 let ordered: Vec<EventLink> = list.into_iter().map(|(_, _, l)| l).collect();
                 (id.to_string(), encode_links(&ordered))
             })
