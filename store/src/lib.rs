@@ -20,9 +20,11 @@
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
 //! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
 //! a native pool (`bulk_pg`). Ids are UUID text and timestamps RFC 3339 UTC text
-//! with millisecond precision, which sort correctly as text. Domain records are stored whole as
-//! JSON in `body`; the other columns are what queries filter, join and sort on. Every query takes
-//! the account id: one account never reads another's rows.
+//! with millisecond precision, which sort correctly as text; the one binary column of ids is
+//! `containers.event_links` (a container's event links in event order, 33 bytes per link,
+//! `reads::encode_links`). Domain records are stored whole as JSON in `body`; the other
+//! columns are what queries filter, join and sort on. Every query takes the account id: one
+//! account never reads another's rows.
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -318,10 +320,11 @@ const CHUNK: usize = 400;
 const SQLITE_ANONYMOUS_PARAMS: usize = 2_000;
 
 /// Bind parameters per multi-row statement on SQLite with numbered parameters (`$N`). SQLite
-/// finds a numbered parameter by a linear scan of the statement's parameter list, and sqlx asks for the name of every
-/// parameter it binds (`sqlite3_bind_parameter_name`), so binding one statement costs the square
-/// of its parameters: at 3,600 (400 events of 9 columns) that lookup was 38% of the ingest's
-/// CPU time (perf, docs/NOTES.md). A few hundred keep the lookup small and the statements few.
+/// finds a numbered parameter by a linear scan of the statement's parameter list, and sqlx
+/// asks for the name of every parameter it binds (`sqlite3_bind_parameter_name`), so binding
+/// one statement costs the square of its parameters: at 3,600 (400 events of 9 columns) that
+/// lookup was 38% of the ingest's CPU time (perf, docs/NOTES.md). A few hundred keep the
+/// lookup small and the statements few.
 const SQLITE_PARAMS: usize = 250;
 
 /// SQLite page cache per connection, in MiB, when `TEU_SQLITE_CACHE_MIB` is not set: SQLite's

@@ -350,8 +350,8 @@ impl Store {
     }
 
     /// Adds `add` to and removes `remove` from the shipment's tags (both already checked by
-    /// [`parse_tags`]); the shipment's `refreshed_at` moves to now. `None` when the account has
-    /// no such shipment. Tags come back sorted. Refused with [`StoreError::Tags`] when the
+    /// [`parse_tags`](teu_domain::listing::parse_tags)); the shipment's `refreshed_at` moves to
+    /// now. `None` when the account has no such shipment. Tags come back sorted. Refused with [`StoreError::Tags`] when the
     /// shipment would carry more than [`MAX_TAGS`].
     pub async fn update_shipment_tags(
         &self,

@@ -39,7 +39,7 @@ impl EventLink {
     }
 }
 
-/// One link of [`Store::event_links_of_containers`]'s aggregate: `<event id> <raw event id>
+/// One link of [`Store::event_links_from_table`]'s aggregate: `<event id> <raw event id>
 /// <named_actual 0|1>`.
 fn event_link(link: &str, container: &str) -> Result<EventLink> {
     let corrupt = |detail: &str| StoreError::Corrupt {
@@ -228,9 +228,9 @@ impl Store {
     /// not of the account, is absent from the map.
     ///
     /// # Errors
-    /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
-    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on a stored value that is not whole
-    /// links (see [`decode_links`]) or an unreadable id.
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on a stored value that is
+    /// not whole 33-byte links with a flag of 0 or 1 (naming the container and the link's
+    /// index), or an unreadable id.
     pub async fn event_links_of_containers(
         &self,
         account: Uuid,
@@ -279,9 +279,8 @@ impl Store {
     /// (`group_concat`/`string_agg … ORDER BY`). Public so that tests can compare the two.
     ///
     /// # Errors
-    /// [`StoreError::Sql`](super::StoreError::Sql) on a failed query,
-    /// [`StoreError::Corrupt`](super::StoreError::Corrupt) on an unreadable id or a
-    /// `named_actual` not filled (start-up fills every one: [`Store::backfill_named_actual`]).
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable id or a
+    /// `named_actual` not filled (start-up fills every one: `Store::backfill_named_actual`).
     pub async fn event_links_from_table(
         &self,
         account: Uuid,
