@@ -577,6 +577,32 @@ async fn protections_and_error_codes(db: &TestDb) {
         body["errors"][0]["message"], "PersistedQueryNotFound",
         "{body}"
     );
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "PERSISTED_QUERY_NOT_FOUND",
+        "{body}"
+    );
+    // A hash that is not the text's, and a version other than 1, are refused and not kept.
+    let other = "{ containers(first: 1) { totalCount } }";
+    let (_, body) = post(&server, &key, json!({"query": other, "extensions": apq})).await;
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{body}"
+    );
+    assert_eq!(
+        body["errors"][0]["extensions"]["field"], "extensions.persistedQuery",
+        "{body}"
+    );
+    let v2 = json!({"persistedQuery": {"version": 2, "sha256Hash": hash}});
+    let (_, body) = post(&server, &key, json!({"query": query, "extensions": v2})).await;
+    assert_eq!(
+        body["errors"][0]["extensions"]["code"], "BAD_USER_INPUT",
+        "{body}"
+    );
+    let (_, body) = post(&server, &key, json!({"extensions": apq})).await;
+    assert_eq!(
+        body["errors"][0]["message"], "PersistedQueryNotFound",
+        "{body}"
+    );
     let (status, body) = post(&server, &key, json!({"query": query, "extensions": apq})).await;
     assert_eq!(status, 200, "{body}");
     let total = body["data"]["containers"]["totalCount"].clone();

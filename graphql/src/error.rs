@@ -10,6 +10,7 @@
 //! | `NOT_FOUND` | a mutation names a record the account does not have (lookups by id answer null instead) | |
 //! | `BAD_USER_INPUT` | an argument is out of range or malformed (`first: 1000`, a bad cursor, a blank number, a list too long) | `field` when one input field is at fault |
 //! | `RATE_LIMITED` | the account used up its inference allowance (200 per minute, shared with `/v2`) | `retryAfter` (seconds), also sent as `Retry-After` |
+//! | `PERSISTED_QUERY_NOT_FOUND` | an automatic persisted query names a hash the server does not hold (the message is `PersistedQueryNotFound`, as Apollo clients expect); send the hash with the query text once | |
 //! | `TIMEOUT` | the query ran longer than the server's limit (HTTP 503) | |
 //! | `UNAVAILABLE` | the database is unavailable for now (no connection, busy, shutting down: `teu_api::failure`, the failures `/v2` answers 503); retry later | |
 //! | `INTERNAL` | the store failed otherwise; the cause is logged with `tracing`, the client only sees "internal error" | |
@@ -50,6 +51,10 @@ pub enum GqlError {
         /// Seconds to wait.
         retry_after: u64,
     },
+    /// An automatic persisted query sent by hash alone, and the server does not hold that
+    /// hash (Apollo's protocol: the client then sends the hash with the query text).
+    #[error("PersistedQueryNotFound")]
+    PersistedQueryNotFound,
     /// The query ran out of time.
     #[error("the query took longer than {0} ms and was cancelled")]
     Timeout(u128),
@@ -70,6 +75,7 @@ impl GqlError {
             GqlError::NotFound(_) => "NOT_FOUND",
             GqlError::BadUserInput { .. } => "BAD_USER_INPUT",
             GqlError::RateLimited { .. } => "RATE_LIMITED",
+            GqlError::PersistedQueryNotFound => "PERSISTED_QUERY_NOT_FOUND",
             GqlError::Timeout(_) => "TIMEOUT",
             GqlError::Unavailable => "UNAVAILABLE",
             GqlError::Internal => "INTERNAL",

@@ -62,17 +62,19 @@ mod loaders;
 mod mutations;
 mod notifications;
 mod paging;
+mod persisted;
 mod query;
 mod subscription;
 mod tracking;
 mod types;
 mod webhooks;
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_graphql::extensions::apollo_persisted_queries::{
-    ApolloPersistedQueries, LruCacheStorage,
-};
+use async_graphql::extensions::apollo_persisted_queries::LruCacheStorage;
+use async_graphql::futures_util::stream::{self, BoxStream, StreamExt};
+use async_graphql::{Data, Executor, Request, Response};
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 
@@ -95,8 +97,76 @@ pub use paging::MAX_PAGE_SIZE;
 pub use query::{ListFilter, OrderBy, Query};
 pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 
-/// The teu GraphQL schema: queries, the tracking-request mutation and live updates.
-pub type TeuSchema = Schema<Query, Mutation, SubscriptionRoot>;
+/// The teu GraphQL schema (queries, mutations and live updates) and what every request gets
+/// before it runs: the query of an automatic persisted query, and a data loader of its own.
+///
+/// Run requests through it ([`TeuSchema::execute`], or as an [`Executor`] for subscription
+/// streams), never through the inner async-graphql schema: without the loader every resolver
+/// that reads the store answers `INTERNAL`. Cloning is cheap (shared handles).
+#[derive(Clone)]
+pub struct TeuSchema {
+    schema: Schema<Query, Mutation, SubscriptionRoot>,
+    persisted: LruCacheStorage,
+}
+
+impl TeuSchema {
+    /// Runs `request` (a query or a mutation) and answers its response; errors are in the
+    /// response (`errors`), as async-graphql reports them.
+    pub async fn execute(&self, request: impl Into<Request>) -> Response {
+        match self.prepare(request.into()).await {
+            Ok(request) => self.schema.execute(request).await,
+            Err(error) => Response::from_errors(vec![error]),
+        }
+    }
+
+    /// The schema data of type `D` (the store, the limiter, the query timeout).
+    pub(crate) fn data<D: std::any::Any + Send + Sync>(&self) -> Option<&D> {
+        self.schema.data::<D>()
+    }
+
+    /// `request` with its persisted query applied ([`persisted::persisted_query`]) and its own
+    /// data loader over the schema's store ([`loaders::request_loader`]).
+    async fn prepare(&self, request: Request) -> Result<Request, async_graphql::ServerError> {
+        let request = persisted::persisted_query(&self.persisted, request).await?;
+        Ok(match self.schema.data::<Store>() {
+            Some(store) => {
+                let calls = self
+                    .schema
+                    .data::<loaders::LoaderStats>()
+                    .map(|s| s.0.clone())
+                    .unwrap_or_default();
+                request.data(loaders::request_loader(store.clone(), calls))
+            }
+            None => request,
+        })
+    }
+}
+
+impl Executor for TeuSchema {
+    async fn execute(&self, request: Request) -> Response {
+        TeuSchema::execute(self, request).await
+    }
+
+    fn execute_stream(
+        &self,
+        request: Request,
+        session_data: Option<Arc<Data>>,
+    ) -> BoxStream<'static, Response> {
+        let this = self.clone();
+        stream::once(async move {
+            match this.prepare(request).await {
+                Ok(request) => this
+                    .schema
+                    .execute_stream_with_session_data(request, session_data.unwrap_or_default()),
+                Err(error) => {
+                    stream::once(async move { Response::from_errors(vec![error]) }).boxed()
+                }
+            }
+        })
+        .flatten()
+        .boxed()
+    }
+}
 
 /// Deepest query accepted (`containers.edges.node.shipment.containers.events.code` is 7).
 pub const MAX_DEPTH: usize = 12;
@@ -159,10 +229,6 @@ pub fn schema(store: Store, limiter: AccountLimiter) -> TeuSchema {
 /// the client then sends hash and text once, and the hash alone afterwards).
 pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> TeuSchema {
     let mut b = builder()
-        .extension(ApolloPersistedQueries::new(LruCacheStorage::new(
-            options.persisted_queries.max(1),
-        )))
-        .extension(loaders::PerRequestLoader)
         .data(loaders::LoaderStats::default())
         .data(store)
         .data(limiter)
@@ -170,7 +236,10 @@ pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> 
     if !options.introspection {
         b = b.disable_introspection();
     }
-    b.finish()
+    TeuSchema {
+        schema: b.finish(),
+        persisted: LruCacheStorage::new(options.persisted_queries.max(1)),
+    }
 }
 
 /// Routes for `/graphql`: GET serves GraphiQL (pointed at `/graphql`), POST executes a query,

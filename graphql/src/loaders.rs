@@ -4,8 +4,8 @@
 //! `Document.lastDocumentRepresentation`), so that a page of 100 containers costs one store
 //! call per field, not one per container.
 //!
-//! Every request gets its own [`DataLoader`] with a cache ([`PerRequestLoader`], an extension
-//! that adds it to the request data), so within one request a record is loaded once, and no
+//! Every request gets its own [`DataLoader`] with a cache ([`request_loader`], which
+//! [`TeuSchema`](crate::TeuSchema) adds to the request data), so within one request a record is loaded once, and no
 //! request sees rows cached by another. Every key carries the account id next to the record
 //! id, and a batch is answered with one store call per account in it (in practice one),
 //! always scoped by that account.
@@ -20,10 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextPrepareRequest,
-};
-use async_graphql::{Context, Lookahead, Request, ServerResult};
+use async_graphql::{Context, Lookahead};
 use futures_util::future::BoxFuture;
 use teu_pipeline::email::{Document, DocumentRepresentation};
 use teu_pipeline::model;
@@ -37,46 +34,14 @@ pub(crate) type StoreDataLoader = DataLoader<StoreLoader, HashMapCache>;
 #[derive(Debug, Default, Clone)]
 pub(crate) struct LoaderStats(pub Arc<LoaderCalls>);
 
-/// The extension that gives every request its own [`StoreDataLoader`] over the schema's
-/// store.
-pub(crate) struct PerRequestLoader;
-
-impl ExtensionFactory for PerRequestLoader {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(PerRequestLoaderExtension)
-    }
-}
-
-struct PerRequestLoaderExtension;
-
-#[async_trait::async_trait]
-impl Extension for PerRequestLoaderExtension {
-    async fn prepare_request(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        request: Request,
-        next: NextPrepareRequest<'_>,
-    ) -> ServerResult<Request> {
-        let request = match ctx.data_opt::<Store>() {
-            Some(store) => {
-                let calls = ctx
-                    .data_opt::<LoaderStats>()
-                    .map(|s| s.0.clone())
-                    .unwrap_or_default();
-                let loader = StoreLoader {
-                    store: store.clone(),
-                    calls,
-                };
-                request.data(DataLoader::with_cache(
-                    loader,
-                    tokio::spawn,
-                    HashMapCache::default(),
-                ))
-            }
-            None => request,
-        };
-        next.run(ctx, request).await
-    }
+/// A new [`StoreDataLoader`] over `store`, for one request: its cache lives as long as the
+/// request. `calls` counts its store calls ([`LoaderStats`]).
+pub(crate) fn request_loader(store: Store, calls: Arc<LoaderCalls>) -> StoreDataLoader {
+    DataLoader::with_cache(
+        StoreLoader { store, calls },
+        tokio::spawn,
+        HashMapCache::default(),
+    )
 }
 
 /// A failed batch. The store error was logged when it happened; resolvers answer `INTERNAL`.
