@@ -106,7 +106,8 @@ pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 #[derive(Clone)]
 pub struct TeuSchema {
     schema: Schema<Query, Mutation, SubscriptionRoot>,
-    persisted: LruCacheStorage,
+    /// Parsed queries by the SHA-256 of their text (also the persisted queries).
+    parsed: LruCacheStorage,
 }
 
 impl TeuSchema {
@@ -124,10 +125,10 @@ impl TeuSchema {
         self.schema.data::<D>()
     }
 
-    /// `request` with its persisted query applied ([`persisted::persisted_query`]) and its own
+    /// `request` with its persisted query applied ([`persisted::parsed_query`]) and its own
     /// data loader over the schema's store ([`loaders::request_loader`]).
     async fn prepare(&self, request: Request) -> Result<Request, async_graphql::ServerError> {
-        let request = persisted::persisted_query(&self.persisted, request).await?;
+        let request = persisted::parsed_query(&self.parsed, request).await?;
         Ok(match self.schema.data::<Store>() {
             Some(store) => {
                 let calls = self
@@ -191,7 +192,8 @@ pub struct Options {
     pub introspection: bool,
     /// Longest a query may run; then it is cancelled and answered 503 with `TIMEOUT`.
     pub query_timeout: Duration,
-    /// How many automatic persisted queries (by SHA-256) the LRU cache keeps.
+    /// How many parsed queries (by the SHA-256 of their text; automatic persisted queries are
+    /// among them) the LRU cache keeps.
     pub persisted_queries: usize,
 }
 
@@ -238,7 +240,7 @@ pub fn schema_with(store: Store, limiter: AccountLimiter, options: &Options) -> 
     }
     TeuSchema {
         schema: b.finish(),
-        persisted: LruCacheStorage::new(options.persisted_queries.max(1)),
+        parsed: LruCacheStorage::new(options.persisted_queries.max(1)),
     }
 }
 

@@ -537,6 +537,57 @@ async fn too_deep_queries_are_refused() {
     );
 }
 
+/// A query text sent again is answered from its cached parse exactly as the first time, its
+/// variables apply anew, the LRU keeps working past its capacity, and a syntax error is
+/// answered every time (nothing cached for it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_sent_again_answers_as_the_first_time() {
+    let f = fixture().await;
+    let options = crate::Options {
+        persisted_queries: 2,
+        ..crate::Options::default()
+    };
+    let schema = crate::schema_with(
+        f.store.clone(),
+        teu_api::limit::AccountLimiter::default(),
+        &options,
+    );
+    let numbers = "{ containers(first: 3) { totalCount nodes { number } } }";
+    let bols = "{ shipments(first: 2) { nodes { billOfLadingNumber } } }";
+    let ids = "{ containers(first: 1) { nodes { id } } }";
+    let first: Vec<Value> = [
+        ok(&schema, &f.a, numbers).await,
+        ok(&schema, &f.a, bols).await,
+        ok(&schema, &f.a, ids).await,
+    ]
+    .into();
+    assert_eq!(first[0]["containers"]["nodes"].as_array().unwrap().len(), 3);
+    assert_eq!(first[1]["shipments"]["nodes"].as_array().unwrap().len(), 2);
+    // Twice round, in an order that evicts each before it comes again (capacity 2).
+    for _ in 0..2 {
+        for (query, answer) in [numbers, bols, ids].iter().zip(&first) {
+            assert_eq!(&ok(&schema, &f.a, query).await, answer, "{query}");
+        }
+        for (query, answer) in [ids, numbers].iter().zip([&first[2], &first[0]]) {
+            assert_eq!(&ok(&schema, &f.a, query).await, answer, "{query}");
+        }
+    }
+    // The same text with other variables: the parse is shared, the answer is not.
+    let paged = "query($n: Int) { containers(first: $n) { nodes { id } } }";
+    for n in [1, 3, 2, 3] {
+        let request = Request::new(paged)
+            .variables(async_graphql::Variables::from_json(json!({ "n": n })))
+            .data(f.a.clone());
+        let response = serde_json::to_value(schema.execute(request).await).unwrap();
+        let nodes = response["data"]["containers"]["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), n, "{response}");
+    }
+    for _ in 0..2 {
+        let (_, errors) = run(&schema, Some(&f.a), "{ containers(first: 2) { totalCount ").await;
+        assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+}
+
 /// A store with [`N_PLUS_ONE_SHIPMENTS`] generated shipments (well over 100 containers) and
 /// their terminal availability (holds, fees, last free days), line deadlines and rail legs.
 const N_PLUS_ONE: teu_synth::dcsa::GenOptions = teu_synth::dcsa::GenOptions {
