@@ -77,6 +77,15 @@ pub(crate) struct ContainersKey {
     pub shipment: Uuid,
 }
 
+/// Key of `Shipment.containers` when only the containers' ids are selected
+/// ([`container_ids_only`]): the ids of the containers of a shipment of an account, in number
+/// order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ContainerIdsKey {
+    pub account: Uuid,
+    pub shipment: Uuid,
+}
+
 /// Key of `EmailSubmission.documents`: a document of an account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct DocumentKey {
@@ -105,6 +114,7 @@ pub(crate) struct LoaderCalls {
     pub events_of_containers: AtomicUsize,
     pub event_links_of_containers: AtomicUsize,
     pub containers_of_shipments: AtomicUsize,
+    pub container_ids_of_shipments: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
     pub webhooks_by_ids: AtomicUsize,
@@ -260,6 +270,33 @@ impl Loader<ContainersKey> for StoreLoader {
     }
 }
 
+impl Loader<ContainerIdsKey> for StoreLoader {
+    type Value = Vec<Uuid>;
+    type Error = LoadFailed;
+
+    async fn load(
+        &self,
+        keys: &[ContainerIdsKey],
+    ) -> Result<HashMap<ContainerIdsKey, Self::Value>, Self::Error> {
+        let mut out = HashMap::with_capacity(keys.len());
+        for (account, ids) in by_account(keys, |k| (k.account, k.shipment)) {
+            self.calls
+                .container_ids_of_shipments
+                .fetch_add(1, Ordering::Relaxed);
+            let mut found = self
+                .store
+                .container_ids_of_shipments(account, &ids)
+                .await
+                .map_err(logged("container_ids_of_shipments"))?;
+            for shipment in ids {
+                let list = found.remove(&shipment).unwrap_or_default();
+                out.insert(ContainerIdsKey { account, shipment }, list);
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl Loader<DocumentKey> for StoreLoader {
     type Value = Document;
     type Error = LoadFailed;
@@ -370,12 +407,23 @@ pub(crate) fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>>
 /// (`id`, `rawEventId`, `__typename`, through fragments too): then the containers' event links
 /// answer them without reading an event body. `false` when nothing is selected.
 pub(crate) fn ids_only(looks: &[Lookahead<'_>]) -> bool {
+    selects_only(looks, &["id", "rawEventId", "__typename"])
+}
+
+/// Whether the selections `looks` of `Shipment.containers` ask for nothing but the containers'
+/// ids (`id`, `__typename`, through fragments too): then the ids in number order answer them
+/// without reading a container. `false` when nothing is selected.
+pub(crate) fn container_ids_only(looks: &[Lookahead<'_>]) -> bool {
+    selects_only(looks, &["id", "__typename"])
+}
+
+/// Whether the selections `looks` select at least one field and none but `names`.
+fn selects_only(looks: &[Lookahead<'_>], names: &[&str]) -> bool {
     let fields: Vec<_> = looks.iter().flat_map(Lookahead::selection_fields).collect();
     !fields.is_empty()
-        && fields.iter().all(|f| {
-            f.selection_set()
-                .all(|c| matches!(c.name(), "id" | "rawEventId" | "__typename"))
-        })
+        && fields
+            .iter()
+            .all(|f| f.selection_set().all(|c| names.contains(&c.name())))
 }
 
 /// Loading ahead what a page's nested fields will ask for.
@@ -504,6 +552,27 @@ pub(crate) mod prefetch {
                 return Ok(());
             }
             let ids = unique(shipments.iter().map(|s| s.id));
+            // `containers { id }` alone needs the ids, not the containers.
+            if container_ids_only(&cont_looks) {
+                loader
+                    .loader()
+                    .calls
+                    .container_ids_of_shipments
+                    .fetch_add(1, Ordering::Relaxed);
+                let mut found = store
+                    .container_ids_of_shipments(account, &ids)
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                loader
+                    .feed_many(ids.iter().map(|&shipment| {
+                        (
+                            ContainerIdsKey { account, shipment },
+                            found.remove(&shipment).unwrap_or_default(),
+                        )
+                    }))
+                    .await;
+                return Ok(());
+            }
             loader
                 .loader()
                 .calls

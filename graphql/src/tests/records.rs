@@ -363,13 +363,95 @@ async fn nested_fields_are_batched() {
             "event_links_of_containers",
             &calls.event_links_of_containers,
         ),
-        ("containers_of_shipments", &calls.containers_of_shipments),
+        (
+            "container_ids_of_shipments",
+            &calls.container_ids_of_shipments,
+        ),
     ] {
         let n = n.load(Ordering::Relaxed);
         assert!((1..=2).contains(&n), "{name} was called {n} times");
     }
-    // `events { id }` is answered from the links: no event body is read.
+    // `events { id }` is answered from the links, `containers { id }` from the ids: no event
+    // or member container is read.
     assert_eq!(calls.events_of_containers.load(Ordering::Relaxed), 0);
+    assert_eq!(calls.containers_of_shipments.load(Ordering::Relaxed), 0);
+}
+
+/// `Shipment.containers { id __typename }` (answered from the ids alone) lists the same
+/// containers in the same order as a selection that reads them whole, for every shipment,
+/// through a page (loaded ahead) and through `shipment(id)` (the loader); a fragment that
+/// asks for another field reads them whole and serves its values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn container_ids_alone_equal_the_whole_containers() {
+    let f = fixture().await;
+    let ids = ok(
+        &f.schema,
+        &f.a,
+        "{ shipments(first: 100) { nodes { id containers { id __typename } } } }",
+    )
+    .await;
+    let whole = ok(
+        &f.schema,
+        &f.a,
+        "{ shipments(first: 100) { nodes { id containers { ...C } } } } \
+         fragment C on Container { id number }",
+    )
+    .await;
+    let (ids, whole) = (
+        ids["shipments"]["nodes"].as_array().unwrap(),
+        whole["shipments"]["nodes"].as_array().unwrap(),
+    );
+    assert_eq!(ids.len(), whole.len());
+    let calls = &f.schema.data::<LoaderStats>().unwrap().0;
+    assert!(calls.container_ids_of_shipments.load(Ordering::Relaxed) >= 1);
+    assert!(calls.containers_of_shipments.load(Ordering::Relaxed) >= 1);
+    let mut containers_seen = 0;
+    for (a, b) in ids.iter().zip(whole) {
+        assert_eq!(a["id"], b["id"]);
+        let shipment = Uuid::parse_str(a["id"].as_str().unwrap()).unwrap();
+        // The truth: the store's containers of the shipment, by number.
+        let mut stored: Vec<_> = f
+            .store
+            .containers_of_shipments(f.a.id, &[shipment])
+            .await
+            .unwrap();
+        stored.sort_by(|x, y| (&x.number, x.id).cmp(&(&y.number, y.id)));
+        let expected: Vec<Value> = stored.iter().map(|c| json!(c.id.to_string())).collect();
+        let served: Vec<Value> = a["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                assert_eq!(c["__typename"], "Container");
+                c["id"].clone()
+            })
+            .collect();
+        assert_eq!(served, expected, "shipment {shipment}");
+        let numbers: Vec<Value> = stored.iter().map(|c| json!(c.number.as_str())).collect();
+        let whole_numbers: Vec<Value> = b["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["number"].clone())
+            .collect();
+        assert_eq!(whole_numbers, numbers, "shipment {shipment}");
+        // One shipment by id: the loader's path, not the page's.
+        let one = ok(
+            &f.schema,
+            &f.a,
+            &format!("{{ shipment(id: \"{shipment}\") {{ containers {{ id }} }} }}"),
+        )
+        .await;
+        let one: Vec<Value> = one["shipment"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].clone())
+            .collect();
+        assert_eq!(one, expected, "shipment {shipment} by id");
+        containers_seen += stored.len();
+    }
+    assert!(containers_seen > 30, "{containers_seen} containers");
 }
 
 /// `events { id rawEventId }` (answered from the event links) lists the same events in the

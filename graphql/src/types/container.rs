@@ -226,6 +226,60 @@ impl From<model::Container> for Container {
     }
 }
 
+impl Container {
+    /// The container `id` of shipment `shipment` when the selection asks for nothing but its
+    /// id ([`container_ids_only`](crate::loaders::container_ids_only)): `id` (and
+    /// `__typename`) are its only fields with values; the others hold empty values and are
+    /// never resolved, as the selection does not ask for them.
+    pub(crate) fn id_only(id: Uuid, shipment: Uuid) -> Self {
+        Container {
+            id: ID(id.to_string()),
+            number: String::new(),
+            ref_numbers: Vec::new(),
+            seal_number: None,
+            created_at: DateTime(chrono::DateTime::UNIX_EPOCH),
+            updated_at: DateTime(chrono::DateTime::UNIX_EPOCH),
+            equipment_type: None,
+            equipment_length: None,
+            equipment_height: None,
+            weight_in_lbs: None,
+            pickup_lfd: None,
+            pickup_appointment_at: None,
+            availability_known: false,
+            available_for_pickup: None,
+            pod_arrived_at: None,
+            pod_discharged_at: None,
+            pod_full_out_at: None,
+            terminal_checked_at: None,
+            pod_full_out_chassis_number: None,
+            location_at_pod_terminal: None,
+            final_destination_full_out_at: None,
+            empty_terminated_at: None,
+            holds_at_pod_terminal: Vec::new(),
+            fees_at_pod_terminal: Vec::new(),
+            pod_timezone: None,
+            final_destination_timezone: None,
+            empty_terminated_timezone: None,
+            pod_rail_carrier_scac: None,
+            ind_rail_carrier_scac: None,
+            pod_last_tracking_request_at: None,
+            shipment_last_tracking_request_at: None,
+            pod_rail_loaded_at: None,
+            pod_rail_departed_at: None,
+            ind_eta_at: None,
+            ind_ata_at: None,
+            ind_rail_unloaded_at: None,
+            ind_facility_lfd_on: None,
+            import_deadlines: None,
+            current_status: ContainerStatus::New,
+            container_id: id,
+            shipment_id: shipment,
+            pod_terminal_id: None,
+            pickup_facility_id: None,
+        }
+    }
+}
+
 /// The fields of a container that are looked up: reference data, the shipment, the events
 /// and the route.
 #[ComplexObject]

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::{dt, Container, DateTime, Port, Terminal, Vessel};
 use crate::context::loader;
 use crate::error;
-use crate::loaders::{ContainersKey, ShipmentKey};
+use crate::loaders::{container_ids_only, ContainerIdsKey, ContainersKey, ShipmentKey};
 
 /// Why checking a shipment at the shipping line stopped (`/v2`
 /// `line_tracking_stopped_reason`).
@@ -229,13 +229,22 @@ impl Shipment {
 
     /// The shipment's containers, by container number.
     async fn containers(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Container>> {
-        let account = error::account(ctx)?;
-        let key = ContainersKey {
-            account: account.id,
-            shipment: self.shipment_id,
-        };
+        let account = error::account(ctx)?.id;
+        let shipment = self.shipment_id;
+        // `containers { id }` alone: the ids in number order, no container read.
+        if container_ids_only(&[ctx.look_ahead()]) {
+            let ids = loader(ctx)?
+                .load_one(ContainerIdsKey { account, shipment })
+                .await
+                .map_err(|_| error::internal_opaque())?;
+            return Ok(ids
+                .unwrap_or_default()
+                .into_iter()
+                .map(|id| Container::id_only(id, shipment))
+                .collect());
+        }
         let containers = loader(ctx)?
-            .load_one(key)
+            .load_one(ContainersKey { account, shipment })
             .await
             .map_err(|_| error::internal_opaque())?;
         Ok(containers
