@@ -98,7 +98,8 @@ pub use query::{ListFilter, OrderBy, Query};
 pub use subscription::{SubscriptionRoot, INIT_TIMEOUT};
 
 /// The teu GraphQL schema (queries, mutations and live updates) and what every request gets
-/// before it runs: the query of an automatic persisted query, and a data loader of its own.
+/// before it runs: its parsed query from the cache of parsed query texts (which also serves
+/// automatic persisted queries), and a data loader of its own.
 ///
 /// Run requests through it ([`TeuSchema::execute`], or as an [`Executor`] for subscription
 /// streams), never through the inner async-graphql schema: without the loader every resolver
@@ -125,7 +126,7 @@ impl TeuSchema {
         self.schema.data::<D>()
     }
 
-    /// `request` with its persisted query applied ([`persisted::parsed_query`]) and its own
+    /// `request` with its parsed query ([`persisted::parsed_query`]) and its own
     /// data loader over the schema's store ([`loaders::request_loader`]).
     async fn prepare(&self, request: Request) -> Result<Request, async_graphql::ServerError> {
         let request = persisted::parsed_query(&self.parsed, request).await?;

@@ -5,8 +5,8 @@
 //! call per field, not one per container.
 //!
 //! Every request gets its own [`DataLoader`] with a cache ([`request_loader`], which
-//! [`TeuSchema`](crate::TeuSchema) adds to the request data), so within one request a record is loaded once, and no
-//! request sees rows cached by another. Every key carries the account id next to the record
+//! [`TeuSchema`](crate::TeuSchema) adds to the request data), so within one request a record
+//! is loaded once, and no request sees rows cached by another. Every key carries the account id next to the record
 //! id, and a batch is answered with one store call per account in it (in practice one),
 //! always scoped by that account.
 //!
