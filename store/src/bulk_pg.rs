@@ -76,9 +76,6 @@ impl Store {
         for chunk in events.chunks(BULK_ROWS) {
             let mut ids = Vec::with_capacity(chunk.len());
             let mut raw_ids = Vec::with_capacity(chunk.len());
-            let mut containers = Vec::with_capacity(chunk.len());
-            let mut bills = Vec::with_capacity(chunk.len());
-            let mut bookings = Vec::with_capacity(chunk.len());
             let mut event_at = Vec::with_capacity(chunk.len());
             let mut issued = Vec::with_capacity(chunk.len());
             let mut bodies = Vec::with_capacity(chunk.len());
@@ -87,9 +84,6 @@ impl Store {
                 let ev = &e.event.event;
                 ids.push(e.event.id.to_string());
                 raw_ids.push(e.event.raw_event_id.to_string());
-                containers.push(ev.container_number());
-                bills.push(ev.bill_of_lading());
-                bookings.push(ev.booking());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
                 bodies.push(serde_json::to_string(ev).unwrap_or_default());
@@ -97,17 +91,12 @@ impl Store {
             }
             self.count_statement();
             let rows = sqlx::query(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, \
-                 booking, event_at, issued_at, body, named_actual) \
-                 SELECT id, $1, raw_event_id, container_number, bill_of_lading, booking, event_at, issued_at, \
-                 body, named_actual \
-                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], \
-                 $9::text[], $10::bigint[]) \
-                 AS t (id, raw_event_id, container_number, bill_of_lading, booking, event_at, issued_at, body, \
-                 named_actual) \
-                 ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
-                 bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
-                 issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual) \
+                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual \
+                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) \
+                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual) \
+                 ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+                 body = excluded.body, named_actual = excluded.named_actual \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
@@ -115,9 +104,6 @@ impl Store {
             .bind(account)
             .bind(&ids)
             .bind(&raw_ids)
-            .bind(&containers)
-            .bind(&bills)
-            .bind(&bookings)
             .bind(&event_at)
             .bind(&issued)
             .bind(&bodies)
@@ -138,17 +124,6 @@ impl Store {
         }
         self.insert_event_keys_pg(&mut tx, account, &written)
             .await?;
-        for chunk in written.chunks(BULK_ROWS) {
-            let ids: Vec<String> = chunk.iter().map(|e| e.id.to_string()).collect();
-            self.count_statement();
-            sqlx::query(&format!(
-                "{} = ANY($1::text[])",
-                super::events::REFRESH_LINKS
-            ))
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
-        }
         tx.commit().await?;
         Ok(())
     }

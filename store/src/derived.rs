@@ -13,7 +13,6 @@ use super::{
     Backend, DerivationScope, DerivedChanges, Result, Store, StoreError, CONTAINER_SELECT,
     SHIPMENT_SELECT,
 };
-use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
 use super::reads::{encode_links, EventLink};
@@ -47,8 +46,9 @@ impl Store {
     /// Pass [`DerivationScope::default`] to only add.
     ///
     /// `history` is the stored events the derivation read; every event `links` point at must be
-    /// among them ([`StoreError::LinkOutsideHistory`] otherwise): each link stores its event's
-    /// time, raw event id and `named_actual` beside it. The
+    /// among them ([`StoreError::LinkOutsideHistory`] otherwise): each derived container's
+    /// `event_links` value stores its events' raw event ids and `named_actual`, in event time
+    /// order. The
     /// per-event webhook rules (`teu_domain::webhooks::event_rules`) name the actual events newly
     /// linked to each container. Pass `&[]` when there are none.
     pub async fn upsert_derived(
@@ -181,28 +181,24 @@ impl Store {
         } else {
             ""
         };
-        // Each link carries its event's time, raw event and `named_actual` (migration 18), so
-        // a page reads the links alone; a link whose event is not in `history` is refused.
+        // The stored `event_links` (below) carry each link's raw event and `named_actual`; a
+        // link whose event is not in `history` is refused.
         let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
+        if let Some((_, e)) = links.iter().find(|(_, e)| !events.contains_key(e)) {
+            return Err(StoreError::LinkOutsideHistory(*e));
+        }
         // In primary-key order (a UUID's text sorts as its bytes), as the events go in.
         let mut sorted = links.to_vec();
         sorted.sort_unstable();
-        for chunk in sorted.chunks(self.rows_per_list(6)) {
+        for chunk in sorted.chunks(self.rows_per_list(3)) {
             let sql = format!(
-                "INSERT INTO container_events (container_id, event_id, account_id, event_at, raw_event_id, \
-                 named_actual) VALUES {} ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
-                self.values(chunk.len(), 6)
+                "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
+                 ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
+                self.values(chunk.len(), 3)
             );
             let mut q = sqlx::query(&sql);
             for (c, e) in chunk {
-                let event = events.get(e).ok_or(StoreError::LinkOutsideHistory(*e))?;
-                q = q
-                    .bind(c.to_string())
-                    .bind(e.to_string())
-                    .bind(&account_s)
-                    .bind(ts(event.event.event_at))
-                    .bind(event.raw_event_id.to_string())
-                    .bind(i64::from(named_actual(&event.event)));
+                q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
             }
             if before.is_some() {
                 for row in q.fetch_all(self.counted(&mut tx)).await? {

@@ -17,16 +17,6 @@ use teu_domain::event_names::named_actual;
 use teu_domain::model::TransportEvent;
 use teu_feeds::Quarantined;
 
-/// The links (`container_events`) of rewritten events get the time and `named_actual` of the
-/// event's new version (migration 18 keeps both beside each link; the raw event id of an event
-/// never changes). Only links that differ are written; the statement ends with the event id
-/// condition each backend completes (`IN (…)`, `= ANY($1)`).
-pub(super) const REFRESH_LINKS: &str = "UPDATE container_events SET event_at = e.event_at, \
-     named_actual = e.named_actual FROM transport_events e WHERE e.id = container_events.event_id \
-     AND (COALESCE(container_events.event_at, '') <> e.event_at \
-     OR COALESCE(container_events.named_actual, -1) <> COALESCE(e.named_actual, -1)) \
-     AND container_events.event_id";
-
 impl Store {
     /// Upserts raw and normalized events. A stored event is replaced only by a version the carrier
     /// issued later (`eventCreatedDateTime` / `eventUpdatedDateTime`); an older or equally old
@@ -95,16 +85,15 @@ impl Store {
         }
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
-        for chunk in events.chunks(self.rows_per_list(10)) {
+        for chunk in events.chunks(self.rows_per_list(7)) {
             let sql = format!(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, container_number, bill_of_lading, booking, event_at, \
-                 issued_at, body, named_actual) VALUES {} ON CONFLICT (id) DO UPDATE SET container_number = excluded.container_number, \
-                 bill_of_lading = excluded.bill_of_lading, booking = excluded.booking, event_at = excluded.event_at, \
-                 issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual) \
+                 VALUES {} ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+                 body = excluded.body, named_actual = excluded.named_actual \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
-                self.values(chunk.len(), 10)
+                self.values(chunk.len(), 7)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -113,9 +102,6 @@ impl Store {
                     .bind(e.event.id.to_string())
                     .bind(&account)
                     .bind(e.event.raw_event_id.to_string())
-                    .bind(ev.container_number())
-                    .bind(ev.bill_of_lading())
-                    .bind(ev.booking())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(serde_json::to_string(ev).unwrap_or_default())
@@ -133,27 +119,7 @@ impl Store {
         }
         // Every written event's keys at once, in key order.
         self.insert_event_keys(&mut tx, &account, &written).await?;
-        let written_ids: Vec<String> = written.iter().map(|e| e.id.to_string()).collect();
-        self.refresh_event_links(&mut tx, &written_ids).await?;
         tx.commit().await?;
-        Ok(())
-    }
-
-    /// Gives the links of the events `ids` (versions just written, or `named_actual` just
-    /// filled) their events' time and `named_actual` ([`REFRESH_LINKS`]).
-    pub(super) async fn refresh_event_links(
-        &self,
-        tx: &mut sqlx::AnyConnection,
-        ids: &[String],
-    ) -> Result<()> {
-        for chunk in ids.chunks(self.rows_per_list(1)) {
-            let sql = format!("{REFRESH_LINKS} IN ({})", self.list(chunk.len()));
-            let mut q = sqlx::query(&sql);
-            for id in chunk {
-                q = q.bind(id.as_str());
-            }
-            q.execute(self.counted(&mut *tx)).await?;
-        }
         Ok(())
     }
 
@@ -255,15 +221,11 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         for (e, body) in &changed {
             sqlx::query(
-                "UPDATE transport_events SET body = $3, container_number = $4, bill_of_lading = $5, booking = $6, \
-                 named_actual = $7 WHERE account_id = $1 AND id = $2",
+                "UPDATE transport_events SET body = $3, named_actual = $4 WHERE account_id = $1 AND id = $2",
             )
             .bind(&account_s)
             .bind(e.id.to_string())
             .bind(body)
-            .bind(e.event.container_number())
-            .bind(e.event.bill_of_lading())
-            .bind(e.event.booking())
             .bind(i64::from(named_actual(&e.event)))
             .execute(self.counted(&mut tx))
             .await?;

@@ -286,15 +286,16 @@ impl Store {
         account: Uuid,
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
-        // The links alone (migration 18): each container's links are one range of the primary
-        // key, no event row is read.
+        // Each container's links are one range of the primary key; CROSS JOIN makes SQLite
+        // walk them first and read each event by its primary key (as `events_of_containers`).
         let rows = self
             .aggregated(account, container_ids, |aggregate, list| {
                 format!(
-                    "SELECT container_id, {aggregate}(event_id || ' ' || raw_event_id || ' ' || \
-                     COALESCE(named_actual, 2), ',' ORDER BY event_at, event_id) AS links \
-                     FROM container_events WHERE account_id = $1 AND container_id IN ({list}) \
-                     GROUP BY container_id"
+                    "SELECT ce.container_id, {aggregate}(e.id || ' ' || e.raw_event_id || ' ' || \
+                     COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
+                     FROM container_events ce CROSS JOIN transport_events e \
+                     WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
+                     AND ce.container_id IN ({list}) GROUP BY ce.container_id"
                 )
             })
             .await?;
@@ -349,8 +350,6 @@ impl Store {
                     }
                     q.execute(self.counted(&mut tx)).await?;
                 }
-                // The links keep `named_actual` beside them (migration 18).
-                self.refresh_event_links(&mut tx, ids).await?;
             }
             tx.commit().await?;
         }
