@@ -115,6 +115,7 @@ pub(crate) struct LoaderCalls {
     pub event_links_of_containers: AtomicUsize,
     pub containers_of_shipments: AtomicUsize,
     pub container_ids_of_shipments: AtomicUsize,
+    pub shipments_with_members: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
     pub webhooks_by_ids: AtomicUsize,
@@ -450,14 +451,29 @@ pub(crate) mod prefetch {
         out
     }
 
+    /// Whether containers selected with `looks` need their event links and no event bodies
+    /// (`events { id rawEventId }` alone, no named events or vessels): a page can then read
+    /// the links with its rows (`Store::list_containers_filtered_with_links`) and hand them
+    /// to [`containers`].
+    pub(crate) fn links_only(looks: &[Lookahead<'_>]) -> bool {
+        let events = sub(looks, "events");
+        !events.is_empty()
+            && ids_only(&events)
+            && sub(looks, "transportEvents").is_empty()
+            && sub(looks, "rawEvents").is_empty()
+            && sub(looks, "vessels").is_empty()
+    }
+
     /// Loads, for `containers` selected with `looks`, their shipments (`shipment`) and
     /// events (`events`, `vessels`) with one store call each, and so on down the selection.
+    /// `links` are the containers' event links when the page read them already.
     pub(crate) fn containers<'a>(
         loader: &'a StoreDataLoader,
         store: &'a Store,
         account: Uuid,
         looks: Vec<Lookahead<'a>>,
         containers: &'a [model::Container],
+        links: Option<HashMap<Uuid, Vec<EventLink>>>,
     ) -> BoxFuture<'a, async_graphql::Result<()>> {
         Box::pin(async move {
             if looks.is_empty() || containers.is_empty() {
@@ -467,9 +483,9 @@ pub(crate) mod prefetch {
             let named =
                 !sub(&looks, "transportEvents").is_empty() || !sub(&looks, "rawEvents").is_empty();
             let events = sub(&looks, "events");
-            // `events { id rawEventId }` alone needs the links, not the event bodies.
-            let links_enough = ids_only(&events);
-            if named || (!events.is_empty() && !links_enough) || !sub(&looks, "vessels").is_empty()
+            if !events.is_empty() && !links_only(&looks)
+                || named
+                || !sub(&looks, "vessels").is_empty()
             {
                 loader
                     .loader()
@@ -489,15 +505,20 @@ pub(crate) mod prefetch {
                     }))
                     .await;
             } else if !events.is_empty() {
-                loader
-                    .loader()
-                    .calls
-                    .event_links_of_containers
-                    .fetch_add(1, Ordering::Relaxed);
-                let mut links = store
-                    .event_links_of_containers(account, &ids)
-                    .await
-                    .map_err(|e| error::internal(&e))?;
+                let mut links = match links {
+                    Some(links) => links,
+                    None => {
+                        loader
+                            .loader()
+                            .calls
+                            .event_links_of_containers
+                            .fetch_add(1, Ordering::Relaxed);
+                        store
+                            .event_links_of_containers(account, &ids)
+                            .await
+                            .map_err(|e| error::internal(&e))?
+                    }
+                };
                 loader
                     .feed_many(ids.iter().map(|&container| {
                         (
@@ -511,16 +532,36 @@ pub(crate) mod prefetch {
             let ship_looks = sub(&looks, "shipment");
             if named || !ship_looks.is_empty() {
                 let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
-                loader
-                    .loader()
-                    .calls
-                    .shipments_by_ids
-                    .fetch_add(1, Ordering::Relaxed);
-                let shipments = store
-                    .shipments_by_ids(account, &ship_ids)
-                    .await
-                    .map_err(|e| error::internal(&e))?;
-                self::shipments(loader, store, account, ship_looks, &shipments).await?;
+                let member_looks = sub(&ship_looks, "containers");
+                let (shipments, members) =
+                    if !member_looks.is_empty() && container_ids_only(&member_looks) {
+                        // `shipment { containers { id } }`: the shipments and their member ids in
+                        // one statement.
+                        loader
+                            .loader()
+                            .calls
+                            .shipments_with_members
+                            .fetch_add(1, Ordering::Relaxed);
+                        let found = store
+                            .shipments_with_members(account, &ship_ids)
+                            .await
+                            .map_err(|e| error::internal(&e))?;
+                        let members: HashMap<Uuid, Vec<Uuid>> =
+                            found.iter().map(|(s, ids)| (s.id, ids.clone())).collect();
+                        (found.into_iter().map(|(s, _)| s).collect(), Some(members))
+                    } else {
+                        loader
+                            .loader()
+                            .calls
+                            .shipments_by_ids
+                            .fetch_add(1, Ordering::Relaxed);
+                        let shipments = store
+                            .shipments_by_ids(account, &ship_ids)
+                            .await
+                            .map_err(|e| error::internal(&e))?;
+                        (shipments, None)
+                    };
+                self::shipments(loader, store, account, ship_looks, &shipments, members).await?;
             }
             Ok(())
         })
@@ -528,12 +569,14 @@ pub(crate) mod prefetch {
 
     /// Feeds `shipments` to the loader and loads, for those selected with `looks`, their
     /// containers (`containers`) with one store call, and so on down the selection.
+    /// `members` are the shipments' container ids when they were read with the shipments.
     pub(crate) fn shipments<'a>(
         loader: &'a StoreDataLoader,
         store: &'a Store,
         account: Uuid,
         looks: Vec<Lookahead<'a>>,
         shipments: &'a [model::Shipment],
+        members: Option<HashMap<Uuid, Vec<Uuid>>>,
     ) -> BoxFuture<'a, async_graphql::Result<()>> {
         Box::pin(async move {
             loader
@@ -554,15 +597,20 @@ pub(crate) mod prefetch {
             let ids = unique(shipments.iter().map(|s| s.id));
             // `containers { id }` alone needs the ids, not the containers.
             if container_ids_only(&cont_looks) {
-                loader
-                    .loader()
-                    .calls
-                    .container_ids_of_shipments
-                    .fetch_add(1, Ordering::Relaxed);
-                let mut found = store
-                    .container_ids_of_shipments(account, &ids)
-                    .await
-                    .map_err(|e| error::internal(&e))?;
+                let mut found = match members {
+                    Some(members) => members,
+                    None => {
+                        loader
+                            .loader()
+                            .calls
+                            .container_ids_of_shipments
+                            .fetch_add(1, Ordering::Relaxed);
+                        store
+                            .container_ids_of_shipments(account, &ids)
+                            .await
+                            .map_err(|e| error::internal(&e))?
+                    }
+                };
                 loader
                     .feed_many(ids.iter().map(|&shipment| {
                         (
@@ -596,7 +644,7 @@ pub(crate) mod prefetch {
                         .map(|(shipment, list)| (ContainersKey { account, shipment }, list)),
                 )
                 .await;
-            self::containers(loader, store, account, cont_looks, &containers).await
+            self::containers(loader, store, account, cont_looks, &containers, None).await
         })
     }
 }

@@ -188,18 +188,34 @@ impl ContainerQuery {
         let account = error::account(ctx)?;
         let (offset, limit) = page(first, after)?;
         let filter = filter.unwrap_or_default().into_store()?;
-        let (items, total) = store(ctx)?
-            .list_containers_filtered(
-                account.id,
-                &filter,
-                order_by.into(),
-                offset as i64,
-                limit as i64,
-            )
-            .await
-            .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
-        prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
+        // `events { id }` alone: the page's rows bring the links.
+        let (items, links, total) = if prefetch::links_only(&looks) {
+            let (items, links, total) = store(ctx)?
+                .list_containers_filtered_with_links(
+                    account.id,
+                    &filter,
+                    order_by.into(),
+                    offset as i64,
+                    limit as i64,
+                )
+                .await
+                .map_err(|e| error::internal(&e))?;
+            (items, Some(links), total)
+        } else {
+            let (items, total) = store(ctx)?
+                .list_containers_filtered(
+                    account.id,
+                    &filter,
+                    order_by.into(),
+                    offset as i64,
+                    limit as i64,
+                )
+                .await
+                .map_err(|e| error::internal(&e))?;
+            (items, None, total)
+        };
+        prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items, links).await?;
         Ok(connection(offset, items, total, Container::from))
     }
 
@@ -228,7 +244,7 @@ impl ContainerQuery {
             .await
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
-        prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items).await?;
+        prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items, None).await?;
         Ok(connection(offset, items, total, Shipment::from))
     }
 

@@ -110,11 +110,7 @@ impl Included {
                 serde_json::to_value(crate::resources::container(&c, &own)).unwrap_or(Value::Null),
             );
         }
-        let mut members = store
-            .container_ids_of_shipments(account, &shipment_ids)
-            .await?;
-        for s in store.shipments_by_ids(account, &shipment_ids).await? {
-            let ids = members.remove(&s.id).unwrap_or_default();
+        for (s, ids) in store.shipments_with_members(account, &shipment_ids).await? {
             let link = format!("{base}/shipments/{}", s.id);
             out.shipments.insert(
                 s.id,

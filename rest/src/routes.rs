@@ -85,7 +85,7 @@ fn ids_by_shipment(containers: &[Container]) -> HashMap<Uuid, Vec<Uuid>> {
 }
 
 /// Shipment resources of `shipment_ids` (in that order; ids the store does not return are
-/// skipped) as JSON values, with their `containers` relationships. Two store calls.
+/// skipped) as JSON values, with their `containers` relationships. One store call.
 async fn shipment_values(
     state: &RestState,
     account: &Account,
@@ -95,23 +95,17 @@ async fn shipment_values(
     if shipment_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let store = &state.store;
-    let mut shipments: HashMap<Uuid, Shipment> = store
-        .shipments_by_ids(account.id, shipment_ids)
+    let mut shipments: HashMap<Uuid, (Shipment, Vec<Uuid>)> = state
+        .store
+        .shipments_with_members(account.id, shipment_ids)
         .await?
         .into_iter()
-        .map(|s| (s.id, s))
+        .map(|(s, members)| (s.id, (s, members)))
         .collect();
-    let members = store
-        .container_ids_of_shipments(account.id, shipment_ids)
-        .await?;
     Ok(shipment_ids
         .iter()
         .filter_map(|id| shipments.remove(id))
-        .map(|s| {
-            let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
-            to_resource(resources::shipment(&s, ids, base.shipment_url(s.id)))
-        })
+        .map(|(s, members)| to_resource(resources::shipment(&s, &members, base.shipment_url(s.id))))
         .collect())
 }
 
@@ -210,9 +204,9 @@ pub(crate) async fn list_containers(
 ) -> Result<Response, ApiError> {
     let q = parse_list_filtered(uri.query(), CONTAINER_INCLUDES, CONTAINER_FILTERS)?;
     let filter = list_filter(&q)?;
-    let (containers, total) = state
+    let (containers, events, total) = state
         .store
-        .list_containers_filtered(
+        .list_containers_filtered_with_links(
             account.id,
             &filter,
             Default::default(),
@@ -220,7 +214,10 @@ pub(crate) async fn list_containers(
             q.page.limit(),
         )
         .await?;
-    let data = container_values(&state, &account, &containers).await?;
+    let data: Vec<Resource> = resources::containers(&containers, &events)
+        .into_iter()
+        .map(to_resource)
+        .collect();
     let included = container_includes(&state, &account, &base, &containers, &q.include).await?;
     let total = u64::try_from(total).unwrap_or(0);
     Ok(Json(ListDocument {

@@ -170,6 +170,44 @@ impl Store {
         Ok(out)
     }
 
+    /// The account's shipments with these ids (unknown or foreign ids are skipped), each with
+    /// its container ids in number order: [`Store::shipments_by_ids`] and
+    /// [`Store::container_ids_of_shipments`] in one statement (the members aggregated per
+    /// shipment from the index `containers_shipment`), as a `/v2` page's included shipments
+    /// need them.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on a body that does not
+    /// parse or an unreadable id.
+    pub async fn shipments_with_members(
+        &self,
+        account: Uuid,
+        ids: &[Uuid],
+    ) -> Result<Vec<(Shipment, Vec<Uuid>)>> {
+        let aggregate = match self.backend {
+            super::Backend::Sqlite => "group_concat",
+            super::Backend::Postgres => "string_agg",
+        };
+        let prefix = format!(
+            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, \
+             s.body, (SELECT {aggregate}(c.id, ',' ORDER BY c.number, c.id) FROM containers c \
+             WHERE c.account_id = s.account_id AND c.shipment_id = s.id) AS members \
+             FROM shipments s WHERE s.account_id = $1 AND s.id IN"
+        );
+        self.select_in(&prefix, account, ids, |row| {
+            let shipment = shipment_row(row)?;
+            let members = match row.try_get::<Option<String>, _>("members")? {
+                Some(ids) => ids
+                    .split(',')
+                    .map(|id| parse_uuid(id, "container"))
+                    .collect::<Result<Vec<_>>>()?,
+                None => Vec::new(),
+            };
+            Ok((shipment, members))
+        })
+        .await
+    }
+
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
         self.select_in(SHIPMENT_SELECT, account, ids, shipment_row)
@@ -248,6 +286,17 @@ impl Store {
                 },
             )
             .await?;
+        self.links_of_values(account, stored).await
+    }
+
+    /// Each container's links from its stored `event_links` value (`id`, value), as
+    /// [`Store::event_links_of_containers`] answers them: containers whose value is NULL are
+    /// read from `container_events`, containers without links are left out.
+    pub(crate) async fn links_of_values(
+        &self,
+        account: Uuid,
+        stored: Vec<(String, Option<Vec<u8>>)>,
+    ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
         let mut out = HashMap::with_capacity(stored.len());
         let mut unstored = Vec::new();
         for (id, links) in stored {
