@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds side by side on one database: the page reads of issue 16 served by each binary in
+# turn, for comparing two builds without the run-to-run drift of separate `scripts/page.sh`
+# runs (which ingest afresh each time).
+#
+#   DATABASE_URL=sqlite:/tmp/s5k/scale.db TEU_KEY=teu_… scripts/page-ab.sh ROUNDS BIN...
+#
+# DATABASE_URL is an ingested database (e.g. `scripts/scale.sh`'s, whose account `scale` gets
+# a key with `teu accounts create` on another name and its `api_keys` row moved to `scale`);
+# every BIN must open it (a build older than the database's migrations will not). For each
+# round, each BIN in turn is started with `teu serve` on a free port, and for each request
+# below: 30 requests not counted, 200 one at a time (the server's user+system CPU time per
+# request from /proc, and curl's wall time including its own start), then wrk (16 keep-alive
+# connections, 2 threads, TEU_PAGE_SECONDS, default 8; every body checked by
+# scripts/load/check.lua). One line per binary, round and request.
+#
+#   GET /v2/containers?include=shipment&page[size]=30
+#   POST /graphql, the same page as scripts/page.sh asks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:?rounds}
+shift
+[ $# -gt 0 ] || { echo "usage: $0 ROUNDS BIN..." >&2; exit 2; }
+: "${DATABASE_URL:?an ingested database}" "${TEU_KEY:?an API key of its account}"
+seconds=${TEU_PAGE_SECONDS:-8}
+for tool in wrk curl bc jq; do
+  which "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
+done
+work=$(mktemp -d)
+server=""
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+# The GraphQL body of scripts/page.sh, taken from it so that both ask the same page.
+eval "$(sed -n '/^container_fields=/,/^graphql_body=/p' scripts/page.sh)"
+printf '%s' "$graphql_body" >"$work/graphql.json"
+
+measure() { # bin base name method path expect
+  local bin=$1 base=$2 name=$3 method=$4 path=$5 expect=$6
+  local args=(-s -o /dev/null -H "Authorization: Token $TEU_KEY" -X "$method")
+  local body=""
+  if [ "$method" = POST ]; then
+    args+=(-H 'Content-Type: application/json' --data "@$work/graphql.json")
+    body=$(cat "$work/graphql.json")
+  fi
+  for _ in $(seq 30); do curl "${args[@]}" "$base$path"; done
+  local cpu0 cpu1 t0 t1
+  cpu0=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+  t0=$(date +%s.%N)
+  for _ in $(seq 200); do curl "${args[@]}" "$base$path"; done
+  t1=$(date +%s.%N)
+  cpu1=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+  local tick res
+  tick=$(getconf CLK_TCK)
+  res=$(TEU_BODY=$body wrk -t2 -c16 -d"${seconds}s" -s scripts/load/check.lua "$base$path" -- \
+        "$method" "$expect" 30 '"errors"' | grep '^RESULT')
+  printf '%s | %s | server CPU %.2f ms/request | wall %.2f ms/request | %s\n' \
+    "$(basename "$bin")" "$name" "$(echo "($cpu1 - $cpu0) * 1000 / $tick / 200" | bc -l)" \
+    "$(echo "($t1 - $t0) * 1000 / 200" | bc -l)" "${res#RESULT }"
+}
+
+for round in $(seq 1 "$rounds"); do
+  for bin in "$@"; do
+    RUST_LOG=warn "$bin" serve --bind 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+    server=$!
+    for _ in $(seq 1 100); do grep -q 'Listening on' "$work/serve.out" 2>/dev/null && break; sleep 0.2; done
+    base=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -n1)
+    [ -n "$base" ] || { echo "$bin did not start:" >&2; cat "$work/serve.err" >&2; exit 1; }
+    echo "round $round"
+    measure "$bin" "$base" "/v2 page" GET '/v2/containers?include=shipment&page%5Bsize%5D=30' \
+      '"type":"container"'
+    measure "$bin" "$base" "GraphQL page" POST /graphql '"billOfLadingNumber"'
+    kill "$server"; wait "$server" 2>/dev/null || true; server=""
+  done
+done
