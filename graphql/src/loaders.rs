@@ -456,12 +456,22 @@ pub(crate) mod prefetch {
     /// the links with its rows (`Store::list_containers_filtered_with_links`) and hand them
     /// to [`containers`].
     pub(crate) fn links_only(looks: &[Lookahead<'_>]) -> bool {
+        !sub(looks, "events").is_empty() && !event_bodies(looks)
+    }
+
+    /// Whether containers selected with `looks` need their events whole: named events
+    /// (`transportEvents`, `rawEvents`, which need the shipment's ends too), `vessels`, or
+    /// `events` asking more than their ids.
+    fn event_bodies(looks: &[Lookahead<'_>]) -> bool {
         let events = sub(looks, "events");
-        !events.is_empty()
-            && ids_only(&events)
-            && sub(looks, "transportEvents").is_empty()
-            && sub(looks, "rawEvents").is_empty()
-            && sub(looks, "vessels").is_empty()
+        named_events(looks)
+            || !sub(looks, "vessels").is_empty()
+            || (!events.is_empty() && !ids_only(&events))
+    }
+
+    /// Whether `transportEvents` or `rawEvents` is selected.
+    fn named_events(looks: &[Lookahead<'_>]) -> bool {
+        !sub(looks, "transportEvents").is_empty() || !sub(looks, "rawEvents").is_empty()
     }
 
     /// Loads, for `containers` selected with `looks`, their shipments (`shipment`) and
@@ -480,13 +490,8 @@ pub(crate) mod prefetch {
                 return Ok(());
             }
             let ids = unique(containers.iter().map(|c| c.id));
-            let named =
-                !sub(&looks, "transportEvents").is_empty() || !sub(&looks, "rawEvents").is_empty();
-            let events = sub(&looks, "events");
-            if !events.is_empty() && !links_only(&looks)
-                || named
-                || !sub(&looks, "vessels").is_empty()
-            {
+            let named = named_events(&looks);
+            if event_bodies(&looks) {
                 loader
                     .loader()
                     .calls
@@ -504,7 +509,7 @@ pub(crate) mod prefetch {
                         )
                     }))
                     .await;
-            } else if !events.is_empty() {
+            } else if links_only(&looks) {
                 let mut links = match links {
                     Some(links) => links,
                     None => {
@@ -542,13 +547,17 @@ pub(crate) mod prefetch {
                             .calls
                             .shipments_with_members
                             .fetch_add(1, Ordering::Relaxed);
-                        let found = store
+                        let (shipments, members): (Vec<_>, HashMap<_, _>) = store
                             .shipments_with_members(account, &ship_ids)
                             .await
-                            .map_err(|e| error::internal(&e))?;
-                        let members: HashMap<Uuid, Vec<Uuid>> =
-                            found.iter().map(|(s, ids)| (s.id, ids.clone())).collect();
-                        (found.into_iter().map(|(s, _)| s).collect(), Some(members))
+                            .map_err(|e| error::internal(&e))?
+                            .into_iter()
+                            .map(|(s, ids)| {
+                                let id = s.id;
+                                (s, (id, ids))
+                            })
+                            .unzip();
+                        (shipments, Some(members))
                     } else {
                         loader
                             .loader()

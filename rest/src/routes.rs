@@ -21,6 +21,7 @@ use axum::{Extension, Json};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use teu_pipeline::model::{Account, Container, Shipment};
+use teu_store::EventLink;
 use uuid::Uuid;
 
 use crate::base::Base;
@@ -123,10 +124,19 @@ async fn container_values(
         .store
         .event_links_of_containers(account.id, &ids)
         .await?;
-    Ok(resources::containers(containers, &events)
+    Ok(container_resources(containers, &events))
+}
+
+/// Container resources of `containers` with their event links (`events`, by container id)
+/// as JSON values.
+fn container_resources(
+    containers: &[Container],
+    events: &HashMap<Uuid, Vec<EventLink>>,
+) -> Vec<Resource> {
+    resources::containers(containers, events)
         .into_iter()
         .map(to_resource)
-        .collect())
+        .collect()
 }
 
 /// The `included` resources of `containers` for the relationships in `include` (each
@@ -214,10 +224,7 @@ pub(crate) async fn list_containers(
             q.page.limit(),
         )
         .await?;
-    let data: Vec<Resource> = resources::containers(&containers, &events)
-        .into_iter()
-        .map(to_resource)
-        .collect();
+    let data = container_resources(&containers, &events);
     let included = container_includes(&state, &account, &base, &containers, &q.include).await?;
     let total = u64::try_from(total).unwrap_or(0);
     Ok(Json(ListDocument {
