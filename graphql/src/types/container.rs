@@ -9,7 +9,7 @@ use super::named_event::{self, ContainerTransportEvent, RawEvent};
 use super::shipment::load_shipment;
 use super::{
     dt, ContainerRoute, DateTime, ImportDeadlines, Shipment, Terminal, TerminalFee, TerminalHold,
-    TransportEvent, Vessel,
+    TransportEvents, Vessel,
 };
 use crate::context::store;
 use crate::error;
@@ -333,7 +333,7 @@ impl Container {
     }
 
     /// The container's events, oldest first (by event time, then id).
-    async fn events(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<TransportEvent>> {
+    async fn events(&self, ctx: &Context<'_>) -> async_graphql::Result<TransportEvents> {
         super::event::events_of_container(ctx, self.container_id).await
     }
 

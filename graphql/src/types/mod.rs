@@ -37,7 +37,7 @@ mod vessel;
 
 pub use container::{Container, ContainerStatus};
 pub use email::{DocumentSchema, EmailSubmission};
-pub use event::TransportEvent;
+pub use event::TransportEvents;
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;
 pub(crate) use scalars::dt;
