@@ -48,8 +48,13 @@ pub enum ContainerStatus {
 
 /// A container: one piece of equipment during one journey (one shipment). The attributes
 /// are those of the `/v2` container resource, with the same values.
+// Its fields are resolved one after another (`serial`), not as concurrent futures: nearly
+// all are plain values or answered from the page's prefetch, and async-graphql's concurrent
+// resolution (a `FuturesUnordered` per object) cost about a tenth of the GraphQL page's CPU
+// (docs/NOTES.md, twenty-second session). Lists of containers are still resolved concurrently,
+// so the data loaders still batch across the list.
 #[derive(SimpleObject, Debug, Clone, PartialEq)]
-#[graphql(complex)]
+#[graphql(complex, serial)]
 pub struct Container {
     /// The container id (UUID), the same as in `/v2`.
     id: ID,

@@ -44,8 +44,13 @@ impl LineTrackingStoppedReason {
 
 /// A shipment: one bill of lading (or booking). The attributes are those of the `/v2`
 /// shipment resource, with the same values.
+// Its fields are resolved one after another (`serial`), not as concurrent futures: nearly
+// all are plain values or answered from the page's prefetch, and async-graphql's concurrent
+// resolution (a `FuturesUnordered` per object) cost about a tenth of the GraphQL page's CPU
+// (docs/NOTES.md, twenty-second session). Lists of shipments are still resolved concurrently,
+// so the data loaders still batch across the list.
 #[derive(SimpleObject, Debug, Clone)]
-#[graphql(complex)]
+#[graphql(complex, serial)]
 pub struct Shipment {
     /// The shipment id (UUID), the same as in `/v2`.
     id: ID,
