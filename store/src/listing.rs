@@ -94,6 +94,33 @@ enum Counted {
     Shipments,
 }
 
+impl Counted {
+    /// The column of `account_counts` that counts these rows.
+    fn column(self) -> &'static str {
+        match self {
+            Counted::Containers => "containers",
+            Counted::Shipments => "shipments",
+        }
+    }
+}
+
+/// The name of the page statement's column that carries the account's stored total.
+const STORED_TOTAL: &str = "stored_total";
+
+/// The page statement's extra column (starting with a comma) that reads the account's stored
+/// total from `account_counts` (`$1` is the account) when the clause `cl` filters nothing:
+/// one statement for the page and its total. Empty when the clause filters: the total is then
+/// counted by a statement of its own ([`Store::page_total`]).
+fn stored_total_column(counted: Counted, cl: &Clause) -> String {
+    if cl.filters() {
+        return String::new();
+    }
+    format!(
+        ", (SELECT {} FROM account_counts WHERE account_id = $1) AS {STORED_TOTAL}",
+        counted.column()
+    )
+}
+
 /// Predicates on container `c`.
 fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
     let mut out = Vec::new();
@@ -214,7 +241,8 @@ impl Store {
     }
 
     /// One page of the account's containers matching `filter` in `order`, and how many match
-    /// in all. Two statements.
+    /// in all. One statement; two when `filter` filters or the page is empty
+    /// ([`Store::page_total`]).
     pub async fn list_containers_filtered(
         &self,
         account: Uuid,
@@ -233,8 +261,8 @@ impl Store {
     /// [`Store::list_containers_filtered`] with each container's event links, as
     /// [`Store::event_links_of_containers`] answers them (containers without links are absent
     /// from the map): the stored `event_links` values come in the page's own rows, so what a
-    /// `/v2` page of containers shows costs two statements, not three (a third reads the
-    /// links of containers whose value is not stored).
+    /// `/v2` page of containers shows costs one statement as a rule ([`Store::page_total`]), and
+    /// one more to read the links of containers whose value is not stored.
     ///
     /// # Errors
     /// As [`Store::list_containers_filtered`] and [`Store::event_links_of_containers`].
@@ -295,13 +323,11 @@ impl Store {
             ListOrder::NumberAsc => "c.number, c.id",
         };
         let where_sql = cl.sql();
-        let total = self
-            .page_total(account, Counted::Containers, from, &cl)
-            .await?;
         let n = cl.binds.len();
+        let stored_total = stored_total_column(Counted::Containers, &cl);
         let page_sql = format!(
-            "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra} FROM {from} WHERE {where_sql} \
-             ORDER BY {order_by} LIMIT ${} OFFSET ${}",
+            "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from} \
+             WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
             n + 1,
             n + 2
         );
@@ -310,12 +336,16 @@ impl Store {
             .bind(offset)
             .fetch_all(self.pool())
             .await?;
+        let total = self
+            .page_total(account, Counted::Containers, from, &cl, &rows)
+            .await?;
         Ok((rows, total))
     }
 
     /// One page of the account's shipments matching `filter` in `order`, and how many match
     /// in all. Container filters match a shipment when one of its containers matches them
-    /// all. Two statements.
+    /// all. One statement; two when `filter` filters or the page is empty
+    /// ([`Store::page_total`]).
     pub async fn list_shipments_filtered(
         &self,
         account: Uuid,
@@ -351,13 +381,11 @@ impl Store {
             ListOrder::NumberAsc => "s.bill_of_lading_number, s.id".to_string(),
         };
         let where_sql = cl.sql();
-        let total = self
-            .page_total(account, Counted::Shipments, "shipments s", &cl)
-            .await?;
         let n = cl.binds.len();
+        let stored_total = stored_total_column(Counted::Shipments, &cl);
         let page_sql = format!(
-            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body \
-             FROM shipments s WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
+            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body\
+             {stored_total} FROM shipments s WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
             n + 1,
             n + 2
         );
@@ -366,28 +394,37 @@ impl Store {
             .bind(offset)
             .fetch_all(self.pool())
             .await?;
+        let total = self
+            .page_total(account, Counted::Shipments, "shipments s", &cl, &rows)
+            .await?;
         let items = rows.iter().map(shipment_row).collect::<Result<Vec<_>>>()?;
         Ok((items, total))
     }
 
     /// How many rows of `from` (the page's FROM: containers `c` or shipments `s`) the clause
-    /// keeps: the page's total. Unfiltered (the clause holds only the account), one primary-key
-    /// read of `account_counts` (kept by the triggers of
-    /// `migrations/*/20261125000014_page_reads.sql`; 0 for an account without a row) where
-    /// `COUNT(*)` walks every row of the account; filtered, the count itself.
+    /// keeps: the page's total, given the page's `rows`.
+    ///
+    /// Unfiltered (the clause holds only the account), the total is the account's row of
+    /// `account_counts` (kept by the triggers of `migrations/*/20261125000014_page_reads.sql`;
+    /// 0 for an account without a row), where `COUNT(*)` would walk every row of the account.
+    /// The page's own statement reads it ([`stored_total_column`]: no statement of its own)
+    /// unless the page is empty; then it is read alone. Filtered, the count itself.
     async fn page_total(
         &self,
         account: Uuid,
         counted: Counted,
         from: &str,
         cl: &Clause,
+        rows: &[AnyRow],
     ) -> Result<i64> {
         if !cl.filters() {
-            let column = match counted {
-                Counted::Containers => "containers",
-                Counted::Shipments => "shipments",
-            };
-            let sql = format!("SELECT {column} AS n FROM account_counts WHERE account_id = $1");
+            if let Some(row) = rows.first() {
+                return Ok(row.try_get::<Option<i64>, _>(STORED_TOTAL)?.unwrap_or(0));
+            }
+            let sql = format!(
+                "SELECT {} AS n FROM account_counts WHERE account_id = $1",
+                counted.column()
+            );
             return Ok(sqlx::query(&sql)
                 .bind(account.to_string())
                 .fetch_optional(self.pool())
