@@ -21,17 +21,9 @@ cd "$(dirname "$0")/.."
 rounds=${1:?rounds}
 shift
 [ $# -gt 0 ] || { echo "usage: $0 ROUNDS BIN..." >&2; exit 2; }
-: "${DATABASE_URL:?an ingested database}" "${TEU_KEY:?an API key of its account}"
 seconds=${TEU_PAGE_SECONDS:-8}
-for tool in wrk curl bc jq; do
-  which "$tool" >/dev/null || { echo "$tool is missing: apt-get install $tool" >&2; exit 1; }
-done
-work=$(mktemp -d)
-server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-# The GraphQL body of scripts/page.sh, taken from it so that both ask the same page.
-eval "$(sed -n '/^container_fields=/,/^graphql_body=/p' scripts/page.sh)"
-printf '%s' "$graphql_body" >"$work/graphql.json"
+. scripts/page-common.sh
+page_setup wrk curl bc jq
 
 measure() { # bin base name method path expect
   local bin=$1 base=$2 name=$3 method=$4 path=$5 expect=$6

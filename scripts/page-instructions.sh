@@ -18,15 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { echo "usage: $0 BIN..." >&2; exit 2; }
-: "${DATABASE_URL:?an ingested database}" "${TEU_KEY:?an API key of its account}"
-for tool in valgrind callgrind_control curl jq; do
-  which "$tool" >/dev/null || { echo "$tool is missing: apt-get install valgrind curl jq" >&2; exit 1; }
-done
-work=$(mktemp -d)
-server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
-eval "$(sed -n '/^container_fields=/,/^graphql_body=/p' scripts/page.sh)"
-printf '%s' "$graphql_body" >"$work/graphql.json"
+. scripts/page-common.sh
+page_setup valgrind curl bc jq
 
 for bin in "$@"; do
   name=$(basename "$bin")
