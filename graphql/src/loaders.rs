@@ -404,11 +404,29 @@ pub(crate) fn sub<'a>(looks: &[Lookahead<'a>], name: &str) -> Vec<Lookahead<'a>>
         .collect()
 }
 
+/// One of the `TransportEvent` fields an event's link answers without its body
+/// ([`EVENT_ID_FIELDS`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum IdField {
+    Id,
+    RawEventId,
+    Typename,
+}
+
+/// The `TransportEvent` fields an event's link answers (its id, its raw event's id, the type
+/// name), by GraphQL name: the selections [`ids_only`] reads from the links
+/// and `types::event::IdSelection` builds directly.
+pub(crate) const EVENT_ID_FIELDS: [(&str, IdField); 3] = [
+    ("id", IdField::Id),
+    ("rawEventId", IdField::RawEventId),
+    ("__typename", IdField::Typename),
+];
+
 /// Whether the selections `looks` of `Container.events` ask for nothing but the events' ids
 /// (`id`, `rawEventId`, `__typename`, through fragments too): then the containers' event links
 /// answer them without reading an event body. `false` when nothing is selected.
 pub(crate) fn ids_only(looks: &[Lookahead<'_>]) -> bool {
-    selects_only(looks, &["id", "rawEventId", "__typename"])
+    selects_only(looks, &EVENT_ID_FIELDS.map(|(name, _)| name))
 }
 
 /// Whether the selections `looks` of `Shipment.containers` ask for nothing but the containers'

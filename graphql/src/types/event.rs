@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::{dt, DateTime, Port, Vessel};
 use crate::context::loader;
 use crate::error;
-use crate::loaders::{ids_only, EventLinksKey, EventsKey};
+use crate::loaders::{ids_only, EventLinksKey, EventsKey, IdField, EVENT_ID_FIELDS};
 use teu_store::EventLink;
 
 /// DCSA event type.
@@ -370,7 +370,7 @@ pub(crate) async fn events_of_container(
 /// about 1,200 events; their resolution was a fifth of the GraphQL page's CPU). Any other
 /// selection is resolved as `Vec<TransportEvent>` is. The shortcut bypasses per-field
 /// extension hooks; teu's schema registers no extension (see [`crate::persisted`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct TransportEvents(pub(crate) Vec<TransportEvent>);
 
 impl OutputType for TransportEvents {
@@ -400,14 +400,6 @@ impl OutputType for TransportEvents {
     }
 }
 
-/// One of the fields [`IdSelection`] answers.
-#[derive(Debug, Clone, Copy)]
-enum IdField {
-    Id,
-    RawEventId,
-    Typename,
-}
-
 /// The response keys and fields of a `TransportEvent` selection that asks for ids alone, in
 /// the order the response lists them (each response key once, as GraphQL's field merging
 /// makes them: validation has made sure two fields under one key are the same field).
@@ -432,15 +424,12 @@ impl IdSelection {
                     if !f.directives.is_empty() || !f.arguments.is_empty() {
                         return None;
                     }
-                    let field = match f.name.node.as_str() {
-                        "id" => IdField::Id,
-                        "rawEventId" => IdField::RawEventId,
-                        "__typename" => IdField::Typename,
-                        _ => return None,
-                    };
+                    let (_, field) = EVENT_ID_FIELDS
+                        .iter()
+                        .find(|(name, _)| *name == f.name.node.as_str())?;
                     let key = &f.response_key().node;
                     if !self.0.iter().any(|(k, _)| k == key) {
-                        self.0.push((key.clone(), field));
+                        self.0.push((key.clone(), *field));
                     }
                     continue;
                 }
