@@ -6,12 +6,12 @@
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
 //! their shape differs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use sqlx::{PgPool, Row};
 
-use super::{ts, Result, Store};
-use crate::payloads::EncodedEvent;
+use super::{ts, Result, Store, StoreError};
+use crate::payloads::{EncodedEvent, EVENT_BODIES};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -80,23 +80,26 @@ impl Store {
             let mut issued = Vec::with_capacity(chunk.len());
             let mut bodies = Vec::with_capacity(chunk.len());
             let mut actual = Vec::with_capacity(chunk.len());
+            let mut imos = Vec::with_capacity(chunk.len());
             for e in chunk.iter() {
                 let ev = &e.event.event;
                 ids.push(e.event.id.to_string());
                 raw_ids.push(e.event.raw_event_id.to_string());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
-                bodies.push(serde_json::to_string(ev).unwrap_or_default());
+                bodies.push(e.body.as_slice());
                 actual.push(i64::from(named_actual(ev)));
+                imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }
             self.count_statement();
             let rows = sqlx::query(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual) \
-                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual \
-                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) \
-                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual) \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual, \
+                 vessel_imo) \
+                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo \
+                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bigint[], $8::text[]) \
+                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo) \
                  ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
-                 body = excluded.body, named_actual = excluded.named_actual \
+                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
@@ -108,6 +111,7 @@ impl Store {
             .bind(&issued)
             .bind(&bodies)
             .bind(&actual)
+            .bind(&imos)
             .fetch_all(&mut *tx)
             .await?;
             let returned: HashSet<String> = rows
@@ -130,14 +134,15 @@ impl Store {
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: the `event_keys` of
     /// `events` (versions just written), every container, bill of lading and booking each
-    /// names. The trigger `transport_events_keys_replaced` (migration 20) deleted the keys of
-    /// the versions they replaced.
+    /// names, after deleting the keys of the versions they replaced (as
+    /// `Store::delete_replaced_keys`).
     async fn insert_event_keys_pg(
         &self,
         tx: &mut sqlx::PgConnection,
         account: &str,
         events: &[&TransportEvent],
     ) -> Result<()> {
+        self.delete_replaced_keys_pg(tx).await?;
         let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
             let kinds: Vec<&str> = chunk.iter().map(|k| k.0).collect();
@@ -151,6 +156,66 @@ impl Store {
                  ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
             )
             .bind(account)
+            .bind(&kinds)
+            .bind(&values)
+            .bind(&ids)
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and
+    /// deletes the keys its versions named that their events' stored versions do not
+    /// (`events::replaced_keys`), in `UNNEST` statements.
+    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<()> {
+        self.count_statement();
+        let rows =
+            sqlx::query("DELETE FROM replaced_event_versions RETURNING event_id, account_id, body")
+                .fetch_all(&mut *tx)
+                .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let decode = |id: &str, bytes: Vec<u8>| {
+            EVENT_BODIES
+                .decode(&bytes)
+                .map_err(|detail| StoreError::Corrupt {
+                    what: "transport event body",
+                    id: id.to_string(),
+                    detail,
+                })
+        };
+        let mut replaced = Vec::with_capacity(rows.len());
+        for r in rows {
+            let id: String = r.try_get("event_id")?;
+            let body = decode(&id, r.try_get("body")?)?;
+            replaced.push((id, r.try_get::<String, _>("account_id")?, body));
+        }
+        let ids: Vec<&str> = replaced.iter().map(|(id, _, _)| id.as_str()).collect();
+        self.count_statement();
+        let mut current = HashMap::new();
+        for r in sqlx::query("SELECT id, body FROM transport_events WHERE id = ANY($1::text[])")
+            .bind(&ids)
+            .fetch_all(&mut *tx)
+            .await?
+        {
+            let id: String = r.try_get("id")?;
+            let body = decode(&id, r.try_get("body")?)?;
+            current.insert(id, body);
+        }
+        let stale = super::events::replaced_keys(&replaced, &current)?;
+        for chunk in stale.chunks(BULK_ROWS * 3) {
+            let accounts: Vec<&str> = chunk.iter().map(|k| k.0).collect();
+            let kinds: Vec<&str> = chunk.iter().map(|k| k.1).collect();
+            let values: Vec<&str> = chunk.iter().map(|k| k.2.as_str()).collect();
+            let ids: Vec<&str> = chunk.iter().map(|k| k.3).collect();
+            self.count_statement();
+            sqlx::query(
+                "DELETE FROM event_keys WHERE (account_id, kind, value, event_id) IN \
+                 (SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[]))",
+            )
+            .bind(&accounts)
             .bind(&kinds)
             .bind(&values)
             .bind(&ids)

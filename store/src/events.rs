@@ -9,10 +9,10 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    event_row, in_list, one_per_key, parse_uuid, returned_ids, ts, Backend, NewEvent, Result,
-    Store, StoreError,
+    body_bytes, event_body, event_row, from_json, in_list, one_per_key, parse_uuid, returned_ids,
+    ts, Backend, NewEvent, Result, Store, StoreError,
 };
-use crate::payloads::{self, EncodedEvent, PayloadEncoder};
+use crate::payloads::{EncodedEvent, Encoder, EVENT_BODIES, RAW_PAYLOADS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::TransportEvent;
 use teu_feeds::Quarantined;
@@ -33,14 +33,18 @@ impl Store {
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        // Each payload is compressed once (one encoder, one dictionary load per call); ties
+        // Each payload and body is compressed once (one encoder per column and call); ties
         // compare what the `WHERE` compares, the stored (compressed) payloads.
-        let mut encoder = PayloadEncoder::new().map_err(StoreError::Compress)?;
+        let mut payloads = Encoder::new(&RAW_PAYLOADS).map_err(StoreError::Compress)?;
+        let mut bodies = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
         let encoded = events
             .iter()
             .map(|new| {
-                let payload = encoder.encode(new.raw).map_err(StoreError::Compress)?;
-                Ok(EncodedEvent { new, payload })
+                let payload = payloads.encode(new.raw).map_err(StoreError::Compress)?;
+                let body = bodies
+                    .encode(&serde_json::to_string(&new.event.event).unwrap_or_default())
+                    .map_err(StoreError::Compress)?;
+                Ok(EncodedEvent { new, payload, body })
             })
             .collect::<Result<Vec<_>>>()?;
         let mut events: Vec<EncodedEvent<'_, '_>> =
@@ -85,15 +89,16 @@ impl Store {
         }
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
-        for chunk in events.chunks(self.rows_per_list(7)) {
+        for chunk in events.chunks(self.rows_per_list(8)) {
             let sql = format!(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual) \
-                 VALUES {} ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
-                 body = excluded.body, named_actual = excluded.named_actual \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual, \
+                 vessel_imo) VALUES {} ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, \
+                 issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual, \
+                 vessel_imo = excluded.vessel_imo \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
-                self.values(chunk.len(), 7)
+                self.values(chunk.len(), 8)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -104,8 +109,9 @@ impl Store {
                     .bind(e.event.raw_event_id.to_string())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
-                    .bind(serde_json::to_string(ev).unwrap_or_default())
-                    .bind(i64::from(named_actual(ev)));
+                    .bind(e.body.as_slice())
+                    .bind(i64::from(named_actual(ev)))
+                    .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }
             let returned: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
                 .into_iter()
@@ -123,15 +129,16 @@ impl Store {
         Ok(())
     }
 
-    /// Inserts the `event_keys` rows of `events` (versions just written): every container, bill
-    /// of lading and booking each names. The keys of the versions they replaced were deleted by
-    /// the trigger `transport_events_keys_replaced` (migration 20) when their bodies changed.
+    /// Inserts the `event_keys` rows of `events` (versions just written in `tx`): every
+    /// container, bill of lading and booking each names, after deleting the keys of the
+    /// versions they replaced ([`Store::delete_replaced_keys`]).
     pub(super) async fn insert_event_keys(
         &self,
         tx: &mut sqlx::AnyConnection,
         account: &str,
         events: &[&TransportEvent],
     ) -> Result<()> {
+        self.delete_replaced_keys(tx).await?;
         let keys = event_key_rows(events);
         for chunk in keys.chunks(self.rows_per_list(4)) {
             let sql = format!(
@@ -146,6 +153,60 @@ impl Store {
                     .bind(*kind)
                     .bind(*value)
                     .bind(id.to_string());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the `event_keys` of the event versions replaced in `tx` so far: the trigger
+    /// `transport_events_version_replaced` (migration 23) copies each replaced version's body
+    /// into `replaced_event_versions`, which this empties. A key is deleted when the replaced
+    /// version named it and the event's stored version does not ([`replaced_keys`]), so a
+    /// version replaced outside the store's writers (and drained later) never takes a key its
+    /// event still names. Bodies are compressed, so SQL alone cannot list their keys.
+    pub(super) async fn delete_replaced_keys(&self, tx: &mut sqlx::AnyConnection) -> Result<()> {
+        let sql = format!(
+            "DELETE FROM replaced_event_versions RETURNING event_id, account_id, {}",
+            body_bytes(self.backend(), "body")
+        );
+        let rows = sqlx::query(&sql).fetch_all(self.counted(tx)).await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut replaced = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let id: String = r.try_get("event_id")?;
+            let body = event_body(r, &id)?;
+            replaced.push((id, r.try_get::<String, _>("account_id")?, body));
+        }
+        let ids: Vec<&str> = replaced.iter().map(|(id, _, _)| id.as_str()).collect();
+        let mut current = HashMap::new();
+        for chunk in ids.chunks(self.rows_per_list(1)) {
+            let sql = format!(
+                "SELECT id, {} FROM transport_events WHERE id IN ({})",
+                body_bytes(self.backend(), "body"),
+                self.list(chunk.len())
+            );
+            let mut q = sqlx::query(&sql);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            for r in q.fetch_all(self.counted(tx)).await? {
+                let id: String = r.try_get("id")?;
+                let body = event_body(&r, &id)?;
+                current.insert(id, body);
+            }
+        }
+        let stale = replaced_keys(&replaced, &current)?;
+        for chunk in stale.chunks(self.rows_per_list(4)) {
+            let sql = format!(
+                "DELETE FROM event_keys WHERE (account_id, kind, value, event_id) IN (VALUES {})",
+                self.values(chunk.len(), 4)
+            );
+            let mut q = sqlx::query(&sql);
+            for (account, kind, value, id) in chunk {
+                q = q.bind(*account).bind(*kind).bind(value.as_str()).bind(*id);
             }
             q.execute(self.counted(tx)).await?;
         }
@@ -178,13 +239,12 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let id = parse_uuid(&r.try_get::<String, _>("id")?, "raw event")?;
-                let payload =
-                    payloads::decode(&r.try_get::<Vec<u8>, _>("payload")?).map_err(|detail| {
-                        StoreError::Corrupt {
-                            what: "raw event payload",
-                            id: id.to_string(),
-                            detail,
-                        }
+                let payload = RAW_PAYLOADS
+                    .decode(&r.try_get::<Vec<u8>, _>("payload")?)
+                    .map_err(|detail| StoreError::Corrupt {
+                        what: "raw event payload",
+                        id: id.to_string(),
+                        detail,
                     })?;
                 Ok((id, payload))
             })
@@ -199,7 +259,8 @@ impl Store {
         let mut stored: HashMap<Uuid, String> = HashMap::new();
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
-                "SELECT id, body FROM transport_events WHERE account_id = $1 AND id IN ({})",
+                "SELECT id, {} FROM transport_events WHERE account_id = $1 AND id IN ({})",
+                body_bytes(self.backend(), "body"),
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(&account_s);
@@ -207,26 +268,30 @@ impl Store {
                 q = q.bind(e.id.to_string());
             }
             for row in q.fetch_all(self.pool()).await? {
-                let id = parse_uuid(&row.try_get::<String, _>("id")?, "transport event")?;
-                stored.insert(id, row.try_get("body")?);
+                let id: String = row.try_get("id")?;
+                let body = event_body(&row, &id)?;
+                stored.insert(parse_uuid(&id, "transport event")?, body);
             }
         }
-        let mut changed: Vec<(&TransportEvent, String)> = Vec::new();
+        let mut encoder = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
+        let mut changed: Vec<(&TransportEvent, Vec<u8>)> = Vec::new();
         for e in events {
             let body = serde_json::to_string(&e.event).unwrap_or_default();
             if stored.get(&e.id).is_some_and(|old| *old != body) {
-                changed.push((e, body));
+                changed.push((e, encoder.encode(&body).map_err(StoreError::Compress)?));
             }
         }
         let mut tx = self.pool.begin().await?;
         for (e, body) in &changed {
             sqlx::query(
-                "UPDATE transport_events SET body = $3, named_actual = $4 WHERE account_id = $1 AND id = $2",
+                "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5 \
+                 WHERE account_id = $1 AND id = $2",
             )
             .bind(&account_s)
             .bind(e.id.to_string())
-            .bind(body)
+            .bind(body.as_slice())
             .bind(i64::from(named_actual(&e.event)))
+            .bind(e.event.vessel_imo.as_ref().map(|imo| imo.as_str()))
             .execute(self.counted(&mut tx))
             .await?;
         }
@@ -336,7 +401,8 @@ impl Store {
             // (40.6 s against 9 s for the derive stage of 5,000 containers). The account is
             // checked on the rows.
             let sql = format!(
-                "SELECT id, raw_event_id, body, account_id FROM transport_events WHERE id IN ({})",
+                "SELECT id, raw_event_id, {}, account_id FROM transport_events WHERE id IN ({})",
+                body_bytes(self.backend(), "body"),
                 self.list(chunk.len())
             );
             let mut q = sqlx::query(&sql);
@@ -369,4 +435,91 @@ pub(super) fn event_key_rows<'e>(
         }
     }
     keys.into_iter().collect()
+}
+
+/// The keys a stored event body names (`containers`, `bills_of_lading`, `bookings`; absent
+/// lists are empty, as in bodies of releases before the lists).
+#[derive(serde::Deserialize)]
+struct BodyKeys {
+    #[serde(default)]
+    containers: Vec<String>,
+    #[serde(default)]
+    bills_of_lading: Vec<String>,
+    #[serde(default)]
+    bookings: Vec<String>,
+}
+
+impl BodyKeys {
+    fn of(body: &str, id: &str) -> Result<Self> {
+        from_json(body, "transport event", id)
+    }
+
+    /// `(kind, value)` of every key, kinds named as in `event_keys`.
+    fn pairs(self) -> impl Iterator<Item = (&'static str, String)> {
+        let kind = |k: &'static str| move |v| (k, v);
+        (self.containers.into_iter().map(kind("container")))
+            .chain(self.bills_of_lading.into_iter().map(kind("bill_of_lading")))
+            .chain(self.bookings.into_iter().map(kind("booking")))
+    }
+}
+
+/// The `event_keys` rows to delete for replaced versions: `replaced` holds `(event id,
+/// account id, body JSON)` of each replaced version, `current` the body JSON each event has
+/// now (absent: the event is gone). Returns `(account id, kind, value, event id)` of every key
+/// a replaced version named that the current version does not, each once.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when a body is not a stored event's JSON.
+pub(super) fn replaced_keys<'r>(
+    replaced: &'r [(String, String, String)],
+    current: &HashMap<String, String>,
+) -> Result<Vec<(&'r str, &'static str, String, &'r str)>> {
+    let mut out = BTreeSet::new();
+    for (id, account, body) in replaced {
+        let kept: HashSet<(&str, String)> = match current.get(id) {
+            Some(now) => BodyKeys::of(now, id)?.pairs().collect(),
+            None => HashSet::new(),
+        };
+        for key in BodyKeys::of(body, id)?.pairs() {
+            if !kept.contains(&key) {
+                out.insert((account.as_str(), key.0, key.1, id.as_str()));
+            }
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A replaced version's keys go unless the event's stored version still names them; a
+    /// version of a release before the key lists names none; a gone event keeps none.
+    #[test]
+    fn replaced_keys_are_the_old_versions_keys_the_stored_one_lacks() {
+        let old = r#"{"containers":["MSKU1234565","MSKU7654321"],"bills_of_lading":["MAEU123"]}"#;
+        let now = r#"{"containers":["MSKU7654321","TGHU9876543"],"bills_of_lading":["MAEU123"],"bookings":["B1"]}"#;
+        let older_release = r#"{"container_number":"MSKU1234565","bill_of_lading":"MAEU123"}"#;
+        let replaced = vec![
+            ("e1".to_string(), "a".to_string(), old.to_string()),
+            ("e1".to_string(), "a".to_string(), older_release.to_string()),
+            ("e2".to_string(), "b".to_string(), old.to_string()),
+        ];
+        let current = HashMap::from([("e1".to_string(), now.to_string())]);
+        let stale = replaced_keys(&replaced, &current).expect("bodies parse");
+        assert_eq!(
+            stale,
+            vec![
+                ("a", "container", "MSKU1234565".to_string(), "e1"),
+                ("b", "bill_of_lading", "MAEU123".to_string(), "e2"),
+                ("b", "container", "MSKU1234565".to_string(), "e2"),
+                ("b", "container", "MSKU7654321".to_string(), "e2"),
+            ]
+        );
+        let broken = vec![("e3".to_string(), "a".to_string(), "{".to_string())];
+        assert!(matches!(
+            replaced_keys(&broken, &current),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
 }

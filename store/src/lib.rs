@@ -53,7 +53,7 @@ mod leg_tracks;
 mod listing;
 pub mod notify;
 pub(crate) mod outbox;
-mod payloads;
+pub mod payloads;
 mod reads;
 pub mod scratch;
 mod shipment_edits;
@@ -768,11 +768,36 @@ pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
     Ok(s)
 }
 
+/// The select-list item that reads `transport_events` column `column` as bytes named `body`,
+/// for [`event_body`]: on SQLite the column may hold a zstd frame (a BLOB) or, in rows written
+/// before migration 23, the JSON text itself, which the cast turns into its UTF-8 bytes; on
+/// PostgreSQL the column is `BYTEA`.
+pub(crate) fn body_bytes(backend: Backend, column: &str) -> String {
+    match backend {
+        Backend::Sqlite => format!("CAST({column} AS BLOB) AS body"),
+        Backend::Postgres => format!("{column} AS body"),
+    }
+}
+
+/// The JSON text of the `body` column of a `transport_events` row read through [`body_bytes`]
+/// (decompressed by [`payloads::EVENT_BODIES`]); `id` names the row in errors.
+pub(crate) fn event_body(r: &AnyRow, id: &str) -> Result<String> {
+    payloads::EVENT_BODIES
+        .decode(&r.try_get::<Vec<u8>, _>("body")?)
+        .map_err(|detail| StoreError::Corrupt {
+            what: "transport event body",
+            id: id.to_string(),
+            detail,
+        })
+}
+
+/// A `transport_events` row (`id`, `raw_event_id` and `body` read through [`body_bytes`]) as
+/// the event it stores.
 fn event_row(r: &AnyRow) -> Result<TransportEvent> {
     let id: String = r.try_get("id")?;
     let raw: String = r.try_get("raw_event_id")?;
     let event: teu_domain::model::EventRow =
-        from_json(&r.try_get::<String, _>("body")?, "transport event", &id)?;
+        from_json(&event_body(r, &id)?, "transport event", &id)?;
     let timezone = event
         .locode
         .as_deref()

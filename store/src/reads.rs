@@ -8,8 +8,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    container_row, event_row, from_json, in_list, parse_uuid, shipment_row, Result, Store,
-    StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
+    body_bytes, container_row, event_body, event_row, from_json, in_list, parse_uuid, shipment_row,
+    Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, EventRow, Shipment, TransportEvent};
@@ -237,10 +237,11 @@ impl Store {
             // every event of the account (130 ms for a page of 30 among 11,000 events).
             // PostgreSQL plans both forms the same way.
             let sql = format!(
-                "SELECT ce.container_id, e.id, e.raw_event_id, e.body FROM container_events ce \
+                "SELECT ce.container_id, e.id, e.raw_event_id, {} FROM container_events ce \
                  CROSS JOIN transport_events e \
                  WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
                  AND ce.container_id IN ({}) ORDER BY e.event_at, e.id",
+                body_bytes(self.backend(), "e.body"),
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account.to_string());
@@ -367,12 +368,11 @@ impl Store {
     pub(crate) async fn backfill_named_actual(&self) -> Result<()> {
         const BATCH: i64 = 500;
         loop {
-            let rows = sqlx::query(
-                "SELECT id, body FROM transport_events WHERE named_actual IS NULL LIMIT $1",
-            )
-            .bind(BATCH)
-            .fetch_all(self.pool())
-            .await?;
+            let sql = format!(
+                "SELECT id, {} FROM transport_events WHERE named_actual IS NULL LIMIT $1",
+                body_bytes(self.backend(), "body")
+            );
+            let rows = sqlx::query(&sql).bind(BATCH).fetch_all(self.pool()).await?;
             if rows.is_empty() {
                 return Ok(());
             }
@@ -380,8 +380,9 @@ impl Store {
             let (mut listed, mut unlisted) = (Vec::new(), Vec::new());
             for row in &rows {
                 let id: String = row.try_get("id")?;
-                let body: String = row.try_get("body")?;
-                match from_json::<EventRow>(&body, "transport event", &id) {
+                let parsed = event_body(row, &id)
+                    .and_then(|body| from_json::<EventRow>(&body, "transport event", &id));
+                match parsed {
                     Ok(e) if named_actual(&e) => listed.push(id),
                     _ => unlisted.push(id),
                 }

@@ -3,7 +3,7 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{parse_code, parse_ts, Backend, Result, Store, StoreError};
+use super::{body_bytes, event_body, parse_code, parse_ts, Result, Store, StoreError};
 use teu_domain::ids;
 use teu_domain::model::Imo;
 use teu_domain::vessels::{Fix, Vessel};
@@ -11,21 +11,16 @@ use teu_domain::vessels::{Fix, Vessel};
 impl Store {
     /// IMO numbers the account's stored events name, each once (unordered).
     async fn event_imos(&self, account: Uuid) -> Result<Vec<String>> {
-        let expr = match self.backend() {
-            Backend::Sqlite => "json_extract(body, '$.vessel_imo')",
-            Backend::Postgres => "(body::jsonb ->> 'vessel_imo')",
-        };
-        let sql = format!(
-            "SELECT DISTINCT {expr} AS imo FROM transport_events WHERE account_id = $1 \
-             AND {expr} IS NOT NULL"
-        );
-        sqlx::query(&sql)
-            .bind(account.to_string())
-            .fetch_all(self.pool())
-            .await?
-            .iter()
-            .map(|r| Ok(r.try_get::<String, _>("imo")?))
-            .collect()
+        sqlx::query(
+            "SELECT DISTINCT vessel_imo AS imo FROM transport_events WHERE account_id = $1 \
+             AND vessel_imo IS NOT NULL",
+        )
+        .bind(account.to_string())
+        .fetch_all(self.pool())
+        .await?
+        .iter()
+        .map(|r| Ok(r.try_get::<String, _>("imo")?))
+        .collect()
     }
 
     /// The vessel `key` names for the account: a UUID (the id of a vessel the account's events
@@ -62,18 +57,19 @@ impl Store {
             },
         };
         // The name the account's carrier uses, from its latest event naming the vessel.
-        let pattern = format!("%\"vessel_imo\":\"{imo}\"%");
-        let event_name: Option<String> = match sqlx::query(
-            "SELECT body FROM transport_events WHERE account_id = $1 AND body LIKE $2 \
+        let sql = format!(
+            "SELECT id, {} FROM transport_events WHERE account_id = $1 AND vessel_imo = $2 \
              ORDER BY issued_at DESC LIMIT 1",
-        )
-        .bind(account.to_string())
-        .bind(&pattern)
-        .fetch_optional(self.pool())
-        .await?
+            body_bytes(self.backend(), "body")
+        );
+        let event_name: Option<String> = match sqlx::query(&sql)
+            .bind(account.to_string())
+            .bind(imo.as_str())
+            .fetch_optional(self.pool())
+            .await?
         {
             Some(row) => {
-                let body: String = row.try_get("body")?;
+                let body = event_body(&row, &row.try_get::<String, _>("id")?)?;
                 serde_json::from_str::<serde_json::Value>(&body)
                     .ok()
                     .and_then(|v| v["vessel_name"].as_str().map(str::to_string))

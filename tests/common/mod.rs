@@ -65,6 +65,17 @@ pub struct TestDb {
 }
 
 impl TestDb {
+    /// The select-list item reading column `column` of `transport_events` as bytes for
+    /// [`event_body`]: SQLite rows hold a zstd frame (a BLOB) or, written before compression
+    /// or by a test, JSON text; PostgreSQL's column is `BYTEA`.
+    pub fn body_bytes(&self, column: &str) -> String {
+        if self.url.starts_with("sqlite:") {
+            format!("CAST({column} AS BLOB)")
+        } else {
+            column.to_string()
+        }
+    }
+
     pub fn sqlite() -> TestDb {
         let dir = tempfile::tempdir().expect("temp dir");
         let url = format!("sqlite:{}", dir.path().join("teu.db").display());
@@ -349,6 +360,13 @@ const COUNTED_TABLES: [&str; 6] = [
     "transport_events",
 ];
 
+/// The JSON text of a stored `transport_events.body` read through [`TestDb::body_bytes`].
+pub fn event_body(stored: &[u8]) -> String {
+    teu_store::payloads::EVENT_BODIES
+        .decode(stored)
+        .expect("a stored event body")
+}
+
 /// Drops ids and ingest-time timestamps from a stored body, recursively.
 fn without_ids_and_clock(v: &mut Value) {
     match v {
@@ -381,7 +399,12 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .get(0);
     let mut out = BTreeMap::new();
     for table in BODY_TABLES {
-        let rows = sqlx::query(&format!("SELECT body FROM {table} WHERE account_id = $1"))
+        // Event bodies are compressed; the derived records' are JSON text.
+        let body = match table {
+            "transport_events" => db.body_bytes("body"),
+            _ => "body".to_string(),
+        };
+        let rows = sqlx::query(&format!("SELECT {body} FROM {table} WHERE account_id = $1"))
             .bind(&account_id)
             .fetch_all(&mut conn)
             .await
@@ -389,7 +412,11 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let mut bodies: Vec<String> = rows
             .iter()
             .map(|r| {
-                let mut v: Value = serde_json::from_str(&r.get::<String, _>(0)).expect("JSON body");
+                let text = match table {
+                    "transport_events" => event_body(&r.get::<Vec<u8>, _>(0)),
+                    _ => r.get::<String, _>(0),
+                };
+                let mut v: Value = serde_json::from_str(&text).expect("JSON body");
                 without_ids_and_clock(&mut v);
                 v.to_string()
             })

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Trains a zstd dictionary the store compresses an event column with (teu_store::payloads):
+#
+#   scripts/dictionary.sh raw N       raw carrier payloads, store/dictionaries/raw-events-N.zdict
+#                                      (ids 1 to 100)
+#   scripts/dictionary.sh bodies N    normalized event bodies, store/dictionaries/event-bodies-N.zdict
+#                                      (ids from 101)
+#
+# N is the dictionary id, one more than the newest of its kind. Samples: every DCSA event of the
+# bundled real Track & Trace examples (data/dcsa, data/dcsa-cases) and the DCSA and rail events of
+# a small `teu simulate` feed (400 containers, seed 20261126: not a seed any benchmark or test
+# uses), one per sample: for `raw` each event's JSON object, for `bodies` its normalized body as
+# the store writes it (feeds/examples/event_bodies.rs). A dictionary never changes once released:
+# each compressed value names its dictionary id in its zstd frame header, and every dictionary
+# ever used stays bundled. The binary is TEU_BIN when set, else a debug build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?raw or bodies}
+id=${2:?dictionary id}
+case $kind in
+  raw) out=store/dictionaries/raw-events-$id.zdict; [ "$id" -ge 1 ] && [ "$id" -le 100 ] ;;
+  bodies) out=store/dictionaries/event-bodies-$id.zdict; [ "$id" -ge 101 ] ;;
+  *) echo "unknown kind $kind: raw or bodies" >&2; exit 2 ;;
+esac || { echo "dictionary id $id is outside the range of $kind" >&2; exit 2; }
+[ ! -e "$out" ] || { echo "$out exists: dictionaries never change, pick a new id" >&2; exit 2; }
+if [ -z "${TEU_BIN:-}" ]; then
+  cargo build --bin teu --quiet
+  TEU_BIN=$PWD/target/debug/teu
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$TEU_BIN" simulate --containers 400 --seed 20261126 "$work/feed" >/dev/null
+if [ "$kind" = bodies ]; then
+  files=$(find data/dcsa data/dcsa-cases "$work/feed/dcsa" "$work/feed/rail" -name '*.json' ! -name expected.json | sort)
+  # shellcheck disable=SC2086 # one argument per file
+  cargo run -p teu-feeds --example event_bodies --quiet -- "$work" $files
+  zstd -q --train "$work"/body-*.json --maxdict=32768 --dictID="$id" -o "$out"
+  ls -l "$out"
+  exit
+fi
+python3 - "$work" <<'PY'
+import glob, json, sys
+work = sys.argv[1]
+files = sorted(glob.glob('data/dcsa/*.json') + glob.glob('data/dcsa-cases/*/*.json'))
+files += sorted(glob.glob(work + '/feed/dcsa/*.json') + glob.glob(work + '/feed/rail/*.json'))
+n = 0
+for f in files:
+    if f.endswith('expected.json'):
+        continue
+    try:
+        v = json.load(open(f))
+    except ValueError:
+        continue
+    if isinstance(v, dict):
+        v = v.get('events', [])
+    for e in v if isinstance(v, list) else []:
+        if isinstance(e, dict):
+            with open(f'{work}/sample-{n}.json', 'w') as s:
+                s.write(json.dumps(e, separators=(',', ':'), ensure_ascii=False))
+            n += 1
+print(f'{n} samples', file=sys.stderr)
+PY
+zstd -q --train "$work"/sample-*.json --maxdict=32768 --dictID="$id" -o "$out"
+ls -l "$out"
