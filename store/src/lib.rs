@@ -22,8 +22,10 @@
 //! a native pool (`bulk_pg`). Ids are UUID text and timestamps RFC 3339 UTC text
 //! with millisecond precision, which sort correctly as text; the one binary column of ids is
 //! `containers.event_links` (a container's event links in event order, 33 bytes per link,
-//! `reads::encode_links`). Domain records are stored whole as JSON in `body`; the other
-//! columns are what queries filter, join and sort on. Every query takes the account id: one
+//! `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
+//! event's as a zstd frame of that JSON with the dictionary of `payloads::EVENT_BODIES`, as a
+//! raw event's carrier text with `payloads::RAW_PAYLOADS`); the other columns are what queries
+//! filter, join and sort on. Every query takes the account id: one
 //! account never reads another's rows.
 
 use std::collections::HashMap;

@@ -7,7 +7,7 @@
 //! event; compressed alone, zstd halves it (no history to match against), with a dictionary
 //! trained on DCSA events it shrinks about six times (926 → 158 bytes on average at 5,000
 //! simulated containers; the real examples of `data/dcsa` 845 → 323). The dictionaries are
-//! trained by `scripts/raw-dictionary.sh` and never change once released: each frame names its
+//! trained by `scripts/dictionary.sh` and never change once released: each frame names its
 //! dictionary id in its header (RFC 8878, section 3.1.1.1.3), so a payload written with an older
 //! dictionary still reads after a newer one is added.
 //!
