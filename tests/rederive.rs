@@ -10,6 +10,14 @@ use common::TestDb;
 use serde_json::Value;
 use sqlx::Row;
 
+/// A UUID's 16 bytes, as `event_keys` stores ids.
+fn uuid_bytes(text: &str) -> Vec<u8> {
+    uuid::Uuid::parse_str(text)
+        .expect("a UUID")
+        .as_bytes()
+        .to_vec()
+}
+
 /// Rewrites the account's stored events the way the previous release stored them (the first
 /// container, bill of lading and booking only, no references or transport call id), keeps the
 /// first key of each kind in `event_keys` (what the migration backfills from such rows), and
@@ -39,9 +47,10 @@ async fn downgrade(db: &TestDb) {
         let map = body.as_object_mut().expect("object");
         let mut firsts = Vec::new();
         for (set, one, kind) in [
-            ("containers", "container_number", "container"),
-            ("bills_of_lading", "bill_of_lading", "bill_of_lading"),
-            ("bookings", "booking", "booking"),
+            // Kinds as `event_keys` stores them (migration 24).
+            ("containers", "container_number", 0_i16),
+            ("bills_of_lading", "bill_of_lading", 1),
+            ("bookings", "booking", 2),
         ] {
             if let Some(Value::Array(values)) = map.remove(set) {
                 multi += usize::from(values.len() > 1);
@@ -67,10 +76,10 @@ async fn downgrade(db: &TestDb) {
             sqlx::query(
                 "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES ($1, $2, $3, $4)",
             )
-            .bind(&account)
+            .bind(uuid_bytes(&account))
             .bind(kind)
             .bind(value)
-            .bind(&id)
+            .bind(uuid_bytes(&id))
             .execute(&mut conn)
             .await
             .expect("backfill key");

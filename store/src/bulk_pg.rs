@@ -143,19 +143,20 @@ impl Store {
         events: &[&TransportEvent],
     ) -> Result<()> {
         self.delete_replaced_keys_pg(tx).await?;
+        let account = super::events::account_bytes(account)?;
         let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
-            let kinds: Vec<&str> = chunk.iter().map(|k| k.0).collect();
+            let kinds: Vec<i16> = chunk.iter().map(|k| k.0.code()).collect();
             let values: Vec<&str> = chunk.iter().map(|k| k.1).collect();
-            let ids: Vec<String> = chunk.iter().map(|k| k.2.to_string()).collect();
+            let ids: Vec<&[u8]> = chunk.iter().map(|k| k.2.as_bytes().as_slice()).collect();
             self.count_statement();
             sqlx::query(
                 "INSERT INTO event_keys (account_id, kind, value, event_id) \
-                 SELECT $1, kind, value, event_id FROM UNNEST($2::text[], $3::text[], $4::text[]) \
+                 SELECT $1, kind, value, event_id FROM UNNEST($2::smallint[], $3::text[], $4::bytea[]) \
                  AS t (kind, value, event_id) \
                  ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
             )
-            .bind(account)
+            .bind(account.as_slice())
             .bind(&kinds)
             .bind(&values)
             .bind(&ids)
@@ -206,14 +207,14 @@ impl Store {
         }
         let stale = super::events::replaced_keys(&replaced, &current)?;
         for chunk in stale.chunks(BULK_ROWS * 3) {
-            let accounts: Vec<&str> = chunk.iter().map(|k| k.0).collect();
-            let kinds: Vec<&str> = chunk.iter().map(|k| k.1).collect();
+            let accounts: Vec<&[u8]> = chunk.iter().map(|k| k.0.as_bytes().as_slice()).collect();
+            let kinds: Vec<i16> = chunk.iter().map(|k| k.1.code()).collect();
             let values: Vec<&str> = chunk.iter().map(|k| k.2.as_str()).collect();
-            let ids: Vec<&str> = chunk.iter().map(|k| k.3).collect();
+            let ids: Vec<&[u8]> = chunk.iter().map(|k| k.3.as_bytes().as_slice()).collect();
             self.count_statement();
             sqlx::query(
                 "DELETE FROM event_keys WHERE (account_id, kind, value, event_id) IN \
-                 (SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[]))",
+                 (SELECT * FROM UNNEST($1::bytea[], $2::smallint[], $3::text[], $4::bytea[]))",
             )
             .bind(&accounts)
             .bind(&kinds)

@@ -139,6 +139,7 @@ impl Store {
         events: &[&TransportEvent],
     ) -> Result<()> {
         self.delete_replaced_keys(tx).await?;
+        let account = account_bytes(account)?;
         let keys = event_key_rows(events);
         for chunk in keys.chunks(self.rows_per_list(4)) {
             let sql = format!(
@@ -149,10 +150,10 @@ impl Store {
             let mut q = sqlx::query(&sql);
             for (kind, value, id) in chunk {
                 q = q
-                    .bind(account)
-                    .bind(*kind)
+                    .bind(account.as_slice())
+                    .bind(kind.code())
                     .bind(*value)
-                    .bind(id.to_string());
+                    .bind(id.as_bytes().as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
@@ -206,7 +207,11 @@ impl Store {
             );
             let mut q = sqlx::query(&sql);
             for (account, kind, value, id) in chunk {
-                q = q.bind(*account).bind(*kind).bind(value.as_str()).bind(*id);
+                q = q
+                    .bind(account.as_bytes().as_slice())
+                    .bind(kind.code())
+                    .bind(value.as_str())
+                    .bind(id.as_bytes().as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
@@ -305,9 +310,10 @@ impl Store {
     /// Every bill of lading and booking the stored events of `account` name, sorted.
     pub async fn shipment_keys(&self, account: Uuid) -> Result<Vec<String>> {
         let rows = sqlx::query(
-            "SELECT DISTINCT value FROM event_keys WHERE account_id = $1 AND kind <> 'container' ORDER BY value",
+            "SELECT DISTINCT value FROM event_keys WHERE account_id = $1 AND kind <> $2 ORDER BY value",
         )
-        .bind(account.to_string())
+        .bind(account.as_bytes().as_slice())
+        .bind(KeyKind::Container.code())
         .fetch_all(self.pool())
         .await?;
         rows.iter()
@@ -369,9 +375,9 @@ impl Store {
     ) -> Result<HashSet<Uuid>> {
         let mut found = HashSet::new();
         for (kind, values) in [
-            ("container", containers),
-            ("bill_of_lading", bills_of_lading),
-            ("booking", bookings),
+            (KeyKind::Container, containers),
+            (KeyKind::BillOfLading, bills_of_lading),
+            (KeyKind::Booking, bookings),
         ] {
             // No DISTINCT: the set dedupes, and SQLite would sort the rows to do it.
             for chunk in values.chunks(self.rows_per_list(1).saturating_sub(2).max(1)) {
@@ -380,11 +386,15 @@ impl Store {
                      WHERE account_id = $1 AND kind = $2 AND value IN ({})",
                     in_list(3, chunk.len())
                 ));
-                let mut q = sqlx::query(&sql).bind(account.to_string()).bind(kind);
+                let mut q = sqlx::query(&sql)
+                    .bind(account.as_bytes().as_slice())
+                    .bind(kind.code());
                 for v in chunk {
                     q = q.bind(v);
                 }
-                found.extend(returned_ids(q.fetch_all(self.pool()).await?)?);
+                for row in q.fetch_all(self.pool()).await? {
+                    found.insert(uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?)?);
+                }
             }
         }
         Ok(found)
@@ -419,17 +429,44 @@ impl Store {
     }
 }
 
+/// What an `event_keys` row names, stored as its code (migration 24).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) enum KeyKind {
+    Container = 0,
+    BillOfLading = 1,
+    Booking = 2,
+}
+
+impl KeyKind {
+    /// The stored code: 0 container, 1 bill of lading, 2 booking.
+    pub(super) fn code(self) -> i16 {
+        self as i16
+    }
+}
+
+/// An account id as `event_keys` stores it: its 16 bytes (RFC 9562 order).
+pub(super) fn account_bytes(account: &str) -> Result<[u8; 16]> {
+    Ok(*parse_uuid(account, "account")?.as_bytes())
+}
+
+/// A 16-byte id read from `event_keys`.
+fn uuid_of_bytes(bytes: &[u8]) -> Result<Uuid> {
+    Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt {
+        what: "event key's event id",
+        id: format!("{bytes:02x?}"),
+        detail: e.to_string(),
+    })
+}
+
 /// The `event_keys` rows of `events`: `(kind, value, event id)` for every container, bill of
 /// lading and booking each names, each once, in primary-key order (after the account).
-pub(super) fn event_key_rows<'e>(
-    events: &[&'e TransportEvent],
-) -> Vec<(&'static str, &'e str, Uuid)> {
-    let mut keys: BTreeSet<(&'static str, &str, Uuid)> = BTreeSet::new();
+pub(super) fn event_key_rows<'e>(events: &[&'e TransportEvent]) -> Vec<(KeyKind, &'e str, Uuid)> {
+    let mut keys: BTreeSet<(KeyKind, &str, Uuid)> = BTreeSet::new();
     for e in events {
         for (kind, values) in [
-            ("container", &e.event.containers),
-            ("bill_of_lading", &e.event.bills_of_lading),
-            ("booking", &e.event.bookings),
+            (KeyKind::Container, &e.event.containers),
+            (KeyKind::BillOfLading, &e.event.bills_of_lading),
+            (KeyKind::Booking, &e.event.bookings),
         ] {
             keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
         }
@@ -454,12 +491,16 @@ impl BodyKeys {
         from_json(body, "transport event", id)
     }
 
-    /// `(kind, value)` of every key, kinds named as in `event_keys`.
-    fn pairs(self) -> impl Iterator<Item = (&'static str, String)> {
-        let kind = |k: &'static str| move |v| (k, v);
-        (self.containers.into_iter().map(kind("container")))
-            .chain(self.bills_of_lading.into_iter().map(kind("bill_of_lading")))
-            .chain(self.bookings.into_iter().map(kind("booking")))
+    /// `(kind, value)` of every key.
+    fn pairs(self) -> impl Iterator<Item = (KeyKind, String)> {
+        let kind = |k: KeyKind| move |v| (k, v);
+        (self.containers.into_iter().map(kind(KeyKind::Container)))
+            .chain(
+                self.bills_of_lading
+                    .into_iter()
+                    .map(kind(KeyKind::BillOfLading)),
+            )
+            .chain(self.bookings.into_iter().map(kind(KeyKind::Booking)))
     }
 }
 
@@ -470,19 +511,23 @@ impl BodyKeys {
 ///
 /// # Errors
 /// [`StoreError::Corrupt`] when a body is not a stored event's JSON.
-pub(super) fn replaced_keys<'r>(
-    replaced: &'r [(String, String, String)],
+pub(super) fn replaced_keys(
+    replaced: &[(String, String, String)],
     current: &HashMap<String, String>,
-) -> Result<Vec<(&'r str, &'static str, String, &'r str)>> {
+) -> Result<Vec<(Uuid, KeyKind, String, Uuid)>> {
     let mut out = BTreeSet::new();
     for (id, account, body) in replaced {
-        let kept: HashSet<(&str, String)> = match current.get(id) {
+        let kept: HashSet<(KeyKind, String)> = match current.get(id) {
             Some(now) => BodyKeys::of(now, id)?.pairs().collect(),
             None => HashSet::new(),
         };
+        let (account, event) = (
+            parse_uuid(account, "account")?,
+            parse_uuid(id, "transport event")?,
+        );
         for key in BodyKeys::of(body, id)?.pairs() {
             if !kept.contains(&key) {
-                out.insert((account.as_str(), key.0, key.1, id.as_str()));
+                out.insert((account, key.0, key.1, event));
             }
         }
     }
@@ -500,23 +545,24 @@ mod tests {
         let old = r#"{"containers":["MSKU1234565","MSKU7654321"],"bills_of_lading":["MAEU123"]}"#;
         let now = r#"{"containers":["MSKU7654321","TGHU9876543"],"bills_of_lading":["MAEU123"],"bookings":["B1"]}"#;
         let older_release = r#"{"container_number":"MSKU1234565","bill_of_lading":"MAEU123"}"#;
-        let replaced = vec![
-            ("e1".to_string(), "a".to_string(), old.to_string()),
-            ("e1".to_string(), "a".to_string(), older_release.to_string()),
-            ("e2".to_string(), "b".to_string(), old.to_string()),
-        ];
-        let current = HashMap::from([("e1".to_string(), now.to_string())]);
+        let (a, b) = (Uuid::from_u128(0xa), Uuid::from_u128(0xb));
+        let (e1, e2) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let row =
+            |e: Uuid, acc: Uuid, body: &str| (e.to_string(), acc.to_string(), body.to_string());
+        let replaced = vec![row(e1, a, old), row(e1, a, older_release), row(e2, b, old)];
+        let current = HashMap::from([(e1.to_string(), now.to_string())]);
         let stale = replaced_keys(&replaced, &current).expect("bodies parse");
+        let key = |acc, kind, value: &str, e| (acc, kind, value.to_string(), e);
         assert_eq!(
             stale,
             vec![
-                ("a", "container", "MSKU1234565".to_string(), "e1"),
-                ("b", "bill_of_lading", "MAEU123".to_string(), "e2"),
-                ("b", "container", "MSKU1234565".to_string(), "e2"),
-                ("b", "container", "MSKU7654321".to_string(), "e2"),
+                key(a, KeyKind::Container, "MSKU1234565", e1),
+                key(b, KeyKind::Container, "MSKU1234565", e2),
+                key(b, KeyKind::Container, "MSKU7654321", e2),
+                key(b, KeyKind::BillOfLading, "MAEU123", e2),
             ]
         );
-        let broken = vec![("e3".to_string(), "a".to_string(), "{".to_string())];
+        let broken = vec![row(Uuid::from_u128(3), a, "{")];
         assert!(matches!(
             replaced_keys(&broken, &current),
             Err(StoreError::Corrupt { .. })
