@@ -31,17 +31,16 @@ impl Store {
     ) -> Result<()> {
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
+        let account_id = super::events::account_bytes(account)?;
         for chunk in events.chunks(BULK_ROWS) {
             let mut ids = Vec::with_capacity(chunk.len());
-            let mut source_ids = Vec::with_capacity(chunk.len());
             let mut files = Vec::with_capacity(chunk.len());
             let mut indexes = Vec::with_capacity(chunk.len());
             let mut payloads = Vec::with_capacity(chunk.len());
             let mut issued = Vec::with_capacity(chunk.len());
             for e in chunk.iter() {
                 let ev = &e.event.event;
-                ids.push(e.event.raw_event_id.to_string());
-                source_ids.push(ev.event_id.as_str());
+                ids.push(e.event.raw_event_id.as_bytes().as_slice());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
                 payloads.push(e.payload.as_slice());
@@ -49,21 +48,20 @@ impl Store {
             }
             self.count_statement();
             sqlx::query(
-                "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, \
-                 issued_at, received_at) \
-                 SELECT id, $1, source_event_id, source_file, source_index, payload, issued_at, $2 \
-                 FROM UNNEST($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bytea[], $8::text[]) \
-                 AS t (id, source_event_id, source_file, source_index, payload, issued_at) \
+                "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
+                 received_at) \
+                 SELECT id, $1, source_file, source_index, payload, issued_at, $2 \
+                 FROM UNNEST($3::bytea[], $4::text[], $5::bigint[], $6::bytea[], $7::text[]) \
+                 AS t (id, source_file, source_index, payload, issued_at) \
                  ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \
                  issued_at = excluded.issued_at, received_at = excluded.received_at \
                  WHERE excluded.issued_at > raw_events.issued_at \
                  OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
             )
-            .bind(account)
+            .bind(account_id.as_slice())
             .bind(now)
             .bind(&ids)
-            .bind(&source_ids)
             .bind(&files)
             .bind(&indexes)
             .bind(&payloads)

@@ -62,23 +62,23 @@ impl Store {
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(self.rows_per_list(8)) {
+        let account_id = account_bytes(&account)?;
+        for chunk in events.chunks(self.rows_per_list(7)) {
             let sql = format!(
-                "INSERT INTO raw_events (id, account_id, source_event_id, source_file, source_index, payload, issued_at, \
+                "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
                  received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \
                  issued_at = excluded.issued_at, received_at = excluded.received_at \
                  WHERE excluded.issued_at > raw_events.issued_at \
                  OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
-                self.values(chunk.len(), 8)
+                self.values(chunk.len(), 7)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
                 let ev = &e.event.event;
                 q = q
-                    .bind(e.event.raw_event_id.to_string())
-                    .bind(&account)
-                    .bind(&ev.event_id)
+                    .bind(e.event.raw_event_id.as_bytes().as_slice())
+                    .bind(account_id.as_slice())
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
                     .bind(e.payload.as_slice())
@@ -236,14 +236,20 @@ impl Store {
              WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3"
         );
         let rows = sqlx::query(&sql)
-            .bind(account.to_string())
-            .bind(after.map(|a| a.to_string()).unwrap_or_default())
+            .bind(account.as_bytes().as_slice())
+            .bind(after.map(|a| a.as_bytes().to_vec()).unwrap_or_default())
             .bind(limit)
             .fetch_all(self.pool())
             .await?;
         rows.iter()
             .map(|r| {
-                let id = parse_uuid(&r.try_get::<String, _>("id")?, "raw event")?;
+                let id = Uuid::from_slice(&r.try_get::<Vec<u8>, _>("id")?).map_err(|e| {
+                    StoreError::Corrupt {
+                        what: "raw event id",
+                        id: String::new(),
+                        detail: e.to_string(),
+                    }
+                })?;
                 let payload = RAW_PAYLOADS
                     .decode(&r.try_get::<Vec<u8>, _>("payload")?)
                     .map_err(|detail| StoreError::Corrupt {

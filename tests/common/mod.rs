@@ -482,15 +482,19 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         ids.is_empty() || stored > 0,
         "no container stores its event links"
     );
+    let account_bytes = uuid::Uuid::parse_str(&account_id)
+        .expect("account id")
+        .as_bytes()
+        .to_vec();
     for table in COUNTED_TABLES {
-        let n: i64 = sqlx::query(&format!(
-            "SELECT COUNT(*) FROM {table} WHERE account_id = $1"
-        ))
-        .bind(&account_id)
-        .fetch_one(&mut conn)
-        .await
-        .expect("count")
-        .get(0);
+        let sql = format!("SELECT COUNT(*) FROM {table} WHERE account_id = $1");
+        let q = sqlx::query_scalar::<_, i64>(&sql);
+        // `raw_events` keeps ids as their 16 bytes (migration 25).
+        let q = match table {
+            "raw_events" => q.bind(account_bytes.clone()),
+            _ => q.bind(account_id.clone()),
+        };
+        let n: i64 = q.fetch_one(&mut conn).await.expect("count");
         out.insert(format!("{table} rows"), vec![n.to_string()]);
     }
     out
