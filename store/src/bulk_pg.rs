@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use sqlx::{PgPool, Row};
 
-use super::{ts, Result, Store, StoreError};
-use crate::payloads::{EncodedEvent, EVENT_BODIES};
+use super::{decode_event_body, ts, Result, Store};
+use crate::payloads::EncodedEvent;
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -176,19 +176,10 @@ impl Store {
         if rows.is_empty() {
             return Ok(());
         }
-        let decode = |id: &str, bytes: Vec<u8>| {
-            EVENT_BODIES
-                .decode(&bytes)
-                .map_err(|detail| StoreError::Corrupt {
-                    what: "transport event body",
-                    id: id.to_string(),
-                    detail,
-                })
-        };
         let mut replaced = Vec::with_capacity(rows.len());
         for r in rows {
             let id: String = r.try_get("event_id")?;
-            let body = decode(&id, r.try_get("body")?)?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id)?;
             replaced.push((id, r.try_get::<String, _>("account_id")?, body));
         }
         let ids: Vec<&str> = replaced.iter().map(|(id, _, _)| id.as_str()).collect();
@@ -200,7 +191,7 @@ impl Store {
             .await?
         {
             let id: String = r.try_get("id")?;
-            let body = decode(&id, r.try_get("body")?)?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id)?;
             current.insert(id, body);
         }
         let stale = super::events::replaced_keys(&replaced, &current)?;

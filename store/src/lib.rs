@@ -784,8 +784,14 @@ pub(crate) fn body_bytes(backend: Backend, column: &str) -> String {
 /// The JSON text of the `body` column of a `transport_events` row read through [`body_bytes`]
 /// (decompressed by [`payloads::EVENT_BODIES`]); `id` names the row in errors.
 pub(crate) fn event_body(r: &AnyRow, id: &str) -> Result<String> {
+    decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)
+}
+
+/// The JSON text of a stored `transport_events.body` (see [`event_body`]); `id` names the row
+/// in errors ([`StoreError::Corrupt`]).
+pub(crate) fn decode_event_body(stored: &[u8], id: &str) -> Result<String> {
     payloads::EVENT_BODIES
-        .decode(&r.try_get::<Vec<u8>, _>("body")?)
+        .decode(stored)
         .map_err(|detail| StoreError::Corrupt {
             what: "transport event body",
             id: id.to_string(),
