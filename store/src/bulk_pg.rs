@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use sqlx::{PgPool, Row};
+use uuid::Uuid;
 
 use super::{decode_event_body, ts, Result, Store};
 use crate::payloads::EncodedEvent;
@@ -25,13 +26,13 @@ impl Store {
     pub(super) async fn upsert_events_pg(
         &self,
         pg: &PgPool,
-        account: &str,
+        account: Uuid,
         events: &mut [EncodedEvent<'_, '_>],
         now: &str,
     ) -> Result<()> {
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        let account_id = super::events::account_bytes(account)?;
+        let account_text = account.to_string();
         for chunk in events.chunks(BULK_ROWS) {
             let mut ids = Vec::with_capacity(chunk.len());
             let mut files = Vec::with_capacity(chunk.len());
@@ -59,7 +60,7 @@ impl Store {
                  WHERE excluded.issued_at > raw_events.issued_at \
                  OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
             )
-            .bind(account_id.as_slice())
+            .bind(account.as_bytes().as_slice())
             .bind(now)
             .bind(&ids)
             .bind(&files)
@@ -102,7 +103,7 @@ impl Store {
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
             )
-            .bind(account)
+            .bind(&account_text)
             .bind(&ids)
             .bind(&raw_ids)
             .bind(&event_at)
@@ -137,11 +138,10 @@ impl Store {
     async fn insert_event_keys_pg(
         &self,
         tx: &mut sqlx::PgConnection,
-        account: &str,
+        account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<()> {
         self.delete_replaced_keys_pg(tx).await?;
-        let account = super::events::account_bytes(account)?;
         let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
             let kinds: Vec<i16> = chunk.iter().map(|k| k.0.code()).collect();
@@ -154,7 +154,7 @@ impl Store {
                  AS t (kind, value, event_id) \
                  ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
             )
-            .bind(account.as_slice())
+            .bind(account.as_bytes().as_slice())
             .bind(&kinds)
             .bind(&values)
             .bind(&ids)

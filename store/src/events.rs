@@ -14,7 +14,7 @@ use super::{
 };
 use crate::payloads::{EncodedEvent, Encoder, EVENT_BODIES, RAW_PAYLOADS};
 use teu_domain::event_names::named_actual;
-use teu_domain::model::TransportEvent;
+use teu_domain::model::{EventRow, TransportEvent};
 use teu_feeds::Quarantined;
 
 impl Store {
@@ -23,7 +23,6 @@ impl Store {
     /// version of the same `eventID` (a late or repeated file) leaves it as it is.
     pub async fn upsert_events(&self, account: Uuid, events: &[NewEvent<'_>]) -> Result<()> {
         let now = ts(Utc::now());
-        let account = account.to_string();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
         // the same time the greater payload, so that any order of files keeps the same one
         // (the rule of the `WHERE` below).
@@ -55,14 +54,14 @@ impl Store {
             .map(|(_, e)| e)
             .collect();
         if let Some(pg) = &self.pg {
-            return self.upsert_events_pg(pg, &account, &mut events, &now).await;
+            return self.upsert_events_pg(pg, account, &mut events, &now).await;
         }
         // Each table's rows go in in the order of its primary key: the ids are random UUIDs, and
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let mut tx = self.pool.begin().await?;
-        let account_id = account_bytes(&account)?;
+        let account_text = account.to_string();
         for chunk in events.chunks(self.rows_per_list(7)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
@@ -78,7 +77,7 @@ impl Store {
                 let ev = &e.event.event;
                 q = q
                     .bind(e.event.raw_event_id.as_bytes().as_slice())
-                    .bind(account_id.as_slice())
+                    .bind(account.as_bytes().as_slice())
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
                     .bind(e.payload.as_slice())
@@ -105,7 +104,7 @@ impl Store {
                 let ev = &e.event.event;
                 q = q
                     .bind(e.event.id.to_string())
-                    .bind(&account)
+                    .bind(&account_text)
                     .bind(e.event.raw_event_id.to_string())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
@@ -124,7 +123,7 @@ impl Store {
             );
         }
         // Every written event's keys at once, in key order.
-        self.insert_event_keys(&mut tx, &account, &written).await?;
+        self.insert_event_keys(&mut tx, account, &written).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -135,11 +134,10 @@ impl Store {
     pub(super) async fn insert_event_keys(
         &self,
         tx: &mut sqlx::AnyConnection,
-        account: &str,
+        account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<()> {
         self.delete_replaced_keys(tx).await?;
-        let account = account_bytes(account)?;
         let keys = event_key_rows(events);
         for chunk in keys.chunks(self.rows_per_list(4)) {
             let sql = format!(
@@ -150,7 +148,7 @@ impl Store {
             let mut q = sqlx::query(&sql);
             for (kind, value, id) in chunk {
                 q = q
-                    .bind(account.as_slice())
+                    .bind(account.as_bytes().as_slice())
                     .bind(kind.code())
                     .bind(*value)
                     .bind(id.as_bytes().as_slice());
@@ -243,13 +241,7 @@ impl Store {
             .await?;
         rows.iter()
             .map(|r| {
-                let id = Uuid::from_slice(&r.try_get::<Vec<u8>, _>("id")?).map_err(|e| {
-                    StoreError::Corrupt {
-                        what: "raw event id",
-                        id: String::new(),
-                        detail: e.to_string(),
-                    }
-                })?;
+                let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "raw event id")?;
                 let payload = RAW_PAYLOADS
                     .decode(&r.try_get::<Vec<u8>, _>("payload")?)
                     .map_err(|detail| StoreError::Corrupt {
@@ -307,8 +299,7 @@ impl Store {
             .await?;
         }
         let written: Vec<&TransportEvent> = changed.iter().map(|(e, _)| *e).collect();
-        self.insert_event_keys(&mut tx, &account_s, &written)
-            .await?;
+        self.insert_event_keys(&mut tx, account, &written).await?;
         tx.commit().await?;
         Ok(changed.len())
     }
@@ -399,7 +390,10 @@ impl Store {
                     q = q.bind(v);
                 }
                 for row in q.fetch_all(self.pool()).await? {
-                    found.insert(uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?)?);
+                    found.insert(uuid_of_bytes(
+                        &row.try_get::<Vec<u8>, _>("id")?,
+                        "event key's event id",
+                    )?);
                 }
             }
         }
@@ -450,15 +444,11 @@ impl KeyKind {
     }
 }
 
-/// An account id as `event_keys` stores it: its 16 bytes (RFC 9562 order).
-pub(super) fn account_bytes(account: &str) -> Result<[u8; 16]> {
-    Ok(*parse_uuid(account, "account")?.as_bytes())
-}
-
-/// A 16-byte id read from `event_keys`.
-fn uuid_of_bytes(bytes: &[u8]) -> Result<Uuid> {
+/// A 16-byte id (as `event_keys` and `raw_events` store ids, RFC 9562 byte order) read from a
+/// column holding `what`; [`StoreError::Corrupt`] with the bytes in hex when it is not 16 bytes.
+fn uuid_of_bytes(bytes: &[u8], what: &'static str) -> Result<Uuid> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt {
-        what: "event key's event id",
+        what,
         id: format!("{bytes:02x?}"),
         detail: e.to_string(),
     })
@@ -469,45 +459,22 @@ fn uuid_of_bytes(bytes: &[u8]) -> Result<Uuid> {
 pub(super) fn event_key_rows<'e>(events: &[&'e TransportEvent]) -> Vec<(KeyKind, &'e str, Uuid)> {
     let mut keys: BTreeSet<(KeyKind, &str, Uuid)> = BTreeSet::new();
     for e in events {
-        for (kind, values) in [
-            (KeyKind::Container, &e.event.containers),
-            (KeyKind::BillOfLading, &e.event.bills_of_lading),
-            (KeyKind::Booking, &e.event.bookings),
-        ] {
-            keys.extend(values.iter().map(|v| (kind, v.as_str(), e.id)));
-        }
+        keys.extend(keys_of(&e.event).map(|(kind, value)| (kind, value, e.id)));
     }
     keys.into_iter().collect()
 }
 
-/// The keys a stored event body names (`containers`, `bills_of_lading`, `bookings`; absent
-/// lists are empty, as in bodies of releases before the lists).
-#[derive(serde::Deserialize)]
-struct BodyKeys {
-    #[serde(default)]
-    containers: Vec<String>,
-    #[serde(default)]
-    bills_of_lading: Vec<String>,
-    #[serde(default)]
-    bookings: Vec<String>,
-}
-
-impl BodyKeys {
-    fn of(body: &str, id: &str) -> Result<Self> {
-        from_json(body, "transport event", id)
-    }
-
-    /// `(kind, value)` of every key.
-    fn pairs(self) -> impl Iterator<Item = (KeyKind, String)> {
-        let kind = |k: KeyKind| move |v| (k, v);
-        (self.containers.into_iter().map(kind(KeyKind::Container)))
-            .chain(
-                self.bills_of_lading
-                    .into_iter()
-                    .map(kind(KeyKind::BillOfLading)),
-            )
-            .chain(self.bookings.into_iter().map(kind(KeyKind::Booking)))
-    }
+/// The keys an event names, `(kind, value)`: every container, bill of lading and booking. The
+/// one rule of what `event_keys` holds for an event, for the keys written and the keys of a
+/// replaced version deleted.
+fn keys_of(event: &EventRow) -> impl Iterator<Item = (KeyKind, &str)> {
+    [
+        (KeyKind::Container, &event.containers),
+        (KeyKind::BillOfLading, &event.bills_of_lading),
+        (KeyKind::Booking, &event.bookings),
+    ]
+    .into_iter()
+    .flat_map(|(kind, values)| values.iter().map(move |v| (kind, v.as_str())))
 }
 
 /// The `event_keys` rows to delete for replaced versions: `replaced` holds `(event id,
@@ -521,19 +488,18 @@ pub(super) fn replaced_keys(
     replaced: &[(String, String, String)],
     current: &HashMap<String, String>,
 ) -> Result<Vec<(Uuid, KeyKind, String, Uuid)>> {
+    let parse = |body: &str, id: &str| from_json::<EventRow>(body, "transport event", id);
     let mut out = BTreeSet::new();
     for (id, account, body) in replaced {
-        let kept: HashSet<(KeyKind, String)> = match current.get(id) {
-            Some(now) => BodyKeys::of(now, id)?.pairs().collect(),
-            None => HashSet::new(),
-        };
+        let now = current.get(id).map(|now| parse(now, id)).transpose()?;
+        let kept: HashSet<(KeyKind, &str)> = now.iter().flat_map(keys_of).collect();
         let (account, event) = (
             parse_uuid(account, "account")?,
             parse_uuid(id, "transport event")?,
         );
-        for key in BodyKeys::of(body, id)?.pairs() {
-            if !kept.contains(&key) {
-                out.insert((account, key.0, key.1, event));
+        for (kind, value) in keys_of(&parse(body, id)?) {
+            if !kept.contains(&(kind, value)) {
+                out.insert((account, kind, value.to_string(), event));
             }
         }
     }
@@ -544,13 +510,23 @@ pub(super) fn replaced_keys(
 mod tests {
     use super::*;
 
-    /// A replaced version's keys go unless the event's stored version still names them; a
-    /// version of a release before the key lists names none; a gone event keeps none.
+    /// A replaced version's keys go unless the event's stored version still names them (read
+    /// by the rule that wrote them, `keys_of`: an older release's single `container_number`
+    /// names its box); a gone event keeps none; a body that is not an event is an error.
     #[test]
     fn replaced_keys_are_the_old_versions_keys_the_stored_one_lacks() {
-        let old = r#"{"containers":["MSKU1234565","MSKU7654321"],"bills_of_lading":["MAEU123"]}"#;
-        let now = r#"{"containers":["MSKU7654321","TGHU9876543"],"bills_of_lading":["MAEU123"],"bookings":["B1"]}"#;
-        let older_release = r#"{"container_number":"MSKU1234565","bill_of_lading":"MAEU123"}"#;
+        // Bodies as the store writes them (`EventRow` JSON); the older release's carries one
+        // `container_number` and `bill_of_lading`, which read as lists of one.
+        let head = r#""event_id":"x","event_type":"EQUIPMENT","classifier":"ACT","code":"LOAD","event_at":"2026-11-01T00:00:00Z""#;
+        let old = format!(
+            r#"{{{head},"containers":["MSKU1234565","MSKU7654321"],"bills_of_lading":["MAEU123"]}}"#
+        );
+        let now = format!(
+            r#"{{{head},"containers":["MSKU7654321","TGHU9876543"],"bills_of_lading":["MAEU123"],"bookings":["B1"]}}"#
+        );
+        let older_release =
+            format!(r#"{{{head},"container_number":"MSKU1234565","bill_of_lading":"MAEU123"}}"#);
+        let (old, now, older_release) = (old.as_str(), now.as_str(), older_release.as_str());
         let (a, b) = (Uuid::from_u128(0xa), Uuid::from_u128(0xb));
         let (e1, e2) = (Uuid::from_u128(1), Uuid::from_u128(2));
         let row =
