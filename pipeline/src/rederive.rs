@@ -56,6 +56,9 @@ pub async fn rederive_account(
 ) -> Result<RederiveSummary, IngestError> {
     let mut summary = RederiveSummary::default();
     let mut after: Option<Uuid> = None;
+    // Keys that rewritten events named before and no longer name: derived after the rest,
+    // so that what those versions were part of is derived without them.
+    let mut dropped_keys = Keys::default();
     loop {
         let page = store.raw_events_after(account.id, after, RAW_BATCH).await?;
         let Some((last, _)) = page.last() else { break };
@@ -73,18 +76,27 @@ pub async fn rederive_account(
                 None => summary.unreadable += 1,
             }
         }
-        summary.rewritten += store.rewrite_events(account.id, &events).await?;
+        let (rewritten, dropped) = store.rewrite_events(account.id, &events).await?;
+        summary.rewritten += rewritten;
+        dropped_keys.containers.extend(dropped.containers);
+        dropped_keys.bills.extend(dropped.bills_of_lading);
+        dropped_keys.bookings.extend(dropped.bookings);
     }
 
     let keys = store.shipment_keys(account.id).await?;
-    let batches: Vec<&[String]> = keys.chunks(KEY_BATCH).collect();
-    let total = batches.len();
-    for (done, chunk) in batches.into_iter().enumerate() {
-        let keys = Keys {
+    let mut batches: Vec<Keys> = keys
+        .chunks(KEY_BATCH)
+        .map(|chunk| Keys {
             containers: Default::default(),
             bills: chunk.iter().cloned().collect(),
             bookings: chunk.iter().cloned().collect(),
-        };
+        })
+        .collect();
+    if !dropped_keys.is_empty() {
+        batches.push(dropped_keys);
+    }
+    let total = batches.len();
+    for (done, keys) in batches.into_iter().enumerate() {
         let mut timings = ingest::StageTimings::default();
         let derived = ingest::derive_stored(store, account, &keys, &mut timings).await?;
         summary.shipments += derived.shipments;

@@ -228,30 +228,51 @@ async fn stored_links_follow_their_events() {
     stored_links_follow_their_events_on(&store).await;
 }
 
-/// Each container's links as served (`containers.event_links`, migration 21) against
-/// `container_events`, for every container of the account, after asserting that they agree.
+/// Each container's links as served (`containers.event_links`, the only place links are
+/// stored since migration 27), for every container of the account.
 async fn served_links(
     store: &Store,
     account: uuid::Uuid,
 ) -> std::collections::HashMap<uuid::Uuid, Vec<teu_pipeline::store::EventLink>> {
     let (containers, _) = store.list_containers(account, 0, 1000).await.unwrap();
     let ids: Vec<_> = containers.iter().map(|c| c.id).collect();
-    let served = store
+    store
         .event_links_of_containers(account, &ids)
         .await
-        .unwrap();
-    let table = store.event_links_from_table(account, &ids).await.unwrap();
-    assert_eq!(
-        served, table,
-        "stored event links disagree with container_events"
-    );
-    served
+        .unwrap()
 }
 
-/// The links a container serves are its `container_events` rows in event order, right after a
-/// derivation (the stored value) and after a later version of one of its events moves that
-/// event's time without a derivation yet (the trigger clears the stored value; the serving
-/// order must follow the event). Real DCSA 2.2 sample events.
+/// Ingests `event` alone as a file named `file` (its own JSON standing for the carrier's
+/// payload), through the pipeline: stored, then derived from its keys and the keys its
+/// replaced version named.
+async fn ingest_version(
+    store: &Store,
+    account: &teu_pipeline::model::Account,
+    event: &teu_pipeline::model::TransportEvent,
+    file: &str,
+) {
+    let batch = teu_pipeline::feeds::FeedBatch {
+        source_file: file.to_string(),
+        format: teu_pipeline::feeds::FeedFormat::DcsaTnt22,
+        rows_read: 1,
+        events: vec![teu_pipeline::feeds::ReadEvent {
+            index: 0,
+            row: event.event.clone(),
+            raw: serde_json::to_string(&event.event).unwrap(),
+        }],
+        checks: Vec::new(),
+        deadlines: Vec::new(),
+        positions: Vec::new(),
+        quarantined: Vec::new(),
+    };
+    ingest::ingest_batch(store, account, batch).await.unwrap();
+}
+
+/// The links a container serves are its events in event order (checked against the events
+/// read whole), right after a derivation, and again after a later version of one of its
+/// events moves that event's time (the moved event is served last). A later version that
+/// names another box takes the event from the old box, which is derived again from the key
+/// the replaced version named. Real DCSA 2.2 sample events.
 async fn stored_links_follow_their_events_on(store: &Store) {
     let (a, _) = store.create_account("linked", false).await.unwrap();
     ingest::ingest_file(store, &a, &sample("tnt-220-response.json"))
@@ -262,17 +283,19 @@ async fn stored_links_follow_their_events_on(store: &Store) {
         .iter()
         .find(|(_, links)| links.len() > 1)
         .expect("a container of the 2.2 sample with more than one event");
-    // The first event of the container, re-issued a day after its last event.
     let events = store
         .events_of_containers(a.id, &[*container])
         .await
         .unwrap();
     let list = &events[container];
+    let mut by_time = list.clone();
+    by_time.sort_by_key(|e| (e.event.event_at, e.id));
     assert_eq!(
-        list.iter().map(|e| e.id).collect::<Vec<_>>(),
+        by_time.iter().map(|e| e.id).collect::<Vec<_>>(),
         links.iter().map(|l| l.id).collect::<Vec<_>>(),
         "links in event order"
     );
+    // The first event of the container, re-issued a day after its last event.
     let mut moved = list[0].clone();
     let last = list.last().unwrap().event.event_at;
     moved.event.event_at = last + chrono::Duration::days(1);
@@ -281,7 +304,7 @@ async fn stored_links_follow_their_events_on(store: &Store) {
         .event_created_at
         .unwrap_or(list[0].event.event_at);
     moved.event.event_created_at = Some(issued + chrono::Duration::days(400));
-    upsert_version(store, a.id, &moved, "moved.json").await;
+    ingest_version(store, &a, &moved, "moved.json").await;
     let after = served_links(store, a.id).await;
     let order: Vec<_> = after[container].iter().map(|l| l.id).collect();
     assert_eq!(
@@ -291,31 +314,16 @@ async fn stored_links_follow_their_events_on(store: &Store) {
     );
     assert_eq!(order.len(), links.len());
 
-    // Derived again, the container stores its links again.
-    let keys_of = |e: &teu_pipeline::model::TransportEvent| ingest::Keys {
-        containers: e.event.containers.iter().cloned().collect(),
-        bills: e.event.bills_of_lading.iter().cloned().collect(),
-        bookings: e.event.bookings.iter().cloned().collect(),
-    };
-    ingest::derive_stored(store, &a, &keys_of(&moved), &mut Default::default())
-        .await
-        .unwrap();
-    assert_eq!(served_links(store, a.id).await[container], after[container]);
-
     // A later version of another of its events names a box of its own and no bill of lading
-    // or booking (the carrier corrected the equipment reference): deriving the new version's
-    // keys drops the old box's link to it (the stale-link delete) without deriving the old
-    // box, whose served links must lose the event too.
+    // or booking (the carrier corrected the equipment reference): the old box is derived
+    // again from the key the replaced version named, and its served links lose the event.
     let mut alone = list[1].clone();
     alone.event.containers = vec!["MSKU1000016".to_string()];
     alone.event.bills_of_lading.clear();
     alone.event.bookings.clear();
     let issued = alone.event.event_created_at.unwrap_or(alone.event.event_at);
     alone.event.event_created_at = Some(issued + chrono::Duration::days(400));
-    upsert_version(store, a.id, &alone, "alone.json").await;
-    ingest::derive_stored(store, &a, &keys_of(&alone), &mut Default::default())
-        .await
-        .unwrap();
+    ingest_version(store, &a, &alone, "alone.json").await;
     let after = served_links(store, a.id).await;
     let ids: Vec<_> = after[container].iter().map(|l| l.id).collect();
     assert!(
@@ -337,13 +345,14 @@ async fn naming(store: &Store, account: uuid::Uuid, number: &str) -> Vec<uuid::U
     ids
 }
 
-/// Stores `event` as the first row of `file`, its own JSON standing for the carrier's payload.
+/// Stores `event` as the first row of `file`, its own JSON standing for the carrier's payload;
+/// the keys its replaced version named and it does not.
 async fn upsert_version(
     store: &Store,
     account: uuid::Uuid,
     event: &teu_pipeline::model::TransportEvent,
     file: &str,
-) {
+) -> teu_pipeline::store::DroppedKeys {
     let raw = serde_json::to_string(&event.event).unwrap();
     let new = teu_pipeline::store::NewEvent {
         event,
@@ -351,7 +360,7 @@ async fn upsert_version(
         source_file: file,
         source_index: 0,
     };
-    store.upsert_events(account, &[new]).await.unwrap();
+    store.upsert_events(account, &[new]).await.unwrap()
 }
 
 /// `event_keys` follows the stored version of each event: a later version that names another
@@ -379,7 +388,13 @@ async fn later_versions_replace_keys_on(store: &Store) {
         .event_created_at
         .unwrap_or(original.event.event_at);
     later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
-    upsert_version(store, a.id, &later, "correction.json").await;
+    let dropped = upsert_version(store, a.id, &later, "correction.json").await;
+    assert_eq!(
+        dropped.containers.iter().collect::<Vec<_>>(),
+        vec!["APZU4812090"],
+        "the replaced version's box is dropped"
+    );
+    assert!(dropped.bills_of_lading.is_empty() && dropped.bookings.is_empty());
     assert!(!naming(store, a.id, "APZU4812090")
         .await
         .contains(&original.id));
@@ -399,14 +414,25 @@ async fn later_versions_replace_keys_on(store: &Store) {
     let mut older = original.clone();
     older.event.containers = vec!["MSKU1000021".to_string()];
     older.event.event_created_at = Some(issued - chrono::Duration::hours(1));
-    upsert_version(store, a.id, &older, "late.json").await;
+    assert!(
+        upsert_version(store, a.id, &older, "late.json")
+            .await
+            .is_empty(),
+        "an older version replaces nothing"
+    );
     assert!(naming(store, a.id, "MSKU1000021").await.is_empty());
     assert_eq!(naming(store, a.id, "MSKU1000016").await, vec![original.id]);
 
     // A re-reading of the same version that names MSKU1000037.
     let mut reread = later.clone();
     reread.event.containers = vec!["MSKU1000037".to_string()];
-    assert_eq!(store.rewrite_events(a.id, &[reread]).await.unwrap(), 1);
+    let (rewritten, dropped) = store.rewrite_events(a.id, &[reread]).await.unwrap();
+    assert_eq!(rewritten, 1);
+    assert_eq!(
+        dropped.containers.into_iter().collect::<Vec<_>>(),
+        vec!["MSKU1000016".to_string()],
+        "the re-reading drops the box the replaced version named"
+    );
     assert!(naming(store, a.id, "MSKU1000016").await.is_empty());
     assert_eq!(naming(store, a.id, "MSKU1000037").await, vec![original.id]);
 }

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
+use super::events::DroppedKeys;
 use super::{decode_event_body, ts, Result, Store};
 use crate::payloads::EncodedEvent;
 use teu_domain::event_names::named_actual;
@@ -29,7 +30,7 @@ impl Store {
         account: Uuid,
         events: &mut [EncodedEvent<'_, '_>],
         now: &str,
-    ) -> Result<()> {
+    ) -> Result<DroppedKeys> {
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let account_text = account.to_string();
@@ -125,10 +126,11 @@ impl Store {
                     .map(|(e, _)| e.event),
             );
         }
-        self.insert_event_keys_pg(&mut tx, account, &written)
+        let dropped = self
+            .insert_event_keys_pg(&mut tx, account, &written)
             .await?;
         tx.commit().await?;
-        Ok(())
+        Ok(dropped)
     }
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: the `event_keys` of
@@ -140,8 +142,8 @@ impl Store {
         tx: &mut sqlx::PgConnection,
         account: Uuid,
         events: &[&TransportEvent],
-    ) -> Result<()> {
-        self.delete_replaced_keys_pg(tx).await?;
+    ) -> Result<DroppedKeys> {
+        let dropped = self.delete_replaced_keys_pg(tx).await?;
         let keys = super::events::event_key_rows(events);
         for chunk in keys.chunks(BULK_ROWS * 3) {
             let kinds: Vec<i16> = chunk.iter().map(|k| k.0.code()).collect();
@@ -161,20 +163,20 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        Ok(())
+        Ok(dropped)
     }
 
     /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and
     /// deletes the keys its versions named that their events' stored versions do not
     /// (`events::replaced_keys`), in `UNNEST` statements.
-    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<()> {
+    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<DroppedKeys> {
         self.count_statement();
         let rows =
             sqlx::query("DELETE FROM replaced_event_versions RETURNING event_id, account_id, body")
                 .fetch_all(&mut *tx)
                 .await?;
         if rows.is_empty() {
-            return Ok(());
+            return Ok(DroppedKeys::default());
         }
         let mut replaced = Vec::with_capacity(rows.len());
         for r in rows {
@@ -212,7 +214,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        Ok(())
+        Ok(DroppedKeys::of(&stale))
     }
 
     /// [`Store::upsert_vessel_positions`] on PostgreSQL: the positions and their bookkeeping

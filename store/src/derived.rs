@@ -10,45 +10,30 @@ use uuid::Uuid;
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::{
     container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
-    Backend, DerivationScope, DerivedChanges, Result, Store, StoreError, CONTAINER_SELECT,
-    SHIPMENT_SELECT,
+    DerivationScope, DerivedChanges, Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
-use super::reads::{encode_links, EventLink};
-
-/// Events per statement of [`STALE_LINKS_SQLITE`] / [`STALE_LINKS_POSTGRES`].
-const STALE_LINK_EVENTS: usize = 1_000;
-
-/// Deletes the links of the events in `$2` (JSON array of event ids) of account `$1` that are
-/// not in `$3` (JSON array of `[container id, event id]` pairs): what a derivation that read
-/// those events no longer produces. SQLite's JSON functions (`json_each`, SQLite 3.38+).
-const STALE_LINKS_SQLITE: &str = "DELETE FROM container_events WHERE account_id = $1 \
-     AND event_id IN (SELECT value FROM json_each($2)) \
-     AND (container_id, event_id) NOT IN \
-     (SELECT value ->> 0, value ->> 1 FROM json_each($3))";
-
-/// [`STALE_LINKS_SQLITE`] with PostgreSQL's JSON functions.
-const STALE_LINKS_POSTGRES: &str = "DELETE FROM container_events WHERE account_id = $1 \
-     AND event_id IN (SELECT json_array_elements_text($2::json)) \
-     AND (container_id, event_id) NOT IN \
-     (SELECT p ->> 0, p ->> 1 FROM json_array_elements($3::json) AS p)";
+use super::reads::{decode_stored_links, encode_links, EventLink};
 
 impl Store {
     /// Upserts derived shipments and containers and their event links. A row whose content is
     /// unchanged keeps its `refreshed_at`; every row keeps its first `created_at`. Returns the
     /// ids of the rows inserted or changed (what change notifications report).
     ///
-    /// `scope` is what the derivation read: derived rows and event links inside it that the
+    /// `scope` is what the derivation read: derived shipments and containers inside it that the
     /// derivation no longer produces (a shipment first keyed by its booking, then by its bill of
-    /// lading; an event that moved to another container) are deleted in the same transaction,
-    /// so the tables depend only on the stored events, not on the order files arrived in.
-    /// Pass [`DerivationScope::default`] to only add.
+    /// lading) are deleted in the same transaction, so the tables depend only on the stored
+    /// events, not on the order files arrived in. Pass [`DerivationScope::default`] to only add.
     ///
-    /// `history` is the stored events the derivation read; every event `links` point at must be
-    /// among them ([`StoreError::LinkOutsideHistory`] otherwise): each derived container's
-    /// `event_links` value stores its events' raw event ids and `named_actual`, in event time
-    /// order. The
+    /// `links` are the derivation's (container id, event id) pairs: each derived container's
+    /// `containers.event_links` value becomes exactly its pairs (the only place links are
+    /// stored, migration 27). An event that moved to another container leaves the first one's
+    /// value when that container is derived again, which every derivation that reads the event
+    /// does: its keys, and the keys its replaced version named (`Store::upsert_events`), lead
+    /// to both. `history` is the stored events the derivation read; every event `links` point
+    /// at must be among them ([`StoreError::LinkOutsideHistory`] otherwise): the value stores
+    /// its events' raw event ids and `named_actual`, in event time order. The
     /// per-event webhook rules (`teu_domain::webhooks::event_rules`) name the actual events newly
     /// linked to each container. Pass `&[]` when there are none.
     pub async fn upsert_derived(
@@ -89,6 +74,7 @@ impl Store {
         let mut conn = self.pool.acquire().await?;
         let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
+            drop(conn);
             None
         } else {
             let (old_containers, old_shipments) = self
@@ -101,9 +87,11 @@ impl Store {
                     &container_bodies,
                 )
                 .await?;
-            Some((old_containers, old_shipments))
+            drop(conn);
+            let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+            let old_links = self.event_links_of_containers(account, &ids).await?;
+            Some((old_containers, old_shipments, old_links))
         };
-        drop(conn);
         let mut tx = self.pool.begin().await?;
         let per = self.rows_per_list(12);
         for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
@@ -172,56 +160,26 @@ impl Store {
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        // The links go in before the stale ones are removed: with webhooks, the pairs the INSERT
-        // returns are the new ones, and what else their events were linked to is still there
-        // to read (`linked_before`).
-        let mut inserted: HashSet<(Uuid, Uuid)> = HashSet::new();
-        let returning = if before.is_some() {
-            " RETURNING container_id, event_id"
-        } else {
-            ""
-        };
         // The stored `event_links` (below) carry each link's raw event and `named_actual`; a
         // link whose event is not in `history` is refused.
         let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
         if let Some((_, e)) = links.iter().find(|(_, e)| !events.contains_key(e)) {
             return Err(StoreError::LinkOutsideHistory(*e));
         }
-        // In primary-key order (a UUID's text sorts as its bytes), as the events go in.
-        let mut sorted = links.to_vec();
-        sorted.sort_unstable();
-        for chunk in sorted.chunks(self.rows_per_list(3)) {
-            let sql = format!(
-                "INSERT INTO container_events (container_id, event_id, account_id) VALUES {} \
-                 ON CONFLICT (container_id, event_id) DO NOTHING{returning}",
-                self.values(chunk.len(), 3)
-            );
-            let mut q = sqlx::query(&sql);
-            for (c, e) in chunk {
-                q = q.bind(c.to_string()).bind(e.to_string()).bind(&account_s);
-            }
-            if before.is_some() {
-                for row in q.fetch_all(self.counted(&mut tx)).await? {
-                    inserted.insert(link_row(&row)?);
-                }
-            } else {
-                q.execute(self.counted(&mut tx)).await?;
-            }
-        }
-        let seen = match before {
-            Some(_) => Some(
-                self.linked_before(&mut tx, &account_s, containers, links, &inserted)
+        // With webhooks, what was linked before: read before the values are rewritten.
+        let seen = match &before {
+            Some((_, _, old_links)) => Some(
+                self.linked_before(&mut tx, &account_s, containers, links, old_links)
                     .await?,
             ),
             None => None,
         };
-        self.remove_stale(&mut tx, &account_s, shipments, containers, links, scope)
+        self.remove_stale(&mut tx, &account_s, shipments, containers, scope)
             .await?;
-        // After the stale-link deletes (whose trigger clears the value of each container they
-        // touch): the derived containers' links are now exactly `links`.
+        // Each derived container's links are exactly `links`: the one place links are stored.
         self.store_event_links(&mut tx, containers, links, &events)
             .await?;
-        if let (Some((old_containers, old_shipments)), Some(seen)) = (before, seen) {
+        if let (Some((old_containers, old_shipments, _)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
                 &old_containers,
                 &old_shipments,
@@ -336,44 +294,48 @@ impl Store {
     /// derivation, under the same container or another container of the same number (a box
     /// whose shipment key changed, an event that moved between two shipments of one box).
     ///
-    /// Runs in the derivation's transaction `tx` after `links` were inserted (`inserted`: the
-    /// pairs that INSERT returned, i.e. not stored before) and before stale links are removed.
-    /// A link not in `inserted` was stored before; for the inserted ones, the stored links are
-    /// read only of numbers that more than one container id carries (a box re-keyed or in two
-    /// shipments). So a file that adds events to long histories reads the ids of its numbers,
-    /// not every link of every touched container.
+    /// `old_links` is the stored `event_links` of the derived containers, read before this
+    /// derivation; runs in its transaction `tx` before the values are rewritten. A pair of
+    /// `links` in its container's old value was linked before; for the others, the stored
+    /// values are read only of the other containers of numbers that more than one container
+    /// id carries (a box re-keyed or in two shipments). So a file that adds events to long
+    /// histories reads the ids of its numbers, not every link of every touched container.
     pub(super) async fn linked_before(
         &self,
         tx: &mut sqlx::AnyConnection,
         account: &str,
         containers: &[Container],
         links: &[(Uuid, Uuid)],
-        inserted: &HashSet<(Uuid, Uuid)>,
+        old_links: &HashMap<Uuid, Vec<EventLink>>,
     ) -> Result<HashSet<(String, Uuid)>> {
         let numbers: HashMap<Uuid, &str> = containers
             .iter()
             .map(|c| (c.id, c.number.as_str()))
             .collect();
-        let mut seen: HashSet<(String, Uuid)> = links
+        let was_linked = |(c, e): &(Uuid, Uuid)| {
+            old_links
+                .get(c)
+                .is_some_and(|list| list.iter().any(|l| l.id == *e))
+        };
+        let (kept, added): (Vec<_>, Vec<_>) = links.iter().partition(|l| was_linked(l));
+        let mut seen: HashSet<(String, Uuid)> = kept
             .iter()
-            .filter(|l| !inserted.contains(l))
             .filter_map(|(c, e)| numbers.get(c).map(|n| (n.to_string(), *e)))
             .collect();
         // An added pair was seen before only if another container of the same number was
         // linked to its event: read the container ids of those numbers (index
-        // `containers_number`; the derivation's own are already stored), and the links only of
-        // numbers that have more than one (primary key). Without a re-keyed or repeated box the
-        // second read is empty; an IN list of every added event instead made PostgreSQL scan
-        // `container_events` during a bulk ingest.
-        let mut added: Vec<&str> = inserted
+        // `containers_number`; the derivation's own are already stored), and the stored links
+        // only of numbers that have more than one. Without a re-keyed or repeated box the
+        // second read is empty.
+        let mut added_numbers: Vec<&str> = added
             .iter()
             .filter_map(|(c, _)| numbers.get(c).copied())
             .collect();
-        added.sort_unstable();
-        added.dedup();
+        added_numbers.sort_unstable();
+        added_numbers.dedup();
         let width = self.rows_per_statement(1).saturating_sub(1).max(1);
         let mut ids_of: HashMap<String, Vec<Uuid>> = HashMap::new();
-        for chunk in added.chunks(width) {
+        for chunk in added_numbers.chunks(width) {
             let sql = format!(
                 "SELECT id, number FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
@@ -395,8 +357,7 @@ impl Store {
         let ids: Vec<Uuid> = others.keys().copied().collect();
         for chunk in ids.chunks(width) {
             let sql = format!(
-                "SELECT container_id, event_id FROM container_events \
-                 WHERE account_id = $1 AND container_id IN ({})",
+                "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account);
@@ -404,21 +365,23 @@ impl Store {
                 q = q.bind(c.to_string());
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let link = link_row(&row)?;
-                if !inserted.contains(&link) {
-                    if let Some(number) = others.get(&link.0) {
-                        seen.insert((number.clone(), link.1));
-                    }
+                let id: String = row.try_get("id")?;
+                let container = parse_uuid(&id, "container")?;
+                let value: Option<Vec<u8>> = row.try_get("event_links")?;
+                let stored = decode_stored_links(value.as_deref().unwrap_or_default(), id)?;
+                if let Some(number) = others.get(&container) {
+                    seen.extend(stored.into_iter().map(|l| (number.clone(), l.id)));
                 }
             }
         }
         Ok(seen)
     }
 
-    /// Writes `containers.event_links` (migration 21) of each derived container: its links
-    /// among `links`, ordered as [`Store::event_links_from_table`] orders them (event time in
-    /// milliseconds, then event id), encoded by [`encode_links`]. Only values that differ are
-    /// written. Every event of `links` is in `events` (checked by the link insert before).
+    /// Writes `containers.event_links` (migration 21; the only stored links since 27) of each
+    /// derived container: its links among `links`, ordered by event time in milliseconds,
+    /// then event id, encoded by [`encode_links`]; a container without links gets the empty
+    /// value. Only values that differ are written. Every event of `links` is in `events`
+    /// (checked by [`Store::upsert_derived`] first).
     async fn store_event_links(
         &self,
         tx: &mut sqlx::AnyConnection,
@@ -467,8 +430,8 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the derived rows and links of `scope` that this derivation did not produce (see
-    /// [`Store::upsert_derived`]). Tracking requests that pointed at a deleted shipment go back
+    /// Deletes the derived shipments and containers of `scope` that this derivation did not
+    /// produce (see [`Store::upsert_derived`]); a deleted container's links go with its row. Tracking requests that pointed at a deleted shipment go back
     /// to `pending`, so that the next link finds the shipment that replaced it.
     pub(super) async fn remove_stale(
         &self,
@@ -476,7 +439,6 @@ impl Store {
         account: &str,
         shipments: &[Shipment],
         containers: &[Container],
-        links: &[(Uuid, Uuid)],
         scope: &DerivationScope,
     ) -> Result<()> {
         let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
@@ -533,42 +495,8 @@ impl Store {
             }
             stale_containers.extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
         }
-        // Links of the scope's events that this derivation did not produce, deleted by the
-        // database as a set difference: the scope's events of a chunk against the links the
-        // derivation made of them, both as one JSON text parameter. Reading every link of the
-        // scope back to compare it here (320,831 rows at 5,000 containers) was the largest
-        // statement of PostgreSQL's derivation. Links of stale containers go too (all their
-        // links are deleted below anyway).
-        let mut produced: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
-        for (c, e) in links {
-            produced.entry(*e).or_default().push(*c);
-        }
-        let sql = match self.backend() {
-            Backend::Sqlite => STALE_LINKS_SQLITE,
-            Backend::Postgres => STALE_LINKS_POSTGRES,
-        };
-        for chunk in scope.event_ids.chunks(STALE_LINK_EVENTS) {
-            let events: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
-            let kept: Vec<[String; 2]> = chunk
-                .iter()
-                .flat_map(|e| {
-                    produced
-                        .get(e)
-                        .into_iter()
-                        .flatten()
-                        .map(move |c| [c.to_string(), e.to_string()])
-                })
-                .collect();
-            sqlx::query(sql)
-                .bind(account)
-                .bind(serde_json::Value::from(events).to_string())
-                .bind(serde_json::json!(kept).to_string())
-                .execute(self.counted(tx))
-                .await?;
-        }
         let stale_containers: Vec<Uuid> = stale_containers.into_iter().collect();
         for (table, column, ids) in [
-            ("container_events", "container_id", &stale_containers),
             ("containers", "id", &stale_containers),
             ("shipment_tags", "shipment_id", &stale_shipments),
             ("shipments", "id", &stale_shipments),
@@ -600,12 +528,4 @@ impl Store {
         }
         Ok(())
     }
-}
-
-/// The (container id, event id) of a `container_events` row.
-fn link_row(row: &sqlx::any::AnyRow) -> Result<(Uuid, Uuid)> {
-    Ok((
-        parse_uuid(&row.try_get::<String, _>("container_id")?, "container")?,
-        parse_uuid(&row.try_get::<String, _>("event_id")?, "container event")?,
-    ))
 }

@@ -63,6 +63,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
+pub use events::DroppedKeys;
 pub use leg_tracks::KeptLegTrack;
 pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
@@ -372,8 +373,6 @@ const SHIPMENT_SELECT: &str =
 /// connected history and every key they name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DerivationScope {
-    /// Ids of the stored events read.
-    pub event_ids: Vec<Uuid>,
     /// Every bill of lading and booking the events name (the possible shipment keys).
     pub shipment_keys: Vec<String>,
     /// Every container number the events name.
@@ -565,6 +564,7 @@ impl Store {
         store.load_document_schemas().await?;
         store.backfill_filter_columns().await?;
         store.backfill_named_actual().await?;
+        store.backfill_event_links().await?;
         Ok(store)
     }
 

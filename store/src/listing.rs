@@ -287,7 +287,7 @@ impl Store {
             ));
             items.push(c);
         }
-        let links = self.links_of_values(account, values).await?;
+        let links = super::reads::links_of_values(values)?;
         Ok((items, links, total))
     }
 

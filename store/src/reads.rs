@@ -8,8 +8,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    body_bytes, container_row, event_body, event_row, from_json, in_list, parse_uuid, shipment_row,
-    Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
+    body_bytes, container_row, event_body, from_json, in_list, parse_uuid, shipment_row, Result,
+    Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, EventRow, Shipment, TransportEvent};
@@ -224,47 +224,43 @@ impl Store {
         Ok(self.shipments_by_ids(account, &[id]).await?.pop())
     }
 
-    /// The events of each container, ordered by event time (then event id).
+    /// The events of each container, ordered by event time (then event id): its stored
+    /// `event_links` ([`Store::event_links_of_containers`]), then those events by primary key
+    /// ([`Store::events_by_id`]). A container with no links, or not of the account, is absent.
     pub async fn events_of_containers(
         &self,
         account: Uuid,
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<TransportEvent>>> {
-        let mut out: HashMap<Uuid, Vec<TransportEvent>> = HashMap::new();
-        for chunk in container_ids.chunks(self.rows_per_statement(1)) {
-            // CROSS JOIN makes SQLite walk the links of the page's containers first (primary
-            // key lookups); with a plain JOIN it chose the account's events index and scanned
-            // every event of the account (130 ms for a page of 30 among 11,000 events).
-            // PostgreSQL plans both forms the same way.
-            let sql = format!(
-                "SELECT ce.container_id, e.id, e.raw_event_id, {} FROM container_events ce \
-                 CROSS JOIN transport_events e \
-                 WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
-                 AND ce.container_id IN ({}) ORDER BY e.event_at, e.id",
-                body_bytes(self.backend(), "e.body"),
-                in_list(2, chunk.len())
-            );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
-            for id in chunk {
-                q = q.bind(id.to_string());
-            }
-            for row in q.fetch_all(self.pool()).await? {
-                let container: String = row.try_get("container_id")?;
-                out.entry(parse_uuid(&container, "container")?)
-                    .or_default()
-                    .push(event_row(&row)?);
-            }
-        }
-        Ok(out)
+        let links = self
+            .event_links_of_containers(account, container_ids)
+            .await?;
+        let mut ids: Vec<Uuid> = links.values().flatten().map(|l| l.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let events: HashMap<Uuid, TransportEvent> = self
+            .events_by_id(account, &ids)
+            .await?
+            .into_iter()
+            .map(|e| (e.id, e))
+            .collect();
+        Ok(links
+            .into_iter()
+            .map(|(container, list)| {
+                let of = list
+                    .iter()
+                    .filter_map(|l| events.get(&l.id).cloned())
+                    .collect();
+                (container, of)
+            })
+            .collect())
     }
 
     /// The event links of each container, ordered by event time (then event id): what a
     /// container's `transport_events` and `raw_events` relationships list. Reads no event
-    /// body: each container's stored `event_links` (migration 21, written by the derivation),
-    /// one row per container; containers whose value is not stored (cleared by a change to
-    /// their links outside a derivation, or stored before migration 21) are read from
-    /// `container_events` ([`Store::event_links_from_table`]). A container with no links, or
-    /// not of the account, is absent from the map.
+    /// body: each container's stored `event_links` (written by the derivation, the only place
+    /// links are stored since migration 27), one row per container. A container with no
+    /// links, or not of the account, is absent from the map.
     ///
     /// # Errors
     /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on a stored value that is
@@ -287,57 +283,24 @@ impl Store {
                 },
             )
             .await?;
-        self.links_of_values(account, stored).await
+        links_of_values(stored)
     }
 
-    /// Each container's links from its stored `event_links` value (`id`, value), as
-    /// [`Store::event_links_of_containers`] answers them: containers whose value is NULL are
-    /// read from `container_events`, containers without links are left out.
-    pub(crate) async fn links_of_values(
-        &self,
-        account: Uuid,
-        stored: Vec<(String, Option<Vec<u8>>)>,
-    ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
-        let mut out = HashMap::with_capacity(stored.len());
-        let mut unstored = Vec::new();
-        for (id, links) in stored {
-            let container = parse_uuid(&id, "container")?;
-            match links {
-                Some(bytes) => {
-                    let links = decode_links(&bytes).map_err(|detail| StoreError::Corrupt {
-                        what: "event links of container",
-                        id,
-                        detail,
-                    })?;
-                    if !links.is_empty() {
-                        out.insert(container, links);
-                    }
-                }
-                None => unstored.push(container),
-            }
-        }
-        if !unstored.is_empty() {
-            out.extend(self.event_links_from_table(account, &unstored).await?);
-        }
-        Ok(out)
-    }
-
-    /// The event links of each container as `container_events` holds them, ordered by event
-    /// time (then event id), ignoring the stored `containers.event_links`: what
-    /// [`Store::event_links_of_containers`] reads for a container whose value is not stored.
-    /// One row per container, its links aggregated in event order by the database
-    /// (`group_concat`/`string_agg … ORDER BY`). Public so that tests can compare the two.
+    /// The links of each container that `container_events` held before migration 27, ordered
+    /// by event time (then event id), for [`Store::backfill_event_links`]: one row per
+    /// container, its links aggregated in event order by the database
+    /// (`group_concat`/`string_agg … ORDER BY`).
     ///
     /// # Errors
     /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable id or a
-    /// `named_actual` not filled (start-up fills every one: `Store::backfill_named_actual`).
-    pub async fn event_links_from_table(
+    /// `named_actual` not filled (start-up fills every one first: `Store::backfill_named_actual`).
+    async fn event_links_from_table(
         &self,
         account: Uuid,
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
         // Each container's links are one range of the primary key; CROSS JOIN makes SQLite
-        // walk them first and read each event by its primary key (as `events_of_containers`).
+        // walk them first and read each event by its primary key.
         let rows = self
             .aggregated(account, container_ids, |aggregate, list| {
                 format!(
@@ -358,6 +321,61 @@ impl Store {
             out.insert(parse_uuid(&container, "container")?, list);
         }
         Ok(out)
+    }
+
+    /// Moves the links of containers stored before migration 27 into their `event_links`
+    /// (`NULL` there: never derived since migration 21) from `container_events`, 500
+    /// containers at a time, and empties `container_events`, which nothing reads or writes
+    /// after. Runs at start-up, after [`Store::backfill_named_actual`] (the links carry the
+    /// flag); a no-op once the table is empty. A container whose value is still `NULL` after
+    /// it (no row in the table) has no links, and gets the empty value.
+    pub(crate) async fn backfill_event_links(&self) -> Result<()> {
+        const BATCH: i64 = 500;
+        let any: Option<String> =
+            sqlx::query_scalar("SELECT container_id FROM container_events LIMIT 1")
+                .fetch_optional(self.pool())
+                .await?;
+        if any.is_none() {
+            return Ok(());
+        }
+        loop {
+            let rows = sqlx::query(
+                "SELECT id, account_id FROM containers WHERE event_links IS NULL LIMIT $1",
+            )
+            .bind(BATCH)
+            .fetch_all(self.pool())
+            .await?;
+            if rows.is_empty() {
+                break;
+            }
+            let mut by_account: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
+            for row in &rows {
+                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                let account = parse_uuid(&row.try_get::<String, _>("account_id")?, "account")?;
+                by_account.entry(account).or_default().push(id);
+            }
+            let mut values: Vec<(Uuid, Vec<u8>)> = Vec::with_capacity(rows.len());
+            for (account, ids) in by_account {
+                let mut links = self.event_links_from_table(account, &ids).await?;
+                values.extend(
+                    ids.into_iter()
+                        .map(|id| (id, encode_links(&links.remove(&id).unwrap_or_default()))),
+                );
+            }
+            let mut tx = self.pool().begin().await?;
+            for (id, bytes) in &values {
+                sqlx::query("UPDATE containers SET event_links = $1 WHERE id = $2")
+                    .bind(bytes.as_slice())
+                    .bind(id.to_string())
+                    .execute(self.counted(&mut tx))
+                    .await?;
+            }
+            tx.commit().await?;
+        }
+        sqlx::query("DELETE FROM container_events")
+            .execute(self.pool())
+            .await?;
+        Ok(())
     }
 
     /// Fills `transport_events.named_actual` of events written before the column existed
@@ -494,6 +512,33 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Each container's links from its stored `event_links` value (`id`, value), as
+/// [`Store::event_links_of_containers`] answers them: containers without links (an empty
+/// value, or `NULL`: never derived) are left out.
+pub(crate) fn links_of_values(
+    stored: Vec<(String, Option<Vec<u8>>)>,
+) -> Result<HashMap<Uuid, Vec<EventLink>>> {
+    let mut out = HashMap::with_capacity(stored.len());
+    for (id, value) in stored {
+        let container = parse_uuid(&id, "container")?;
+        let links = decode_stored_links(value.as_deref().unwrap_or_default(), id)?;
+        if !links.is_empty() {
+            out.insert(container, links);
+        }
+    }
+    Ok(out)
+}
+
+/// The links of the stored `event_links` value of container `id` ([`decode_links`]);
+/// [`StoreError::Corrupt`] naming the container when it is not whole links.
+pub(crate) fn decode_stored_links(bytes: &[u8], id: String) -> Result<Vec<EventLink>> {
+    decode_links(bytes).map_err(|detail| StoreError::Corrupt {
+        what: "event links of container",
+        id,
+        detail,
+    })
 }
 
 #[cfg(test)]

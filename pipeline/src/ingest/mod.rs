@@ -183,9 +183,8 @@ pub async fn store_file(
     account: &Account,
     path: &Path,
 ) -> Result<Stored, IngestError> {
-    store_file_unnamed(store, account, path)
-        .await
-        .map_err(|e| in_file(path, e))
+    let read = read_file(path)?;
+    store_read(store, account, path, read).await
 }
 
 /// `e` with the file's path, unless it names its file already (feed errors do).
@@ -199,33 +198,82 @@ fn in_file(path: &Path, e: IngestError) -> IngestError {
     }
 }
 
-/// [`store_file`] without the path on its non-feed errors.
-async fn store_file_unnamed(
-    store: &Store,
-    account: &Account,
-    path: &Path,
-) -> Result<Stored, IngestError> {
+/// A file read and parsed but not stored yet ([`read_file`]), for [`store_read`]. Reading is
+/// CPU work without the store, so `teu ingest` reads the next file on another thread while
+/// the current one is stored and derived.
+#[derive(Debug)]
+pub enum ReadFile {
+    /// An email file (`.eml`, mbox, or content that starts like a message), as its bytes:
+    /// [`email::ingest_email_bytes`] parses and stores it.
+    Email { bytes: Vec<u8> },
+    /// A feed file's rows, read and validated; `read` is how long that took.
+    Feed { batch: FeedBatch, read: Duration },
+}
+
+/// Reads the file at `path` and parses it (feeds) or recognizes it as email: the read stage
+/// of [`store_file`], without the store (blocking: file I/O, zstd, JSON/CSV parsing).
+///
+/// # Errors
+/// [`IngestError::Feed`] naming the file when it cannot be read or is of no known format.
+pub fn read_file(path: &Path) -> Result<ReadFile, IngestError> {
     let started = Instant::now();
     let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let source_file = path.display().to_string();
     if email::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
-        let mut summary = email::ingest_email_bytes(store, account, &bytes, &source_file).await?;
-        summary.timings.store = started.elapsed();
-        // Emails are stored for their shipments; they name no key to derive again.
-        return Ok(Stored {
-            summary,
-            keys: Keys::default(),
-        });
+        return Ok(ReadFile::Email { bytes });
     }
-    let batch = feeds::read_bytes(&bytes, &source_file)?;
-    drop(bytes);
-    let read = started.elapsed();
-    let mut stored = store_batch(store, account, batch).await?;
-    stored.summary.timings.read = read;
-    Ok(stored)
+    let batch = feeds::read_bytes(&bytes, &path.display().to_string())?;
+    Ok(ReadFile::Feed {
+        batch,
+        read: started.elapsed(),
+    })
+}
+
+/// Stores a file [`read_file`] read from `path` for `account`: step 1 of the module
+/// documentation, as [`store_file`] after its read.
+///
+/// # Errors
+/// Store errors wrapped in [`IngestError::InFile`] with `path`. Rows stored before a store
+/// error are kept.
+pub async fn store_read(
+    store: &Store,
+    account: &Account,
+    path: &Path,
+    read: ReadFile,
+) -> Result<Stored, IngestError> {
+    store_read_unnamed(store, account, path, read)
+        .await
+        .map_err(|e| in_file(path, e))
+}
+
+/// [`store_read`] without the path on its non-feed errors.
+async fn store_read_unnamed(
+    store: &Store,
+    account: &Account,
+    path: &Path,
+    read: ReadFile,
+) -> Result<Stored, IngestError> {
+    match read {
+        ReadFile::Email { bytes } => {
+            let started = Instant::now();
+            let source_file = path.display().to_string();
+            let mut summary =
+                email::ingest_email_bytes(store, account, &bytes, &source_file).await?;
+            summary.timings.store = started.elapsed();
+            // Emails are stored for their shipments; they name no key to derive again.
+            Ok(Stored {
+                summary,
+                keys: Keys::default(),
+            })
+        }
+        ReadFile::Feed { batch, read } => {
+            let mut stored = store_batch(store, account, batch).await?;
+            stored.summary.timings.read = read;
+            Ok(stored)
+        }
+    }
 }
 
 /// Ingests one read batch for `account` (steps in the module documentation): [`store_batch`],
@@ -297,7 +345,7 @@ pub async fn store_batch(
             source_index: read.index,
         })
         .collect();
-    store.upsert_events(account.id, &new).await?;
+    let dropped = store.upsert_events(account.id, &new).await?;
     store
         .upsert_terminal_checks(account.id, &batch.source_file, &batch.checks)
         .await?;
@@ -320,6 +368,11 @@ pub async fn store_batch(
         keys.bills.extend(e.row.bills_of_lading.iter().cloned());
         keys.bookings.extend(e.row.bookings.iter().cloned());
     }
+    // Keys that replaced versions named and no stored version names any more: what was
+    // derived from them (a container an event left) is derived again without it.
+    keys.containers.extend(dropped.containers);
+    keys.bills.extend(dropped.bills_of_lading);
+    keys.bookings.extend(dropped.bookings);
     for (_, c, _) in &batch.checks {
         keys.containers.insert(c.container_number.to_string());
     }
@@ -530,7 +583,6 @@ pub async fn linked_history(
     });
     let [containers, bills, bookings] = seen;
     let scope = DerivationScope {
-        event_ids: events.iter().map(|e| e.id).collect(),
         shipment_keys: bills.into_iter().chain(bookings).collect(),
         containers: containers.into_iter().collect(),
     };
