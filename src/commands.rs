@@ -263,6 +263,8 @@ struct Rows {
 
 /// The end-of-ingest report on stderr: rows, wall time, time and throughput per stage (read
 /// and store over every row; derive and write over the rows that feed the derivation), peak RSS.
+/// The read stage runs on its own thread beside the others (the next file is read while the
+/// current one is stored), so the stage times may add up to more than the wall time.
 fn print_stages(files: usize, rows: &Rows, wall: std::time::Duration, t: &StageTimings) {
     let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
     eprintln!(
