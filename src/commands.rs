@@ -126,6 +126,9 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
 /// rail and email files of the same containers), so most containers are derived once.
 pub const DERIVE_EVERY_ROWS: u64 = 50_000;
 
+/// Files `teu ingest` reads ahead of the one it stores (each held parsed in memory).
+const READ_AHEAD: usize = 2;
+
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
 /// first quarantined rows). Files are stored one by one and derived together once
 /// `derive_every` feed rows are stored, and after the last file
@@ -150,14 +153,23 @@ pub async fn ingest_files(
     let mut totals = StageTimings::default();
     let mut totals_rows = Rows::default();
     let mut pending = ingest::PendingDerivation::default();
-    // Each file is read and parsed on a blocking thread while the one before it is stored
-    // and derived (the read stage is CPU work that needs no store): on two cores the read
-    // stage leaves the wall time.
-    let read_ahead = |path: &PathBuf| {
-        let path = path.clone();
-        tokio::task::spawn_blocking(move || ingest::read_file(&path))
-    };
-    let mut next = files.first().map(read_ahead);
+    // Files are read, parsed and prepared in order on one blocking thread, up to
+    // `READ_AHEAD` files ahead of the one being stored and derived (the read stage is CPU
+    // work that needs no store): on two cores it leaves the wall time, and a large file is
+    // read while the small ones before it are stored.
+    let (sender, mut reads) = tokio::sync::mpsc::channel(READ_AHEAD);
+    let account_id = account.id;
+    let paths = files.to_vec();
+    let reader = tokio::task::spawn_blocking(move || {
+        for path in paths {
+            if sender
+                .blocking_send(ingest::read_file(&path, account_id))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
     for (i, path) in files.iter().enumerate() {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
@@ -166,13 +178,14 @@ pub async fn ingest_files(
             totals_rows.read,
             totals_rows.read as f64 / secs
         ));
-        let read = match next.take() {
-            Some(reading) => reading
-                .await
-                .unwrap_or_else(|e| Err(IngestError::Worker(e.to_string()))),
-            None => ingest::read_file(path),
+        let read = match reads.recv().await {
+            Some(read) => read,
+            // The reading thread ended early: it panicked.
+            None => Err(IngestError::Worker(format!(
+                "the reading thread stopped before {}",
+                path.display()
+            ))),
         };
-        next = files.get(i + 1).map(read_ahead);
         let stored = match read {
             Ok(read) => ingest::store_read(store, account, path, read).await,
             Err(e) => Err(e),
@@ -213,6 +226,10 @@ pub async fn ingest_files(
                 }
             }
         }
+    }
+    drop(reads);
+    if let Err(e) = reader.await {
+        tracing::warn!("the reading thread failed: {e}");
     }
     bar.finish_and_clear();
     // Fresh planner statistics for the readers of what was just written (a failure costs

@@ -354,11 +354,15 @@ async fn upsert_version(
     file: &str,
 ) -> teu_pipeline::store::DroppedKeys {
     let raw = serde_json::to_string(&event.event).unwrap();
+    let forms = teu_pipeline::store::payloads::encode_events([(raw.as_str(), &event.event)])
+        .unwrap()
+        .remove(0);
     let new = teu_pipeline::store::NewEvent {
         event,
         raw: &raw,
         source_file: file,
         source_index: 0,
+        forms: &forms,
     };
     store.upsert_events(account, &[new]).await.unwrap()
 }

@@ -45,7 +45,7 @@ impl Store {
                 ids.push(e.event.raw_event_id.as_bytes().as_slice());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
-                payloads.push(e.payload.as_slice());
+                payloads.push(e.payload);
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
             }
             self.count_statement();
@@ -87,7 +87,7 @@ impl Store {
                 raw_ids.push(e.event.raw_event_id.to_string());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
-                bodies.push(e.body.as_slice());
+                bodies.push(e.body);
                 actual.push(i64::from(named_actual(ev)));
                 imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }

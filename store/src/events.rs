@@ -40,20 +40,12 @@ impl Store {
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        // Each payload and body is compressed once (one encoder per column and call); ties
-        // compare what the `WHERE` compares, the stored (compressed) payloads.
-        let mut payloads = Encoder::new(&RAW_PAYLOADS).map_err(StoreError::Compress)?;
-        let mut bodies = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
-        let encoded = events
-            .iter()
-            .map(|new| {
-                let payload = payloads.encode(new.raw).map_err(StoreError::Compress)?;
-                let body = bodies
-                    .encode(&serde_json::to_string(&new.event.event).unwrap_or_default())
-                    .map_err(StoreError::Compress)?;
-                Ok(EncodedEvent { new, payload, body })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // Ties compare what the `WHERE` compares, the stored (compressed) payloads.
+        let encoded = events.iter().map(|new| EncodedEvent {
+            new,
+            payload: &new.forms.payload,
+            body: &new.forms.body,
+        });
         let mut events: Vec<EncodedEvent<'_, '_>> =
             one_per_key(encoded.into_iter().map(|e| (e.event.id, e)), |new, kept| {
                 (issued(new), &new.payload) > (issued(kept), &kept.payload)
@@ -88,7 +80,7 @@ impl Store {
                     .bind(account.as_bytes().as_slice())
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
-                    .bind(e.payload.as_slice())
+                    .bind(e.payload)
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }
@@ -116,7 +108,7 @@ impl Store {
                     .bind(e.event.raw_event_id.to_string())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
-                    .bind(e.body.as_slice())
+                    .bind(e.body)
                     .bind(i64::from(named_actual(ev)))
                     .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }

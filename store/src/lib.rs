@@ -386,12 +386,14 @@ fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
         .collect()
 }
 
-/// A stored event ready to write: the event, its original JSON and where it came from.
+/// A stored event ready to write: the event, its original JSON, where it came from, and both
+/// in their stored forms ([`payloads::encode_events`] of `raw` and `event.event`).
 pub struct NewEvent<'a> {
     pub event: &'a TransportEvent,
     pub raw: &'a str,
     pub source_file: &'a str,
     pub source_index: usize,
+    pub forms: &'a payloads::EventForms,
 }
 
 impl Store {

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use zstd::dict::{DecoderDictionary, EncoderDictionary};
 
 use crate::NewEvent;
+use teu_domain::model::EventRow;
 
 /// zstd level of new payloads: zstd's default, fast enough not to show in the store stage.
 const LEVEL: i32 = 3;
@@ -109,14 +110,47 @@ impl Encoder {
     }
 }
 
-/// An event to store with its raw payload and body already encoded ([`Encoder::encode`] with
-/// [`RAW_PAYLOADS`] and [`EVENT_BODIES`]); reads as the [`NewEvent`] it wraps.
+/// An event's carrier payload and normalized body in their stored forms (zstd frames of
+/// [`RAW_PAYLOADS`] and [`EVENT_BODIES`]), made by [`encode_events`] before the store is
+/// touched, so a caller can make them on another thread (`teu ingest` does, while the file
+/// before is stored) and hand them in with the event ([`NewEvent::forms`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventForms {
+    /// `raw_events.payload`: the carrier's JSON text, compressed.
+    pub(crate) payload: Vec<u8>,
+    /// `transport_events.body`: the normalized event's JSON, compressed.
+    pub(crate) body: Vec<u8>,
+}
+
+/// The stored forms of events given as (carrier payload text, normalized event): one encoder
+/// per column for the whole list (loading a dictionary costs more than compressing a value).
+///
+/// # Errors
+/// An [`io::Error`] from zstd (a corrupt bundled dictionary, out of memory).
+pub fn encode_events<'a>(
+    events: impl IntoIterator<Item = (&'a str, &'a EventRow)>,
+) -> io::Result<Vec<EventForms>> {
+    let mut payloads = Encoder::new(&RAW_PAYLOADS)?;
+    let mut bodies = Encoder::new(&EVENT_BODIES)?;
+    events
+        .into_iter()
+        .map(|(raw, event)| {
+            Ok(EventForms {
+                payload: payloads.encode(raw)?,
+                body: bodies.encode(&serde_json::to_string(event).unwrap_or_default())?,
+            })
+        })
+        .collect()
+}
+
+/// An event to store with its raw payload and body in their stored forms (`new.forms`);
+/// reads as the [`NewEvent`] it wraps.
 pub(crate) struct EncodedEvent<'a, 'b> {
     pub(crate) new: &'a NewEvent<'b>,
     /// The stored form of `new.raw`.
-    pub(crate) payload: Vec<u8>,
+    pub(crate) payload: &'b [u8],
     /// The stored form of `new.event.event` (its JSON).
-    pub(crate) body: Vec<u8>,
+    pub(crate) body: &'b [u8],
 }
 
 impl<'a, 'b> std::ops::Deref for EncodedEvent<'a, 'b> {

@@ -29,6 +29,7 @@ use crate::ids;
 use crate::model::{Account, Container, TransportEvent};
 use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
+use crate::store::payloads::EventForms;
 use crate::store::{
     now as store_now, DerivationScope, DerivedChanges, NewEvent, Store, StoreError,
 };
@@ -183,7 +184,7 @@ pub async fn store_file(
     account: &Account,
     path: &Path,
 ) -> Result<Stored, IngestError> {
-    let read = read_file(path)?;
+    let read = read_file(path, account.id)?;
     store_read(store, account, path, read).await
 }
 
@@ -206,16 +207,55 @@ pub enum ReadFile {
     /// An email file (`.eml`, mbox, or content that starts like a message), as its bytes:
     /// [`email::ingest_email_bytes`] parses and stores it.
     Email { bytes: Vec<u8> },
-    /// A feed file's rows, read and validated; `read` is how long that took.
-    Feed { batch: FeedBatch, read: Duration },
+    /// A feed file's rows, read and validated, with its events made ready to store
+    /// ([`PreparedEvents`]); `read` is how long that took.
+    Feed {
+        batch: FeedBatch,
+        prepared: PreparedEvents,
+        read: Duration,
+    },
 }
 
-/// Reads the file at `path` and parses it (feeds) or recognizes it as email: the read stage
-/// of [`store_file`], without the store (blocking: file I/O, zstd, JSON/CSV parsing).
+/// A batch's events as the store takes them, made without the store: each with its ids
+/// ([`ids::event_id`], [`ids::raw_event_id`] for the account) and its payload and body in
+/// their stored forms ([`crate::store::payloads::encode_events`]), in the batch's order.
+#[derive(Debug)]
+pub struct PreparedEvents {
+    events: Vec<TransportEvent>,
+    forms: Vec<EventForms>,
+}
+
+impl PreparedEvents {
+    /// Prepares `batch`'s events for `account`.
+    ///
+    /// # Errors
+    /// [`StoreError::Compress`] when zstd fails (a corrupt bundled dictionary).
+    pub fn of(account: uuid::Uuid, batch: &FeedBatch) -> Result<Self, IngestError> {
+        let events: Vec<TransportEvent> = batch
+            .events
+            .iter()
+            .map(|e| TransportEvent {
+                id: ids::event_id(account, &e.row.event_id),
+                raw_event_id: ids::raw_event_id(account, &e.row.event_id),
+                timezone: None,
+                event: e.row.clone(),
+            })
+            .collect();
+        let forms = crate::store::payloads::encode_events(
+            batch.events.iter().map(|e| (e.raw.as_str(), &e.row)),
+        )
+        .map_err(StoreError::Compress)?;
+        Ok(PreparedEvents { events, forms })
+    }
+}
+
+/// Reads the file at `path` and parses it (feeds) or recognizes it as email, and prepares a
+/// feed's events for `account` ([`PreparedEvents`]): the read stage of [`store_file`],
+/// without the store (blocking: file I/O, zstd, JSON/CSV parsing, compression).
 ///
 /// # Errors
 /// [`IngestError::Feed`] naming the file when it cannot be read or is of no known format.
-pub fn read_file(path: &Path) -> Result<ReadFile, IngestError> {
+pub fn read_file(path: &Path, account: uuid::Uuid) -> Result<ReadFile, IngestError> {
     let started = Instant::now();
     let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
         path: path.to_path_buf(),
@@ -225,8 +265,11 @@ pub fn read_file(path: &Path) -> Result<ReadFile, IngestError> {
         return Ok(ReadFile::Email { bytes });
     }
     let batch = feeds::read_bytes(&bytes, &path.display().to_string())?;
+    drop(bytes);
+    let prepared = PreparedEvents::of(account, &batch)?;
     Ok(ReadFile::Feed {
         batch,
+        prepared,
         read: started.elapsed(),
     })
 }
@@ -268,8 +311,12 @@ async fn store_read_unnamed(
                 keys: Keys::default(),
             })
         }
-        ReadFile::Feed { batch, read } => {
-            let mut stored = store_batch(store, account, batch).await?;
+        ReadFile::Feed {
+            batch,
+            prepared,
+            read,
+        } => {
+            let mut stored = store_prepared(store, account, batch, prepared).await?;
             stored.summary.timings.read = read;
             Ok(stored)
         }
@@ -324,25 +371,33 @@ pub async fn store_batch(
     batch: FeedBatch,
 ) -> Result<Stored, IngestError> {
     let started = Instant::now();
+    let prepared = PreparedEvents::of(account.id, &batch)?;
+    let mut stored = store_prepared(store, account, batch, prepared).await?;
+    stored.summary.timings.store = started.elapsed();
+    Ok(stored)
+}
+
+/// [`store_batch`] of a batch whose events were prepared already ([`read_file`] does it on
+/// the reading thread).
+async fn store_prepared(
+    store: &Store,
+    account: &Account,
+    batch: FeedBatch,
+    prepared: PreparedEvents,
+) -> Result<Stored, IngestError> {
+    let started = Instant::now();
     let mut timings = StageTimings::default();
-    let events: Vec<TransportEvent> = batch
+    let new: Vec<NewEvent<'_>> = prepared
         .events
         .iter()
-        .map(|e| TransportEvent {
-            id: ids::event_id(account.id, &e.row.event_id),
-            raw_event_id: ids::raw_event_id(account.id, &e.row.event_id),
-            timezone: None,
-            event: e.row.clone(),
-        })
-        .collect();
-    let new: Vec<NewEvent<'_>> = events
-        .iter()
+        .zip(&prepared.forms)
         .zip(&batch.events)
-        .map(|(event, read)| NewEvent {
+        .map(|((event, forms), read)| NewEvent {
             event,
             raw: &read.raw,
             source_file: &batch.source_file,
             source_index: read.index,
+            forms,
         })
         .collect();
     let dropped = store.upsert_events(account.id, &new).await?;
