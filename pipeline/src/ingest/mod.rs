@@ -200,7 +200,7 @@ fn in_file(path: &Path, e: IngestError) -> IngestError {
 }
 
 /// A file read and parsed but not stored yet ([`read_file`]), for [`store_read`]. Reading is
-/// CPU work without the store, so `teu ingest` reads the next file on another thread while
+/// CPU work without the store, so `teu ingest` reads the next files on another thread while
 /// the current one is stored and derived.
 #[derive(Debug)]
 pub enum ReadFile {
