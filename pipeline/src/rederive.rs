@@ -78,9 +78,7 @@ pub async fn rederive_account(
         }
         let (rewritten, dropped) = store.rewrite_events(account.id, &events).await?;
         summary.rewritten += rewritten;
-        dropped_keys.containers.extend(dropped.containers);
-        dropped_keys.bills.extend(dropped.bills_of_lading);
-        dropped_keys.bookings.extend(dropped.bookings);
+        dropped_keys.extend_dropped(dropped);
     }
 
     let keys = store.shipment_keys(account.id).await?;

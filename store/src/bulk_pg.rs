@@ -12,8 +12,7 @@ use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
 use super::events::DroppedKeys;
-use super::{decode_event_body, ts, Result, Store};
-use crate::payloads::EncodedEvent;
+use super::{decode_event_body, ts, NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -28,7 +27,7 @@ impl Store {
         &self,
         pg: &PgPool,
         account: Uuid,
-        events: &mut [EncodedEvent<'_, '_>],
+        events: &mut [&NewEvent<'_>],
         now: &str,
     ) -> Result<DroppedKeys> {
         let mut tx = pg.begin().await?;
@@ -45,7 +44,7 @@ impl Store {
                 ids.push(e.event.raw_event_id.as_bytes().as_slice());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
-                payloads.push(e.payload);
+                payloads.push(e.forms.payload.as_slice());
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
             }
             self.count_statement();
@@ -87,7 +86,7 @@ impl Store {
                 raw_ids.push(e.event.raw_event_id.to_string());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
-                bodies.push(e.body);
+                bodies.push(e.forms.body.as_slice());
                 actual.push(i64::from(named_actual(ev)));
                 imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }

@@ -12,7 +12,7 @@ use super::{
     body_bytes, event_body, event_row, from_json, in_list, one_per_key, parse_uuid, returned_ids,
     ts, Backend, NewEvent, Result, Store, StoreError,
 };
-use crate::payloads::{EncodedEvent, Encoder, EVENT_BODIES, RAW_PAYLOADS};
+use crate::payloads::{Encoder, EVENT_BODIES, RAW_PAYLOADS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{EventRow, TransportEvent};
 use teu_feeds::Quarantined;
@@ -41,14 +41,9 @@ impl Store {
                 .unwrap_or(e.event.event.event_at)
         };
         // Ties compare what the `WHERE` compares, the stored (compressed) payloads.
-        let encoded = events.iter().map(|new| EncodedEvent {
-            new,
-            payload: &new.forms.payload,
-            body: &new.forms.body,
-        });
-        let mut events: Vec<EncodedEvent<'_, '_>> =
-            one_per_key(encoded.into_iter().map(|e| (e.event.id, e)), |new, kept| {
-                (issued(new), &new.payload) > (issued(kept), &kept.payload)
+        let mut events: Vec<&NewEvent<'_>> =
+            one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
+                (issued(new), &new.forms.payload) > (issued(kept), &kept.forms.payload)
             })
             .into_iter()
             .map(|(_, e)| e)
@@ -80,7 +75,7 @@ impl Store {
                     .bind(account.as_bytes().as_slice())
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
-                    .bind(e.payload)
+                    .bind(e.forms.payload.as_slice())
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
                     .bind(&now);
             }
@@ -108,7 +103,7 @@ impl Store {
                     .bind(e.event.raw_event_id.to_string())
                     .bind(ts(ev.event_at))
                     .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
-                    .bind(e.body)
+                    .bind(e.forms.body.as_slice())
                     .bind(i64::from(named_actual(ev)))
                     .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }
@@ -468,8 +463,11 @@ impl KeyKind {
 /// shipment whose key no event names any more (deleted as stale).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DroppedKeys {
+    /// Container numbers (ISO 6346), as the events named them.
     pub containers: BTreeSet<String>,
+    /// Bill of lading numbers.
     pub bills_of_lading: BTreeSet<String>,
+    /// Booking numbers.
     pub bookings: BTreeSet<String>,
 }
 

@@ -24,7 +24,6 @@ use std::sync::OnceLock;
 
 use zstd::dict::{DecoderDictionary, EncoderDictionary};
 
-use crate::NewEvent;
 use teu_domain::model::EventRow;
 
 /// zstd level of new payloads: zstd's default, fast enough not to show in the store stage.
@@ -113,7 +112,7 @@ impl Encoder {
 /// An event's carrier payload and normalized body in their stored forms (zstd frames of
 /// [`RAW_PAYLOADS`] and [`EVENT_BODIES`]), made by [`encode_events`] before the store is
 /// touched, so a caller can make them on another thread (`teu ingest` does, while the file
-/// before is stored) and hand them in with the event ([`NewEvent::forms`]).
+/// before is stored) and hand them in with the event ([`crate::NewEvent::forms`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventForms {
     /// `raw_events.payload`: the carrier's JSON text, compressed.
@@ -141,24 +140,6 @@ pub fn encode_events<'a>(
             })
         })
         .collect()
-}
-
-/// An event to store with its raw payload and body in their stored forms (`new.forms`);
-/// reads as the [`NewEvent`] it wraps.
-pub(crate) struct EncodedEvent<'a, 'b> {
-    pub(crate) new: &'a NewEvent<'b>,
-    /// The stored form of `new.raw`.
-    pub(crate) payload: &'b [u8],
-    /// The stored form of `new.event.event` (its JSON).
-    pub(crate) body: &'b [u8],
-}
-
-impl<'a, 'b> std::ops::Deref for EncodedEvent<'a, 'b> {
-    type Target = NewEvent<'b>;
-
-    fn deref(&self) -> &NewEvent<'b> {
-        self.new
-    }
 }
 
 impl Codec {

@@ -31,7 +31,7 @@ use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
 use crate::store::payloads::EventForms;
 use crate::store::{
-    now as store_now, DerivationScope, DerivedChanges, NewEvent, Store, StoreError,
+    now as store_now, DerivationScope, DerivedChanges, DroppedKeys, NewEvent, Store, StoreError,
 };
 use crate::terminal_facts;
 
@@ -254,7 +254,8 @@ impl PreparedEvents {
 /// without the store (blocking: file I/O, zstd, JSON/CSV parsing, compression).
 ///
 /// # Errors
-/// [`IngestError::Feed`] naming the file when it cannot be read or is of no known format.
+/// [`IngestError::Feed`] naming the file when it cannot be read or is of no known format;
+/// [`IngestError::Store`] ([`StoreError::Compress`]) when zstd fails on its events.
 pub fn read_file(path: &Path, account: uuid::Uuid) -> Result<ReadFile, IngestError> {
     let started = Instant::now();
     let bytes = std::fs::read(path).map_err(|source| FeedError::Io {
@@ -425,9 +426,7 @@ async fn store_prepared(
     }
     // Keys that replaced versions named and no stored version names any more: what was
     // derived from them (a container an event left) is derived again without it.
-    keys.containers.extend(dropped.containers);
-    keys.bills.extend(dropped.bills_of_lading);
-    keys.bookings.extend(dropped.bookings);
+    keys.extend_dropped(dropped);
     for (_, c, _) in &batch.checks {
         keys.containers.insert(c.container_number.to_string());
     }
@@ -574,6 +573,15 @@ impl Keys {
         self.containers.extend(other.containers.iter().cloned());
         self.bills.extend(other.bills.iter().cloned());
         self.bookings.extend(other.bookings.iter().cloned());
+    }
+
+    /// Adds the keys replaced event versions named and their stored versions no longer name
+    /// ([`Store::upsert_events`], [`Store::rewrite_events`]), so that what those versions
+    /// were part of is derived again without them.
+    pub fn extend_dropped(&mut self, dropped: DroppedKeys) {
+        self.containers.extend(dropped.containers);
+        self.bills.extend(dropped.bills_of_lading);
+        self.bookings.extend(dropped.bookings);
     }
 }
 
