@@ -19,6 +19,7 @@
 //! | [`tracking_requests`] | tracking requests: their states, validation and the shipments they find |
 //! | [`vessels`] | vessels and their latest AIS fix |
 //! | [`document_schemas`] | the bundled JSON Schemas of email documents (`schemas/`) |
+//! | [`time`] | timestamps in JSON: written as chrono writes them, read by a direct parse of that form first |
 //! | [`webhooks`] | webhooks, their event catalog, which change emits which notification, the outbox's types |
 //!
 //! It knows nothing of feeds' formats, SQL or HTTP.
@@ -37,6 +38,7 @@ pub mod reference;
 pub mod shipment_edits;
 pub mod status;
 pub mod terminals;
+pub mod time;
 pub mod tracking_requests;
 pub mod vessels;
 pub mod webhooks;

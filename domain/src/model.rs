@@ -21,6 +21,7 @@ pub struct Account {
     pub company_name: String,
     /// Whether the account has the paid Routing Data feature (`map_geojson`).
     pub routing_data: bool,
+    #[serde(with = "crate::time::utc")]
     pub created_at: DateTime<Utc>,
 }
 
@@ -104,10 +105,15 @@ pub struct EventRow {
     pub classifier: Classifier,
     pub code: String,
     /// `eventDateTime`, converted to UTC.
+    #[serde(with = "crate::time::utc")]
     pub event_at: DateTime<Utc>,
     /// `eventCreatedDateTime` (2.2) or `eventUpdatedDateTime` (3.0), UTC: when the carrier
     /// issued this version of the event. Later versions win when estimates change.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "crate::time::opt_utc",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub event_created_at: Option<DateTime<Utc>>,
     /// Every container the event names (ISO 6346 numbers, upper case): the 2.2
     /// `equipmentReference` and every `references[referenceType=EQ]`; 3.0
@@ -331,8 +337,11 @@ pub struct TerminalFee {
 /// Last free days (interface.md: container `import_deadlines`), all UTC.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ImportDeadlines {
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_lfd_terminal: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_lfd_rail: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_lfd_line: Option<DateTime<Utc>>,
 }
 
@@ -352,8 +361,10 @@ pub struct Container {
     pub ref_numbers: Vec<String>,
     pub seal_number: Option<String>,
     /// When teu first stored this container (UTC).
+    #[serde(with = "crate::time::utc")]
     pub created_at: DateTime<Utc>,
     /// When an ingest last changed this container (UTC); the list is ordered by it.
+    #[serde(with = "crate::time::utc")]
     pub refreshed_at: DateTime<Utc>,
     /// dry, reefer, open top, flat rack, bulk, tank (from the ISO 6346 size-type code).
     pub equipment_type: Option<String>,
@@ -363,17 +374,25 @@ pub struct Container {
     pub equipment_height: Option<String>,
     /// Pounds.
     pub weight_in_lbs: Option<f64>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_lfd: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_appointment_at: Option<DateTime<Utc>>,
     pub availability_known: bool,
     pub available_for_pickup: Option<bool>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_arrived_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_discharged_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_full_out_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub terminal_checked_at: Option<DateTime<Utc>>,
     pub pod_full_out_chassis_number: Option<String>,
     pub location_at_pod_terminal: Option<String>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub final_destination_full_out_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub empty_terminated_at: Option<DateTime<Utc>>,
     pub holds_at_pod_terminal: Vec<TerminalHold>,
     pub fees_at_pod_terminal: Vec<TerminalFee>,
@@ -382,13 +401,21 @@ pub struct Container {
     pub empty_terminated_timezone: Option<String>,
     pub pod_rail_carrier_scac: Option<String>,
     pub ind_rail_carrier_scac: Option<String>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_last_tracking_request_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub shipment_last_tracking_request_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_rail_loaded_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_rail_departed_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub ind_eta_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub ind_ata_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub ind_rail_unloaded_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub ind_facility_lfd_on: Option<DateTime<Utc>>,
     pub import_deadlines: Option<ImportDeadlines>,
     pub current_status: ContainerStatus,
@@ -400,7 +427,7 @@ pub struct Container {
     pub pickup_facility_id: Option<Uuid>,
     /// Time of the latest actual movement event (UTC): terminal checks older than it do not
     /// change `current_status`. Internal; not a `/v2` attribute.
-    #[serde(default)]
+    #[serde(default, with = "crate::time::opt_utc")]
     pub last_movement_at: Option<DateTime<Utc>>,
 }
 
@@ -416,7 +443,9 @@ pub struct Shipment {
     pub normalized_number: String,
     /// Other references (booking, when the bill of lading is known).
     pub ref_numbers: Vec<String>,
+    #[serde(with = "crate::time::utc")]
     pub created_at: DateTime<Utc>,
+    #[serde(with = "crate::time::utc")]
     pub refreshed_at: DateTime<Utc>,
     pub tags: Vec<String>,
     pub port_of_lading_locode: Option<UnLocode>,
@@ -432,18 +461,28 @@ pub struct Shipment {
     pub pod_vessel_name: Option<String>,
     pub pod_vessel_imo: Option<Imo>,
     pub pod_voyage_number: Option<String>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pol_etd_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pol_atd_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_eta_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_original_eta_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pod_ata_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub destination_eta_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub destination_ata_at: Option<DateTime<Utc>>,
     pub pol_timezone: Option<String>,
     pub pod_timezone: Option<String>,
     pub destination_timezone: Option<String>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub line_tracking_last_attempted_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub line_tracking_last_succeeded_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub line_tracking_stopped_at: Option<DateTime<Utc>>,
     pub line_tracking_stopped_reason: Option<String>,
     /// The POD terminal of the shipment's containers (the one most of them name; spec
@@ -515,6 +554,7 @@ pub struct TerminalCheck {
     /// ISO 6346 container number.
     pub container_number: ContainerNumber,
     /// When the terminal reported this state (UTC).
+    #[serde(with = "crate::time::utc")]
     pub checked_at: DateTime<Utc>,
     /// `Some(true)` available for pickup, `Some(false)` not, `None` not reported.
     pub available_for_pickup: Option<bool>,
@@ -523,9 +563,12 @@ pub struct TerminalCheck {
     pub holds: Vec<TerminalHold>,
     pub fees: Vec<TerminalFee>,
     /// Last free day at the terminal: start of that day in the terminal's zone, as UTC.
+    #[serde(default, with = "crate::time::opt_utc")]
     pub last_free_day: Option<DateTime<Utc>>,
+    #[serde(default, with = "crate::time::opt_utc")]
     pub pickup_appointment_at: Option<DateTime<Utc>>,
     /// Full-out (laden gate-out) time reported by the terminal.
+    #[serde(default, with = "crate::time::opt_utc")]
     pub full_out_at: Option<DateTime<Utc>>,
     pub chassis_number: Option<String>,
 }
@@ -539,8 +582,10 @@ pub struct LineDeadline {
     pub container_number: Option<ContainerNumber>,
     pub bill_of_lading: Option<String>,
     /// Start of the last free day in the POD's zone (or the destination's), as UTC.
+    #[serde(with = "crate::time::utc")]
     pub pickup_lfd_line: DateTime<Utc>,
     /// When the line issued it (UTC); a later issue replaces an earlier one.
+    #[serde(with = "crate::time::utc")]
     pub issued_at: DateTime<Utc>,
 }
 
@@ -559,6 +604,7 @@ pub struct VesselPosition {
     pub imo: Option<Imo>,
     pub vessel_name: Option<String>,
     /// When the position was observed (UTC).
+    #[serde(with = "crate::time::utc")]
     pub observed_at: DateTime<Utc>,
     /// Degrees, WGS84, in [-90, 90].
     pub latitude: f64,

@@ -1,0 +1,203 @@
+//! Timestamps of the model in JSON: written as chrono writes a `DateTime<Utc>` (RFC 3339, UTC,
+//! `Z`, a fraction only when there is one), read back by a direct parse of that form before
+//! chrono's general RFC 3339 parser.
+//!
+//! A stored container body holds some fifteen timestamps, a shipment ten, and a page of 30
+//! containers with their shipments reads about 600 of them; chrono's parser (which accepts any
+//! offset, lower-case separators and the rest of RFC 3339) took some 1,350 instructions for
+//! each, a tenth of a `/v2` page (docs/NOTES.md, twenty-fifth session). What chrono itself
+//! writes for UTC is one fixed shape, `YYYY-MM-DDTHH:MM:SS[.f…]Z` with one to nine fraction
+//! digits; that shape is read here field by field, and anything else (an offset, a leap
+//! second, text written by hand) goes to chrono as before, so what is accepted and what it
+//! means are chrono's.
+//!
+//! Use as `#[serde(with = "crate::time::utc")]` on a `DateTime<Utc>` and
+//! `#[serde(default, with = "crate::time::opt_utc")]` on an `Option<DateTime<Utc>>` (`default`:
+//! a missing field reads as `None`, as serde's derive does for `Option` without `with`).
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
+
+/// `s` when it is exactly `YYYY-MM-DDTHH:MM:SS` with an optional `.` and one to nine digits,
+/// then `Z`, and names a valid date and time (seconds 00–59); `None` for anything else.
+pub fn parse_utc_z(s: &str) -> Option<DateTime<Utc>> {
+    let b = s.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[b.len() - 1] != b'Z'
+    {
+        return None;
+    }
+    let number = |digits: &[u8]| -> Option<u32> {
+        digits.iter().try_fold(0u32, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    let nanos = match &b[19..b.len() - 1] {
+        [] => 0,
+        [b'.', fraction @ ..] if (1..=9).contains(&fraction.len()) => {
+            number(fraction)? * 10u32.pow(9 - fraction.len() as u32)
+        }
+        _ => return None,
+    };
+    let date = NaiveDate::from_ymd_opt(
+        i32::try_from(number(&b[0..4])?).ok()?,
+        number(&b[5..7])?,
+        number(&b[8..10])?,
+    )?;
+    let time = NaiveTime::from_hms_nano_opt(
+        number(&b[11..13])?,
+        number(&b[14..16])?,
+        number(&b[17..19])?,
+        nanos,
+    )?;
+    Some(date.and_time(time).and_utc())
+}
+
+/// `s` as chrono's `Deserialize` for `DateTime<Utc>` reads it (any RFC 3339 offset, converted
+/// to UTC), through [`parse_utc_z`] first.
+///
+/// # Errors
+/// chrono's parse error when `s` is not an RFC 3339 timestamp.
+pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
+    match parse_utc_z(s) {
+        Some(t) => Ok(t),
+        None => s
+            .parse::<DateTime<FixedOffset>>()
+            .map(|t| t.with_timezone(&Utc)),
+    }
+}
+
+struct Visitor;
+
+impl serde::de::Visitor<'_> for Visitor {
+    type Value = DateTime<Utc>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an RFC 3339 timestamp")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        parse_rfc3339_utc(v).map_err(E::custom)
+    }
+}
+
+/// `#[serde(with)]` for `DateTime<Utc>`: see the module documentation.
+pub mod utc {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserializer, Serialize, Serializer};
+
+    /// Writes `t` as chrono does.
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        t.serialize(s)
+    }
+
+    /// Reads an RFC 3339 string ([`super::parse_rfc3339_utc`]).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        d.deserialize_str(super::Visitor)
+    }
+}
+
+/// `#[serde(default, with)]` for `Option<DateTime<Utc>>`: `null` or [`utc`].
+pub mod opt_utc {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes `null` or `t` as chrono does.
+    pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        t.serialize(s)
+    }
+
+    /// Reads `null` or an RFC 3339 string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        #[derive(Deserialize)]
+        struct Timestamp(#[serde(with = "super::utc")] DateTime<Utc>);
+        Ok(Option::<Timestamp>::deserialize(d)?.map(|t| t.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{SecondsFormat, TimeZone};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every UTC time chrono writes, at every precision it writes, reads back through the
+        /// direct parse as chrono reads it.
+        #[test]
+        fn the_direct_parse_reads_what_chrono_writes(
+            secs in -62_135_596_800i64..253_402_300_799,
+            nanos in 0u32..1_000_000_000,
+        ) {
+            let t = Utc.timestamp_opt(secs, nanos).single().unwrap();
+            let written = serde_json::to_string(&t).unwrap();
+            let text: String = serde_json::from_str(&written).unwrap();
+            prop_assert_eq!(parse_utc_z(&text), Some(t));
+            for format in [SecondsFormat::Secs, SecondsFormat::Millis, SecondsFormat::Micros,
+                           SecondsFormat::Nanos, SecondsFormat::AutoSi] {
+                let text = t.to_rfc3339_opts(format, true);
+                let chrono: DateTime<Utc> = text.parse::<DateTime<FixedOffset>>().unwrap().into();
+                prop_assert_eq!(parse_utc_z(&text), Some(chrono), "{}", text);
+            }
+        }
+
+        /// Any text reads as chrono reads it: the same time, or an error where chrono errs.
+        #[test]
+        fn any_text_reads_as_chrono_reads_it(text in "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{0,10})?(Z|z|[+-][0-9]{2}:[0-9]{2})?") {
+            let chrono = text.parse::<DateTime<FixedOffset>>().map(|t| t.with_timezone(&Utc));
+            prop_assert_eq!(parse_rfc3339_utc(&text).ok(), chrono.ok());
+        }
+    }
+
+    #[test]
+    fn other_shapes_go_to_chrono() {
+        for (text, expected) in [
+            ("2021-01-09T13:12:56+02:00", Some("2021-01-09T11:12:56Z")),
+            ("2021-01-09t13:12:56z", Some("2021-01-09T13:12:56Z")),
+            ("2016-12-31T23:59:60Z", Some("2016-12-31T23:59:60Z")),
+            ("2021-02-30T13:12:56Z", None),
+            ("2021-01-09T13:12:56.Z", None),
+            ("2021-01-09T13:12:56", None),
+            ("", None),
+        ] {
+            assert_eq!(parse_utc_z(text), None, "{text}: not the direct shape");
+            let read = parse_rfc3339_utc(text).ok();
+            let expected = expected.map(|e| {
+                e.parse::<DateTime<FixedOffset>>()
+                    .unwrap()
+                    .with_timezone(&Utc)
+            });
+            assert_eq!(read, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn fields_read_null_missing_and_timestamps() {
+        #[derive(serde::Deserialize, serde::Serialize, Debug, PartialEq)]
+        struct Row {
+            #[serde(with = "utc")]
+            at: DateTime<Utc>,
+            #[serde(default, with = "opt_utc")]
+            maybe: Option<DateTime<Utc>>,
+        }
+        let at = Utc.with_ymd_and_hms(2026, 9, 26, 1, 18, 0).unwrap();
+        let row: Row = serde_json::from_str(r#"{"at":"2026-09-26T01:18:00Z"}"#).unwrap();
+        assert_eq!(row, Row { at, maybe: None });
+        let row: Row = serde_json::from_str(
+            r#"{"at":"2026-09-26T01:18:00Z","maybe":"2026-09-26T03:18:00.250+02:00"}"#,
+        )
+        .unwrap();
+        assert_eq!(row.maybe, Some(at + chrono::Duration::milliseconds(250)));
+        let written = serde_json::to_string(&row).unwrap();
+        assert_eq!(
+            written,
+            r#"{"at":"2026-09-26T01:18:00Z","maybe":"2026-09-26T01:18:00.250Z"}"#
+        );
+        assert!(serde_json::from_str::<Row>(r#"{"at":"yesterday"}"#).is_err());
+        assert!(serde_json::from_str::<Row>(r#"{"at":null}"#).is_err());
+    }
+}
