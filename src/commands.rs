@@ -199,7 +199,7 @@ pub async fn ingest_files(
                 totals_rows.quarantined += summary.quarantined.len();
                 totals.add(&summary.timings);
                 bar.suspend(|| print_stored(summary, verbose));
-                pending.add(stored);
+                pending.add(&stored);
             }
             Err(e) => {
                 failures += 1;

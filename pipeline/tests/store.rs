@@ -34,7 +34,6 @@ async fn postgres_backend_ingests_the_same() {
     ingest_on(&db.store).await;
     later_versions_replace_keys_on(&db.store).await;
     stored_links_follow_their_events_on(&db.store).await;
-    known_events_are_the_stored_versions_on(&db.store).await;
     db.drop().await.unwrap();
 }
 
@@ -332,77 +331,6 @@ async fn stored_links_follow_their_events_on(store: &Store) {
         "the moved box's event left the old box"
     );
     assert_eq!(ids.len(), links.len() - 1);
-}
-
-#[tokio::test]
-async fn known_events_are_the_stored_versions() {
-    let (_dir, store) = sqlite().await;
-    known_events_are_the_stored_versions_on(&store).await;
-}
-
-/// The events a file's store keeps for its derivation (`Stored::known`) are, field by field,
-/// the events read back from their rows, and every one of them is taken instead of read; an
-/// event whose row holds another version by the time of the derivation (a later file's) is
-/// read from its row, and its known version is not taken. Real DCSA 2.2 and 3.0 samples.
-async fn known_events_are_the_stored_versions_on(store: &Store) {
-    let (a, _) = store.create_account("known", false).await.unwrap();
-    for file in ["tnt-220-response.json", "tnt-300-response.json"] {
-        let mut stored = ingest::store_file(store, &a, &sample(file)).await.unwrap();
-        let mut ids: Vec<_> = store
-            .event_ids_matching(
-                a.id,
-                &stored.keys.containers.iter().cloned().collect::<Vec<_>>(),
-                &stored.keys.bills.iter().cloned().collect::<Vec<_>>(),
-                &stored.keys.bookings.iter().cloned().collect::<Vec<_>>(),
-            )
-            .await
-            .unwrap()
-            .into_iter()
-            .collect();
-        ids.sort();
-        let held = stored.known.len();
-        assert!(held > 1, "{file}: {held} events known");
-        let mut read = store.events_by_id(a.id, &ids).await.unwrap();
-        let mut taken = store
-            .events_by_id_known(a.id, &ids, &mut stored.known)
-            .await
-            .unwrap();
-        read.sort_by_key(|e| e.id);
-        taken.sort_by_key(|e| e.id);
-        assert_eq!(taken, read, "{file}: known events as stored");
-        assert!(stored.known.is_empty(), "{file}: every known event taken");
-    }
-
-    // A later version of one event is stored after the first file's events were kept.
-    let mut stored = ingest::store_file(store, &a, &sample("tnt-220-response.json"))
-        .await
-        .unwrap();
-    let held = stored.known.len();
-    let ids = naming(store, a.id, "APZU4812090").await;
-    let first = store.events_by_id(a.id, &ids[..1]).await.unwrap().remove(0);
-    let mut later = first.clone();
-    later.event.event_at += chrono::Duration::hours(5);
-    let issued = first.event.event_created_at.unwrap_or(first.event.event_at);
-    later.event.event_created_at = Some(issued + chrono::Duration::days(400));
-    upsert_version(store, a.id, &later, "later.json").await;
-    let got = store
-        .events_by_id_known(a.id, &ids[..1], &mut stored.known)
-        .await
-        .unwrap();
-    assert_eq!(got.len(), 1);
-    assert_eq!(
-        got[0].event.event_at, later.event.event_at,
-        "the stored version"
-    );
-    assert_eq!(
-        got[0],
-        store.events_by_id(a.id, &ids[..1]).await.unwrap()[0]
-    );
-    assert_eq!(
-        stored.known.len(),
-        held,
-        "the replaced version is not taken"
-    );
 }
 
 /// The ids of the stored events of `account` naming container `number`.

@@ -410,20 +410,6 @@ impl Store {
     /// another account, are left out), in no particular order. One statement however many
     /// ids: they go in as one JSON array (a page's events and a derivation's history alike).
     pub async fn events_by_id(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<TransportEvent>> {
-        self.events_by_id_known(account, ids, &mut KnownEvents::default())
-            .await
-    }
-
-    /// [`Store::events_by_id`], taking from `known` each event whose stored row is the version
-    /// `known` holds (the same stored body bytes and raw event id) instead of decompressing
-    /// and parsing its body again; the events taken are removed from `known`. An event stored
-    /// in another version since (a later file, another worker) is read from its row.
-    pub async fn events_by_id_known(
-        &self,
-        account: Uuid,
-        ids: &[Uuid],
-        known: &mut KnownEvents,
-    ) -> Result<Vec<TransportEvent>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -447,77 +433,11 @@ impl Store {
             .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            if row.try_get::<String, _>("account_id")? != account {
-                continue;
-            }
-            let stored = match known.by_id.is_empty() {
-                true => None,
-                false => {
-                    let id = parse_uuid(&row.try_get::<String, _>("id")?, "transport event")?;
-                    known.take_if_stored(id, &row)?
-                }
-            };
-            match stored {
-                Some(event) => out.push(event),
-                None => out.push(event_row(&row)?),
+            if row.try_get::<String, _>("account_id")? == account {
+                out.push(event_row(&row)?);
             }
         }
         Ok(out)
-    }
-}
-
-/// Events as a writer just stored them, by id: each parsed event with its stored body bytes
-/// (`EventForms`' body), so that a derivation reading them back
-/// ([`Store::events_by_id_known`]) takes them from here instead of decompressing and parsing
-/// their bodies again (at 5,000 containers, 147,000 bodies for 110,740 events). A row holding
-/// other bytes, because a later version or another worker's was stored since, is read from the
-/// store as usual: the bytes compared are the whole stored body, so what is taken from here is
-/// always what the row holds.
-#[derive(Debug, Default)]
-pub struct KnownEvents {
-    by_id: HashMap<Uuid, (Vec<u8>, TransportEvent)>,
-}
-
-impl KnownEvents {
-    /// Adds `event` whose `transport_events.body` was written as `body` (a later insert of the
-    /// same id replaces an earlier one). Its time zone is filled as a read fills it (the
-    /// bundled port of its UN/LOCODE).
-    pub fn insert(&mut self, mut event: TransportEvent, body: Vec<u8>) {
-        event.timezone = crate::event_timezone(&event.event);
-        self.by_id.insert(event.id, (body, event));
-    }
-
-    /// Adds every event of `other`.
-    pub fn extend(&mut self, other: KnownEvents) {
-        self.by_id.extend(other.by_id);
-    }
-
-    /// How many events are held.
-    pub fn len(&self) -> usize {
-        self.by_id.len()
-    }
-
-    /// Whether no event is held.
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
-
-    /// The held event `id` when `row` (read through [`body_bytes`]) stores exactly its body and
-    /// raw event id; removed from the held ones.
-    fn take_if_stored(
-        &mut self,
-        id: Uuid,
-        row: &sqlx::any::AnyRow,
-    ) -> Result<Option<TransportEvent>> {
-        let Some((body, event)) = self.by_id.get(&id) else {
-            return Ok(None);
-        };
-        let stored_body: &[u8] = row.try_get("body")?;
-        let raw: String = row.try_get("raw_event_id")?;
-        if stored_body != body.as_slice() || parse_uuid(&raw, "raw event")? != event.raw_event_id {
-            return Ok(None);
-        }
-        Ok(self.by_id.remove(&id).map(|(_, event)| event))
     }
 }
 

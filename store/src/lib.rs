@@ -63,7 +63,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
-pub use events::{DroppedKeys, KnownEvents};
+pub use events::DroppedKeys;
 pub use leg_tracks::KeptLegTrack;
 pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
@@ -808,20 +808,15 @@ fn event_row(r: &AnyRow) -> Result<TransportEvent> {
     let raw: String = r.try_get("raw_event_id")?;
     let event: teu_domain::model::EventRow =
         from_json(&event_body(r, &id)?, "transport event", &id)?;
-    Ok(TransportEvent {
-        id: parse_uuid(&id, "transport event")?,
-        raw_event_id: parse_uuid(&raw, "raw event")?,
-        timezone: event_timezone(&event),
-        event,
-    })
-}
-
-/// The IANA time zone of the bundled port of `event`'s UN/LOCODE (`None` without one): the
-/// `timezone` of a [`TransportEvent`] read from the store.
-pub(crate) fn event_timezone(event: &teu_domain::model::EventRow) -> Option<String> {
-    event
+    let timezone = event
         .locode
         .as_deref()
         .and_then(|l| teu_domain::reference::bundled().0.get(l))
-        .and_then(|p| p.time_zone.clone())
+        .and_then(|p| p.time_zone.clone());
+    Ok(TransportEvent {
+        id: parse_uuid(&id, "transport event")?,
+        raw_event_id: parse_uuid(&raw, "raw event")?,
+        timezone,
+        event,
+    })
 }

@@ -121,14 +121,6 @@ pub struct EventForms {
     pub(crate) body: Vec<u8>,
 }
 
-impl EventForms {
-    /// The compressed body alone (`transport_events.body` as written), for
-    /// [`crate::KnownEvents`].
-    pub fn into_body(self) -> Vec<u8> {
-        self.body
-    }
-}
-
 /// The stored forms of events given as (carrier payload text, normalized event): one encoder
 /// per column for the whole list (loading a dictionary costs more than compressing a value).
 ///

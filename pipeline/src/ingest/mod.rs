@@ -31,8 +31,7 @@ use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
 use crate::store::payloads::EventForms;
 use crate::store::{
-    now as store_now, DerivationScope, DerivedChanges, DroppedKeys, KnownEvents, NewEvent, Store,
-    StoreError,
+    now as store_now, DerivationScope, DerivedChanges, DroppedKeys, NewEvent, Store, StoreError,
 };
 use crate::terminal_facts;
 
@@ -311,7 +310,6 @@ async fn store_read_unnamed(
             Ok(Stored {
                 summary,
                 keys: Keys::default(),
-                known: KnownEvents::default(),
             })
         }
         ReadFile::Feed {
@@ -344,15 +342,11 @@ async fn derive_one(
     account: &Account,
     stored: Stored,
 ) -> Result<FileSummary, IngestError> {
-    let Stored {
-        mut summary,
-        keys,
-        mut known,
-    } = stored;
+    let Stored { mut summary, keys } = stored;
     if keys.is_empty() {
         return Ok(summary);
     }
-    let derived = derive_stored(store, account, &keys, &mut known, &mut summary.timings).await?;
+    let derived = derive_stored(store, account, &keys, &mut summary.timings).await?;
     summary.shipments = derived.shipments;
     summary.containers = derived.containers;
     summary.waiting = derived.waiting;
@@ -368,9 +362,6 @@ pub struct Stored {
     /// The container numbers, bills of lading and bookings the stored rows name (empty for
     /// AIS positions and emails, which derive nothing).
     pub keys: Keys,
-    /// The events stored, as stored, for the derivation to take instead of reading their
-    /// bodies back ([`KnownEvents`]).
-    pub known: KnownEvents,
 }
 
 /// Step 1 of the module documentation for a read batch: stores its events, terminal checks,
@@ -411,11 +402,6 @@ async fn store_prepared(
         })
         .collect();
     let dropped = store.upsert_events(account.id, &new).await?;
-    drop(new);
-    let mut known = KnownEvents::default();
-    for (event, forms) in prepared.events.into_iter().zip(prepared.forms) {
-        known.insert(event, forms.into_body());
-    }
     store
         .upsert_terminal_checks(account.id, &batch.source_file, &batch.checks)
         .await?;
@@ -466,7 +452,6 @@ async fn store_prepared(
             timings,
         },
         keys,
-        known,
     })
 }
 
@@ -492,11 +477,10 @@ pub async fn derive_stored(
     store: &Store,
     account: &Account,
     keys: &Keys,
-    known: &mut KnownEvents,
     timings: &mut StageTimings,
 ) -> Result<Derived, IngestError> {
     let mut these = StageTimings::default();
-    let derived = locked_derivation(store, account, keys, known, &mut these).await;
+    let derived = locked_derivation(store, account, keys, &mut these).await;
     timings.add(&these);
     let derived = derived?;
     Ok(Derived {
@@ -514,18 +498,14 @@ pub async fn derive_stored(
 #[derive(Debug, Default)]
 pub struct PendingDerivation {
     keys: Keys,
-    /// The group's events as stored, taken by the derivation instead of re-read.
-    known: KnownEvents,
     files: Vec<String>,
     rows: usize,
 }
 
 impl PendingDerivation {
-    /// Adds a stored file's keys, events and rows (AIS positions do not count: they derive
-    /// nothing).
-    pub fn add(&mut self, stored: Stored) {
+    /// Adds a stored file's keys and rows (AIS positions do not count: they derive nothing).
+    pub fn add(&mut self, stored: &Stored) {
         self.keys.extend(&stored.keys);
-        self.known.extend(stored.known);
         if !stored.keys.is_empty() {
             self.files.push(stored.summary.file.clone());
             self.rows += stored.summary.accepted - stored.summary.positions;
@@ -558,9 +538,7 @@ impl PendingDerivation {
         account: &Account,
         timings: &mut StageTimings,
     ) -> Result<Derived, IngestError> {
-        let PendingDerivation {
-            keys, mut known, ..
-        } = std::mem::take(self);
+        let keys = std::mem::take(self).keys;
         if keys.is_empty() {
             return Ok(Derived::default());
         }
@@ -572,7 +550,7 @@ impl PendingDerivation {
             tracing::warn!("planner statistics not refreshed: {e}");
         }
         timings.store += started.elapsed();
-        derive_stored(store, account, &keys, &mut known, timings).await
+        derive_stored(store, account, &keys, timings).await
     }
 }
 
@@ -622,15 +600,11 @@ struct Derivation {
 /// whole connected history, whichever of its keys the current file named, so the same files
 /// in any order give the same tables (issue: "Derived data that is right", item 2).
 ///
-/// Events in `known` (those just stored) are taken from it rather than read back
-/// ([`Store::events_by_id_known`]).
-///
 /// Returns the events (by event time, then id) and the [`DerivationScope`] they cover.
 pub async fn linked_history(
     store: &Store,
     account: uuid::Uuid,
     keys: &Keys,
-    known: &mut KnownEvents,
 ) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
     let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
     let mut pending: [Vec<String>; 3] =
@@ -649,7 +623,7 @@ pub async fn linked_history(
             .filter(|id| !found.contains_key(id))
             .collect();
         ids.sort_unstable();
-        let events = store.events_by_id_known(account, &ids, known).await?;
+        let events = store.events_by_id(account, &ids).await?;
         let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for e in events {
             for (i, values) in [
@@ -684,13 +658,12 @@ async fn locked_derivation(
     store: &Store,
     account: &Account,
     keys: &Keys,
-    known: &mut KnownEvents,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
     let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
     timings.lock_wait = waited.elapsed();
-    let derived = derive_and_write(store, account, keys, known, timings).await;
+    let derived = derive_and_write(store, account, keys, timings).await;
     lock.release().await?;
     let derived = derived?;
     crate::store::notify::publish_ingest(
@@ -710,12 +683,11 @@ async fn derive_and_write(
     store: &Store,
     account: &Account,
     keys: &Keys,
-    known: &mut KnownEvents,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
-    let (history, scope) = linked_history(store, account.id, keys, known).await?;
+    let (history, scope) = linked_history(store, account.id, keys).await?;
     let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
     let account_id = account.id;
     // polars is CPU-bound and may block: keep it off the async workers.
