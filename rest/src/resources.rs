@@ -88,11 +88,13 @@ impl ToOne {
 
 /// A to-many relationship: `{"data": [identifier, ...]}`.
 ///
-/// Serialized for serde_json, whose `RawValue` it writes its list as: a container's
-/// `transport_events` and `raw_events` hold some 40 identifiers, a page of 30 containers about
-/// 1,300, and writing each through serde's struct and string machinery (the key and value
-/// escaped byte by byte) was a fifth of a `/v2` page's instructions (docs/NOTES.md,
-/// twenty-fifth session). Other serializers get the plain sequence of [`Identifier`]s.
+/// Serialized for serde_json (response bodies, `to_raw_value`, `to_value`), as whose
+/// `RawValue` it writes its list: a container's `transport_events` and `raw_events` hold some
+/// 40 identifiers, a page of 30 containers about 1,300, and writing each through serde's
+/// struct and string machinery (the key and value escaped byte by byte) was a fifth of a
+/// `/v2` page's instructions (docs/NOTES.md, twenty-fifth session). A serializer that is not
+/// human-readable gets the plain sequence of [`Identifier`]s; another human-readable one would
+/// see serde_json's private raw-value token (teu serializes resources with serde_json only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToMany {
     /// The related resources (possibly none).
@@ -575,6 +577,14 @@ mod tests {
         let raw = serde_json::value::to_raw_value(&many).unwrap();
         assert_eq!(serde_json::from_str::<Value>(raw.get()).unwrap(), expected);
         assert_eq!(serde_json::to_value(&many).unwrap(), expected);
+        // A kind that needs escaping (none of teu's does) goes through serde, escaped.
+        let odd = ToMany {
+            data: vec![Identifier::new("odd\"kind", ids[1])],
+        };
+        assert_eq!(
+            serde_json::to_value(&odd).unwrap(),
+            json!({"data": [{"id": ids[1].to_string(), "type": "odd\"kind"}]})
+        );
         let none = ToMany { data: vec![] };
         assert_eq!(serde_json::to_value(&none).unwrap(), json!({"data": []}));
         assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"data":[]}"#);
