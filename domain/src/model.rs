@@ -2,7 +2,8 @@
 //!
 //! Field names follow `docs/interface.md` (the `/v2` interface). All timestamps are UTC
 //! (`DateTime<Utc>`); the IANA time zone of the place where a timestamp happened is kept in the
-//! `*_timezone` field beside it. Identifiers are UUIDs: v5 of the natural key scoped by account
+//! `*_timezone` field beside it; in JSON they are RFC 3339 text, read through [`crate::time`].
+//! Identifiers are UUIDs: v5 of the natural key scoped by account
 //! (see [`crate::ids`]), so re-ingesting the same feed yields the same ids.
 
 use chrono::{DateTime, Utc};

@@ -6,12 +6,11 @@
 //! representation (once per SHA-256 per account, `ON CONFLICT DO NOTHING`), the links and the
 //! submission; an existing Message-ID leaves everything as it was.
 
-use chrono::DateTime;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{now, ts, Result, Store, StoreError};
+use super::{now, parse_ts, ts, Result, Store, StoreError};
 use teu_domain::ids;
 use teu_domain::model::Account;
 use teu_feeds::email::{
@@ -90,7 +89,7 @@ impl Store {
                 name: r.try_get("name")?,
                 company_name: r.try_get("company_name")?,
                 routing_data: r.try_get::<i64, _>("routing_data")? != 0,
-                created_at: time(&r.try_get::<String, _>("created_at")?, "account")?,
+                created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
             })
         })
         .transpose()
@@ -275,7 +274,7 @@ impl Store {
                         &[&sha256, ORIGINAL],
                     ),
                     sha256,
-                    created_at: time(&r.try_get::<String, _>("created_at")?, "document")?,
+                    created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "document")?,
                 });
             }
         }
@@ -310,7 +309,7 @@ impl Store {
                     media_type: r.try_get("media_type")?,
                     byte_size: r.try_get("byte_size")?,
                     sha256: r.try_get("sha256")?,
-                    created_at: time(
+                    created_at: parse_ts(
                         &r.try_get::<String, _>("created_at")?,
                         "document representation",
                     )?,
@@ -346,16 +345,6 @@ fn uuid(s: &str, what: &'static str) -> Result<Uuid> {
         id: s.to_string(),
         detail: e.to_string(),
     })
-}
-
-fn time(s: &str, what: &'static str) -> Result<chrono::DateTime<chrono::Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|d| d.with_timezone(&chrono::Utc))
-        .map_err(|e| StoreError::Corrupt {
-            what,
-            id: s.to_string(),
-            detail: e.to_string(),
-        })
 }
 
 fn submission_row(r: &AnyRow) -> Result<EmailSubmission> {

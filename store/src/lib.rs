@@ -157,7 +157,16 @@ pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// A stored timestamp column (`what` names the record in errors) as UTC: the form [`ts`]
+/// writes is read by `teu_domain::time::parse_utc_z` (as the model's JSON timestamps are),
+/// anything else by chrono's strict RFC 3339 parser.
+///
+/// # Errors
+/// [`StoreError::Corrupt`] with the text and chrono's reason when it is not RFC 3339.
 pub(crate) fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
+    if let Some(t) = teu_domain::time::parse_utc_z(s) {
+        return Ok(t);
+    }
     DateTime::parse_from_rfc3339(s)
         .map(|d| d.with_timezone(&Utc))
         .map_err(|e| StoreError::Corrupt {

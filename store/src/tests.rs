@@ -21,3 +21,27 @@ fn placeholders_and_redaction() {
     assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
     assert_eq!(redact("sqlite:teu.db"), "sqlite:teu.db");
 }
+
+/// A stored timestamp reads back as the time `ts` wrote (whole seconds and milliseconds); an
+/// RFC 3339 text with an offset (written by hand, or by an older teu) reads as chrono's strict
+/// parser reads it; anything else is `Corrupt`, naming the record and the text.
+#[test]
+fn stored_timestamps_read_back() {
+    for millis in [0i64, 1_764_000_000_000, 1_764_000_000_250, -86_400_001] {
+        let t = DateTime::from_timestamp_millis(millis).unwrap();
+        assert_eq!(parse_ts(&ts(t), "container").unwrap(), t, "{}", ts(t));
+    }
+    let offset = "2026-09-26T03:18:00.5+02:00";
+    assert_eq!(
+        parse_ts(offset, "container").unwrap(),
+        DateTime::parse_from_rfc3339(offset)
+            .unwrap()
+            .with_timezone(&Utc)
+    );
+    match parse_ts("2026-09-26 01:18", "shipment") {
+        Err(StoreError::Corrupt { what, id, .. }) => {
+            assert_eq!((what, id.as_str()), ("shipment", "2026-09-26 01:18"))
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
