@@ -10,14 +10,6 @@ use common::TestDb;
 use serde_json::Value;
 use sqlx::Row;
 
-/// A UUID's 16 bytes, as `event_keys` stores ids.
-fn uuid_bytes(text: &str) -> Vec<u8> {
-    uuid::Uuid::parse_str(text)
-        .expect("a UUID")
-        .as_bytes()
-        .to_vec()
-}
-
 /// Rewrites the account's stored events the way the previous release stored them (the first
 /// container, bill of lading and booking only, no references or transport call id), keeps the
 /// first key of each kind in `event_keys` (what the migration backfills from such rows), and
@@ -40,8 +32,9 @@ async fn downgrade(db: &TestDb) {
         .expect("keys");
     let mut multi = 0;
     for r in rows {
-        let id: String = r.get("id");
-        let account: String = r.get("account_id");
+        // Ids as the event tables keep them, their 16 bytes (migration 28).
+        let id: Vec<u8> = r.get("id");
+        let account: Vec<u8> = r.get("account_id");
         let text = common::event_body(&r.get::<Vec<u8>, _>("body"));
         let mut body: Value = serde_json::from_str(&text).expect("body");
         let map = body.as_object_mut().expect("object");
@@ -76,10 +69,10 @@ async fn downgrade(db: &TestDb) {
             sqlx::query(
                 "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES ($1, $2, $3, $4)",
             )
-            .bind(uuid_bytes(&account))
+            .bind(account.clone())
             .bind(kind)
             .bind(value)
-            .bind(uuid_bytes(&id))
+            .bind(id.clone())
             .execute(&mut conn)
             .await
             .expect("backfill key");

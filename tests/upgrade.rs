@@ -161,6 +161,46 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
     out
 }
 
+/// Every stored event's columns (migration 28: 16-byte ids, times in milliseconds) say what
+/// its body says: the event time is the body's `event_at`, the version time its
+/// `event_created_at` (or `event_at` when the carrier gave none), to the millisecond.
+async fn event_columns_match_their_bodies(db: &TestDb) {
+    let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
+    let rows = sqlx::query(&format!(
+        "SELECT id, raw_event_id, {}, {}, {} AS body FROM transport_events",
+        db.millis("event_at"),
+        db.millis("issued_at"),
+        db.body_bytes("body")
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .expect("events");
+    assert!(
+        rows.len() > 100,
+        "the release stored its events: {}",
+        rows.len()
+    );
+    let millis = |body: &Value, field: &str| {
+        body[field].as_str().map(|t| {
+            chrono::DateTime::parse_from_rfc3339(t)
+                .unwrap_or_else(|e| panic!("{field} {t}: {e}"))
+                .timestamp_millis()
+        })
+    };
+    for r in rows {
+        let id: Vec<u8> = r.get(0);
+        let raw: Vec<u8> = r.get(1);
+        assert_eq!((id.len(), raw.len()), (16, 16), "ids as 16 bytes");
+        let body: Value =
+            serde_json::from_str(&common::event_body(&r.get::<Vec<u8>, _>("body"))).expect("body");
+        let at = millis(&body, "event_at").expect("an event time");
+        assert_eq!(r.get::<i64, _>(2), at, "event_at of {body}");
+        let issued = millis(&body, "event_created_at").unwrap_or(at);
+        assert_eq!(r.get::<i64, _>(3), issued, "issued_at of {body}");
+    }
+    conn.close().await.expect("close");
+}
+
 async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let backend = if db.url.starts_with("sqlite:") {
         "sqlite"
@@ -175,6 +215,7 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let upgraded_server = Server::start(db, &[]);
     let upgraded = answers(&upgraded_server, &key).await;
     drop(upgraded_server);
+    event_columns_match_their_bodies(db).await;
     // `teu rederive` reads every raw payload again: the release stored them as text, which must
     // still read after migration 19 (compressed payloads) and derive the same answers.
     let out = db.teu(&["rederive", "--account", "acme"]);

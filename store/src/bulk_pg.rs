@@ -8,11 +8,12 @@
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
 use super::events::DroppedKeys;
-use super::{decode_event_body, ts, NewEvent, Result, Store};
+use super::{decode_event_body, ts, uuid_of_bytes, NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -28,11 +29,13 @@ impl Store {
         pg: &PgPool,
         account: Uuid,
         events: &mut [&NewEvent<'_>],
-        now: &str,
+        now: DateTime<Utc>,
     ) -> Result<DroppedKeys> {
+        // Times go over as the text `ts` writes, one `timestamptz` cast on the server (sqlx's
+        // driver is built without chrono); milliseconds, as SQLite keeps them.
+        let now = ts(now);
         let mut tx = pg.begin().await?;
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        let account_text = account.to_string();
         for chunk in events.chunks(BULK_ROWS) {
             let mut ids = Vec::with_capacity(chunk.len());
             let mut files = Vec::with_capacity(chunk.len());
@@ -51,8 +54,8 @@ impl Store {
             sqlx::query(
                 "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
                  received_at) \
-                 SELECT id, $1, source_file, source_index, payload, issued_at, $2 \
-                 FROM UNNEST($3::bytea[], $4::text[], $5::bigint[], $6::bytea[], $7::text[]) \
+                 SELECT id, $1, source_file, source_index, payload, issued_at, $2::timestamptz \
+                 FROM UNNEST($3::bytea[], $4::text[], $5::bigint[], $6::bytea[], $7::text[]::timestamptz[]) \
                  AS t (id, source_file, source_index, payload, issued_at) \
                  ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \
@@ -61,7 +64,7 @@ impl Store {
                  OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
             )
             .bind(account.as_bytes().as_slice())
-            .bind(now)
+            .bind(&now)
             .bind(&ids)
             .bind(&files)
             .bind(&indexes)
@@ -82,8 +85,8 @@ impl Store {
             let mut imos = Vec::with_capacity(chunk.len());
             for e in chunk.iter() {
                 let ev = &e.event.event;
-                ids.push(e.event.id.to_string());
-                raw_ids.push(e.event.raw_event_id.to_string());
+                ids.push(e.event.id.as_bytes().as_slice());
+                raw_ids.push(e.event.raw_event_id.as_bytes().as_slice());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
                 bodies.push(e.forms.body.as_slice());
@@ -95,7 +98,8 @@ impl Store {
                 "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual, \
                  vessel_imo) \
                  SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo \
-                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bigint[], $8::text[]) \
+                 FROM UNNEST($2::bytea[], $3::bytea[], $4::text[]::timestamptz[], $5::text[]::timestamptz[], \
+                 $6::bytea[], $7::bigint[], $8::text[]) \
                  AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo) \
                  ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
                  body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo \
@@ -103,7 +107,7 @@ impl Store {
                  OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
                  RETURNING id",
             )
-            .bind(&account_text)
+            .bind(account.as_bytes().as_slice())
             .bind(&ids)
             .bind(&raw_ids)
             .bind(&event_at)
@@ -113,16 +117,15 @@ impl Store {
             .bind(&imos)
             .fetch_all(&mut *tx)
             .await?;
-            let returned: HashSet<String> = rows
+            let returned: HashSet<Vec<u8>> = rows
                 .iter()
-                .map(|r| r.try_get::<String, _>("id"))
+                .map(|r| r.try_get::<Vec<u8>, _>("id"))
                 .collect::<std::result::Result<_, _>>()?;
             written.extend(
                 chunk
                     .iter()
-                    .zip(&ids)
-                    .filter(|(_, id)| returned.contains(*id))
-                    .map(|(e, _)| e.event),
+                    .filter(|e| returned.contains(e.event.id.as_bytes().as_slice()))
+                    .map(|e| e.event),
             );
         }
         let dropped = self
@@ -179,20 +182,27 @@ impl Store {
         }
         let mut replaced = Vec::with_capacity(rows.len());
         for r in rows {
-            let id: String = r.try_get("event_id")?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id)?;
-            replaced.push((id, r.try_get::<String, _>("account_id")?, body));
+            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("event_id")?, "replaced event id")?;
+            let account = uuid_of_bytes(
+                &r.try_get::<Vec<u8>, _>("account_id")?,
+                "replaced event account",
+            )?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id.to_string())?;
+            replaced.push((id, account, body));
         }
-        let ids: Vec<&str> = replaced.iter().map(|(id, _, _)| id.as_str()).collect();
+        let ids: Vec<&[u8]> = replaced
+            .iter()
+            .map(|(id, _, _)| id.as_bytes().as_slice())
+            .collect();
         self.count_statement();
         let mut current = HashMap::new();
-        for r in sqlx::query("SELECT id, body FROM transport_events WHERE id = ANY($1::text[])")
+        for r in sqlx::query("SELECT id, body FROM transport_events WHERE id = ANY($1::bytea[])")
             .bind(&ids)
             .fetch_all(&mut *tx)
             .await?
         {
-            let id: String = r.try_get("id")?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id)?;
+            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id.to_string())?;
             current.insert(id, body);
         }
         let stale = super::events::replaced_keys(&replaced, &current)?;

@@ -9,8 +9,8 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    body_bytes, event_body, event_row, from_json, in_list, one_per_key, parse_uuid, returned_ids,
-    ts, Backend, NewEvent, Result, Store, StoreError,
+    body_bytes, event_body, event_row, from_json, in_list, one_per_key, ts, uuid_of_bytes, Backend,
+    NewEvent, Result, Store, StoreError,
 };
 use crate::payloads::{Encoder, EVENT_BODIES, RAW_PAYLOADS};
 use teu_domain::event_names::named_actual;
@@ -30,7 +30,7 @@ impl Store {
         account: Uuid,
         events: &[NewEvent<'_>],
     ) -> Result<DroppedKeys> {
-        let now = ts(Utc::now());
+        let now = Utc::now();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
         // the same time the greater payload, so that any order of files keeps the same one
         // (the rule of the `WHERE` below).
@@ -49,14 +49,14 @@ impl Store {
             .map(|(_, e)| e)
             .collect();
         if let Some(pg) = &self.pg {
-            return self.upsert_events_pg(pg, account, &mut events, &now).await;
+            return self.upsert_events_pg(pg, account, &mut events, now).await;
         }
+        let now = now.timestamp_millis();
         // Each table's rows go in in the order of its primary key: the ids are random UUIDs, and
         // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
         // cache, which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.raw_event_id);
         let mut tx = self.pool.begin().await?;
-        let account_text = account.to_string();
         for chunk in events.chunks(self.rows_per_list(7)) {
             let sql = format!(
                 "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
@@ -76,8 +76,12 @@ impl Store {
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
                     .bind(e.forms.payload.as_slice())
-                    .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
-                    .bind(&now);
+                    .bind(
+                        ev.event_created_at
+                            .unwrap_or(ev.event_at)
+                            .timestamp_millis(),
+                    )
+                    .bind(now);
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -98,18 +102,25 @@ impl Store {
             for e in chunk {
                 let ev = &e.event.event;
                 q = q
-                    .bind(e.event.id.to_string())
-                    .bind(&account_text)
-                    .bind(e.event.raw_event_id.to_string())
-                    .bind(ts(ev.event_at))
-                    .bind(ts(ev.event_created_at.unwrap_or(ev.event_at)))
+                    .bind(e.event.id.as_bytes().as_slice())
+                    .bind(account.as_bytes().as_slice())
+                    .bind(e.event.raw_event_id.as_bytes().as_slice())
+                    .bind(ev.event_at.timestamp_millis())
+                    .bind(
+                        ev.event_created_at
+                            .unwrap_or(ev.event_at)
+                            .timestamp_millis(),
+                    )
                     .bind(e.forms.body.as_slice())
                     .bind(i64::from(named_actual(ev)))
                     .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
             }
-            let returned: HashSet<Uuid> = returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?
-                .into_iter()
-                .collect();
+            let returned: HashSet<Uuid> = q
+                .fetch_all(self.counted(&mut tx))
+                .await?
+                .iter()
+                .map(|r| uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "returned event id"))
+                .collect::<Result<_>>()?;
             written.extend(
                 chunk
                     .iter()
@@ -173,26 +184,27 @@ impl Store {
         }
         let mut replaced = Vec::with_capacity(rows.len());
         for r in &rows {
-            let id: String = r.try_get("event_id")?;
-            let body = event_body(r, &id)?;
-            replaced.push((id, r.try_get::<String, _>("account_id")?, body));
+            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("event_id")?, "replaced event id")?;
+            let account = uuid_of_bytes(
+                &r.try_get::<Vec<u8>, _>("account_id")?,
+                "replaced event account",
+            )?;
+            replaced.push((id, account, event_body(r, &id.to_string())?));
         }
-        let ids: Vec<&str> = replaced.iter().map(|(id, _, _)| id.as_str()).collect();
         let mut current = HashMap::new();
-        for chunk in ids.chunks(self.rows_per_list(1)) {
+        for chunk in replaced.chunks(self.rows_per_list(1)) {
             let sql = format!(
                 "SELECT id, {} FROM transport_events WHERE id IN ({})",
                 body_bytes(self.backend(), "body"),
                 self.list(chunk.len())
             );
             let mut q = sqlx::query(&sql);
-            for id in chunk {
-                q = q.bind(*id);
+            for (id, _, _) in chunk {
+                q = q.bind(id.as_bytes().as_slice());
             }
             for r in q.fetch_all(self.counted(tx)).await? {
-                let id: String = r.try_get("id")?;
-                let body = event_body(&r, &id)?;
-                current.insert(id, body);
+                let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+                current.insert(id, event_body(&r, &id.to_string())?);
             }
         }
         let stale = replaced_keys(&replaced, &current)?;
@@ -261,7 +273,6 @@ impl Store {
         account: Uuid,
         events: &[TransportEvent],
     ) -> Result<(usize, DroppedKeys)> {
-        let account_s = account.to_string();
         let mut stored: HashMap<Uuid, String> = HashMap::new();
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
@@ -269,14 +280,13 @@ impl Store {
                 body_bytes(self.backend(), "body"),
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(&account_s);
+            let mut q = sqlx::query(&sql).bind(account.as_bytes().as_slice());
             for e in chunk {
-                q = q.bind(e.id.to_string());
+                q = q.bind(e.id.as_bytes().as_slice());
             }
             for row in q.fetch_all(self.pool()).await? {
-                let id: String = row.try_get("id")?;
-                let body = event_body(&row, &id)?;
-                stored.insert(parse_uuid(&id, "transport event")?, body);
+                let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+                stored.insert(id, event_body(&row, &id.to_string())?);
             }
         }
         let mut encoder = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
@@ -293,8 +303,8 @@ impl Store {
                 "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5 \
                  WHERE account_id = $1 AND id = $2",
             )
-            .bind(&account_s)
-            .bind(e.id.to_string())
+            .bind(account.as_bytes().as_slice())
+            .bind(e.id.as_bytes().as_slice())
             .bind(body.as_slice())
             .bind(i64::from(named_actual(&e.event)))
             .bind(e.event.vessel_imo.as_ref().map(|imo| imo.as_str()))
@@ -413,27 +423,27 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let account = account.to_string();
         // By primary key alone: with `account_id = $1` beside it, SQLite without planner
         // statistics (a database being filled) read the account's whole index instead
         // (40.6 s against 9 s for the derive stage of 5,000 containers). The account is
         // checked on the rows.
+        // The ids as 32 hex digits each, made into their 16 bytes by the database.
         let list = match self.backend() {
-            Backend::Sqlite => "SELECT value FROM json_each($1)",
-            Backend::Postgres => "SELECT json_array_elements_text($1::json)",
+            Backend::Sqlite => "SELECT unhex(value) FROM json_each($1)",
+            Backend::Postgres => "SELECT decode(json_array_elements_text($1::json), 'hex')",
         };
         let sql = format!(
             "SELECT id, raw_event_id, {}, account_id FROM transport_events WHERE id IN ({list})",
             body_bytes(self.backend(), "body"),
         );
-        let ids: Vec<String> = ids.iter().map(Uuid::to_string).collect();
+        let ids: Vec<String> = ids.iter().map(|id| id.simple().to_string()).collect();
         let rows = sqlx::query(&sql)
             .bind(serde_json::Value::from(ids).to_string())
             .fetch_all(self.pool())
             .await?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            if row.try_get::<String, _>("account_id")? == account {
+            if row.try_get::<Vec<u8>, _>("account_id")? == account.as_bytes() {
                 out.push(event_row(&row)?);
             }
         }
@@ -489,16 +499,6 @@ impl DroppedKeys {
     pub fn is_empty(&self) -> bool {
         self.containers.is_empty() && self.bills_of_lading.is_empty() && self.bookings.is_empty()
     }
-}
-
-/// A 16-byte id (as `event_keys` and `raw_events` store ids, RFC 9562 byte order) read from a
-/// column holding `what`; [`StoreError::Corrupt`] with the bytes in hex when it is not 16 bytes.
-fn uuid_of_bytes(bytes: &[u8], what: &'static str) -> Result<Uuid> {
-    Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt {
-        what,
-        id: format!("{bytes:02x?}"),
-        detail: e.to_string(),
-    })
 }
 
 /// The aggregate that reads every value of the 16-byte id `column` of the matching rows as
@@ -566,21 +566,21 @@ fn keys_of(event: &EventRow) -> impl Iterator<Item = (KeyKind, &str)> {
 /// # Errors
 /// [`StoreError::Corrupt`] when a body is not a stored event's JSON.
 pub(super) fn replaced_keys(
-    replaced: &[(String, String, String)],
-    current: &HashMap<String, String>,
+    replaced: &[(Uuid, Uuid, String)],
+    current: &HashMap<Uuid, String>,
 ) -> Result<Vec<(Uuid, KeyKind, String, Uuid)>> {
-    let parse = |body: &str, id: &str| from_json::<EventRow>(body, "transport event", id);
+    let parse =
+        |body: &str, id: &Uuid| from_json::<EventRow>(body, "transport event", &id.to_string());
     let mut out = BTreeSet::new();
-    for (id, account, body) in replaced {
-        let now = current.get(id).map(|now| parse(now, id)).transpose()?;
+    for (event, account, body) in replaced {
+        let now = current
+            .get(event)
+            .map(|now| parse(now, event))
+            .transpose()?;
         let kept: HashSet<(KeyKind, &str)> = now.iter().flat_map(keys_of).collect();
-        let (account, event) = (
-            parse_uuid(account, "account")?,
-            parse_uuid(id, "transport event")?,
-        );
-        for (kind, value) in keys_of(&parse(body, id)?) {
+        for (kind, value) in keys_of(&parse(body, event)?) {
             if !kept.contains(&(kind, value)) {
-                out.insert((account, kind, value.to_string(), event));
+                out.insert((*account, kind, value.to_string(), *event));
             }
         }
     }
@@ -610,10 +610,9 @@ mod tests {
         let (old, now, older_release) = (old.as_str(), now.as_str(), older_release.as_str());
         let (a, b) = (Uuid::from_u128(0xa), Uuid::from_u128(0xb));
         let (e1, e2) = (Uuid::from_u128(1), Uuid::from_u128(2));
-        let row =
-            |e: Uuid, acc: Uuid, body: &str| (e.to_string(), acc.to_string(), body.to_string());
+        let row = |e: Uuid, acc: Uuid, body: &str| (e, acc, body.to_string());
         let replaced = vec![row(e1, a, old), row(e1, a, older_release), row(e2, b, old)];
-        let current = HashMap::from([(e1.to_string(), now.to_string())]);
+        let current = HashMap::from([(e1, now.to_string())]);
         let stale = replaced_keys(&replaced, &current).expect("bodies parse");
         let key = |acc, kind, value: &str, e| (acc, kind, value.to_string(), e);
         assert_eq!(

@@ -19,10 +19,13 @@
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
 //! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
-//! a native pool (`bulk_pg`). Ids are UUID text and timestamps RFC 3339 UTC text
-//! with millisecond precision, which sort correctly as text; the one binary column of ids is
-//! `containers.event_links` (a container's event links in event order, 33 bytes per link,
-//! `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
+//! a native pool (`bulk_pg`). The event tables (`raw_events`, `transport_events`,
+//! `event_keys`, `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order)
+//! and times as integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on
+//! PostgreSQL (migrations 24, 25, 28); the other tables keep ids as UUID text and timestamps as
+//! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
+//! `containers.event_links` holds a container's event links in event order (33 bytes per
+//! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
 //! event's as a zstd frame of that JSON with the dictionary of `payloads::EVENT_BODIES`, as a
 //! raw event's carrier text with `payloads::RAW_PAYLOADS`); the other columns are what queries
 //! filter, join and sort on. Every query takes the account id: one
@@ -155,6 +158,17 @@ pub fn now() -> DateTime<Utc> {
 /// Formats a timestamp the way the store keeps it: RFC 3339, UTC, milliseconds, `Z`.
 pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A 16-byte id (as the event tables store ids since migrations 24, 25 and 28, RFC 9562 byte
+/// order) read from a column holding `what`; [`StoreError::Corrupt`] with the bytes in hex
+/// when it is not 16 bytes.
+pub(crate) fn uuid_of_bytes(bytes: &[u8], what: &'static str) -> Result<Uuid> {
+    Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt {
+        what,
+        id: format!("{bytes:02x?}"),
+        detail: e.to_string(),
+    })
 }
 
 /// A stored timestamp column (`what` names the record in errors) as UTC: the form [`ts`]
@@ -813,18 +827,19 @@ pub(crate) fn decode_event_body(stored: &[u8], id: &str) -> Result<String> {
 /// A `transport_events` row (`id`, `raw_event_id` and `body` read through [`body_bytes`]) as
 /// the event it stores.
 fn event_row(r: &AnyRow) -> Result<TransportEvent> {
-    let id: String = r.try_get("id")?;
-    let raw: String = r.try_get("raw_event_id")?;
+    let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+    let raw = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("raw_event_id")?, "raw event id")?;
+    let id_text = id.to_string();
     let event: teu_domain::model::EventRow =
-        from_json(&event_body(r, &id)?, "transport event", &id)?;
+        from_json(&event_body(r, &id_text)?, "transport event", &id_text)?;
     let timezone = event
         .locode
         .as_deref()
         .and_then(|l| teu_domain::reference::bundled().0.get(l))
         .and_then(|p| p.time_zone.clone());
     Ok(TransportEvent {
-        id: parse_uuid(&id, "transport event")?,
-        raw_event_id: parse_uuid(&raw, "raw event")?,
+        id,
+        raw_event_id: raw,
         timezone,
         event,
     })

@@ -300,14 +300,28 @@ impl Store {
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
         // Each container's links are one range of the primary key; CROSS JOIN makes SQLite
-        // walk them first and read each event by its primary key.
+        // walk them first and read each event by its primary key. `container_events` keeps
+        // its ids as text; `transport_events` as 16 bytes since migration 28, printed back as
+        // 32 hex digits (which `event_link` reads as a UUID).
+        let (bytes_of, id_hex, raw_hex) = match self.backend() {
+            super::Backend::Sqlite => (
+                "unhex(replace(ce.event_id, '-', ''))",
+                "hex(e.id)",
+                "hex(e.raw_event_id)",
+            ),
+            super::Backend::Postgres => (
+                "decode(replace(ce.event_id, '-', ''), 'hex')",
+                "encode(e.id, 'hex')",
+                "encode(e.raw_event_id, 'hex')",
+            ),
+        };
         let rows = self
             .aggregated(account, container_ids, |aggregate, list| {
                 format!(
-                    "SELECT ce.container_id, {aggregate}(e.id || ' ' || e.raw_event_id || ' ' || \
+                    "SELECT ce.container_id, {aggregate}({id_hex} || ' ' || {raw_hex} || ' ' || \
                      COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
                      FROM container_events ce CROSS JOIN transport_events e \
-                     WHERE e.id = ce.event_id AND ce.account_id = $1 AND e.account_id = $1 \
+                     WHERE e.id = {bytes_of} AND ce.account_id = $1 \
                      AND ce.container_id IN ({list}) GROUP BY ce.container_id"
                 )
             })
@@ -397,9 +411,10 @@ impl Store {
             // Two statements per batch (the listed and the unlisted ids), not one per event.
             let (mut listed, mut unlisted) = (Vec::new(), Vec::new());
             for row in &rows {
-                let id: String = row.try_get("id")?;
-                let parsed = event_body(row, &id)
-                    .and_then(|body| from_json::<EventRow>(&body, "transport event", &id));
+                let id: Vec<u8> = row.try_get("id")?;
+                let name = format!("{id:02x?}");
+                let parsed = event_body(row, &name)
+                    .and_then(|body| from_json::<EventRow>(&body, "transport event", &name));
                 match parsed {
                     Ok(e) if named_actual(&e) => listed.push(id),
                     _ => unlisted.push(id),
@@ -414,7 +429,7 @@ impl Store {
                     );
                     let mut q = sqlx::query(&sql).bind(flag);
                     for id in chunk {
-                        q = q.bind(id.as_str());
+                        q = q.bind(id.as_slice());
                     }
                     q.execute(self.counted(&mut tx)).await?;
                 }

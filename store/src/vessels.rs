@@ -3,7 +3,9 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{body_bytes, event_body, parse_code, parse_ts, Result, Store, StoreError};
+use super::{
+    body_bytes, event_body, parse_code, parse_ts, uuid_of_bytes, Result, Store, StoreError,
+};
 use teu_domain::ids;
 use teu_domain::model::Imo;
 use teu_domain::vessels::{Fix, Vessel};
@@ -15,7 +17,7 @@ impl Store {
             "SELECT DISTINCT vessel_imo AS imo FROM transport_events WHERE account_id = $1 \
              AND vessel_imo IS NOT NULL",
         )
-        .bind(account.to_string())
+        .bind(account.as_bytes().as_slice())
         .fetch_all(self.pool())
         .await?
         .iter()
@@ -63,13 +65,14 @@ impl Store {
             body_bytes(self.backend(), "body")
         );
         let event_name: Option<String> = match sqlx::query(&sql)
-            .bind(account.to_string())
+            .bind(account.as_bytes().as_slice())
             .bind(imo.as_str())
             .fetch_optional(self.pool())
             .await?
         {
             Some(row) => {
-                let body = event_body(&row, &row.try_get::<String, _>("id")?)?;
+                let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+                let body = event_body(&row, &id.to_string())?;
                 serde_json::from_str::<serde_json::Value>(&body)
                     .ok()
                     .and_then(|v| v["vessel_name"].as_str().map(str::to_string))

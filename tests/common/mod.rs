@@ -76,6 +76,16 @@ impl TestDb {
         }
     }
 
+    /// The select-list item reading a time column of the event tables (migration 28) as
+    /// milliseconds since the epoch: SQLite keeps the integer, PostgreSQL a `timestamptz`.
+    pub fn millis(&self, column: &str) -> String {
+        if self.url.starts_with("sqlite:") {
+            column.to_string()
+        } else {
+            format!("CAST(EXTRACT(EPOCH FROM {column}) * 1000 AS BIGINT)")
+        }
+    }
+
     pub fn sqlite() -> TestDb {
         let dir = tempfile::tempdir().expect("temp dir");
         let url = format!("sqlite:{}", dir.path().join("teu.db").display());
@@ -396,6 +406,11 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .await
         .expect("account")
         .get(0);
+    // The event tables keep the account's id as its 16 bytes (migrations 24, 25, 28).
+    let account_bytes = uuid::Uuid::parse_str(&account_id)
+        .expect("account id")
+        .as_bytes()
+        .to_vec();
     let mut out = BTreeMap::new();
     for table in BODY_TABLES {
         // Event bodies are compressed; the derived records' are JSON text.
@@ -403,11 +418,13 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
             "transport_events" => db.body_bytes("body"),
             _ => "body".to_string(),
         };
-        let rows = sqlx::query(&format!("SELECT {body} FROM {table} WHERE account_id = $1"))
-            .bind(&account_id)
-            .fetch_all(&mut conn)
-            .await
-            .expect("bodies");
+        let sql = format!("SELECT {body} FROM {table} WHERE account_id = $1");
+        let q = sqlx::query(&sql);
+        let q = match table {
+            "transport_events" => q.bind(account_bytes.clone()),
+            _ => q.bind(account_id.clone()),
+        };
+        let rows = q.fetch_all(&mut conn).await.expect("bodies");
         let mut bodies: Vec<String> = rows
             .iter()
             .map(|r| {
@@ -446,31 +463,32 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .event_links_of_containers(account_uuid, &ids)
         .await
         .expect("event links");
-    let events: std::collections::HashMap<uuid::Uuid, (String, String, i64)> = sqlx::query(
-        "SELECT id, raw_event_id, event_at, COALESCE(named_actual, -1) FROM transport_events \
-         WHERE account_id = $1",
-    )
-    .bind(&account_id)
-    .fetch_all(&mut conn)
-    .await
-    .expect("events")
-    .iter()
-    .map(|r| {
-        let id = uuid::Uuid::parse_str(&r.get::<String, _>(0)).expect("event id");
-        (id, (r.get(1), r.get(2), r.get(3)))
-    })
-    .collect();
+    let events: std::collections::HashMap<uuid::Uuid, (uuid::Uuid, i64, i64)> =
+        sqlx::query(&format!(
+            "SELECT id, raw_event_id, {}, COALESCE(named_actual, -1) FROM transport_events \
+             WHERE account_id = $1",
+            db.millis("event_at")
+        ))
+        .bind(account_bytes.clone())
+        .fetch_all(&mut conn)
+        .await
+        .expect("events")
+        .iter()
+        .map(|r| {
+            let id = |i| uuid::Uuid::from_slice(&r.get::<Vec<u8>, _>(i)).expect("16-byte id");
+            (id(0), (id(1), r.get(2), r.get(3)))
+        })
+        .collect();
     let mut link_rows: Vec<String> = Vec::new();
     for (id, number) in &containers {
         let links = served.get(id).map(Vec::as_slice).unwrap_or_default();
-        let mut previous: Option<(&str, uuid::Uuid)> = None;
+        let mut previous: Option<(i64, uuid::Uuid)> = None;
         for link in links {
             let (raw, at, named) = events.get(&link.id).unwrap_or_else(|| {
                 panic!("{number} links {}, not an event of the account", link.id)
             });
             assert_eq!(
-                raw,
-                &link.raw_event_id.to_string(),
+                raw, &link.raw_event_id,
                 "{number}: raw event of {}",
                 link.id
             );
@@ -482,11 +500,11 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
             );
             if let Some(before) = previous {
                 assert!(
-                    before < (at.as_str(), link.id),
+                    before < (*at, link.id),
                     "{number}: links out of event order"
                 );
             }
-            previous = Some((at.as_str(), link.id));
+            previous = Some((*at, link.id));
             link_rows.push(format!("{number} {at} {named}"));
         }
     }
@@ -506,16 +524,11 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         ids.len(),
         "every container stores its event links"
     );
-    let account_bytes = uuid::Uuid::parse_str(&account_id)
-        .expect("account id")
-        .as_bytes()
-        .to_vec();
     for table in COUNTED_TABLES {
         let sql = format!("SELECT COUNT(*) FROM {table} WHERE account_id = $1");
         let q = sqlx::query_scalar::<_, i64>(&sql);
-        // `raw_events` keeps ids as their 16 bytes (migration 25).
         let q = match table {
-            "raw_events" => q.bind(account_bytes.clone()),
+            "raw_events" | "transport_events" => q.bind(account_bytes.clone()),
             _ => q.bind(account_id.clone()),
         };
         let n: i64 = q.fetch_one(&mut conn).await.expect("count");
