@@ -326,16 +326,18 @@ fn short(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// The line of one stored file of [`ingest_files`] on stdout (its derivation is printed with its
-/// group's, [`print_derived`]); with `verbose`, the first quarantined rows on stderr.
+/// The line of one stored file of [`ingest_files`] on stdout, with the time its store stage
+/// took in milliseconds (its derivation is printed with its group's, [`print_derived`]); with
+/// `verbose`, the first quarantined rows on stderr.
 fn print_stored(s: &FileSummary, verbose: bool) {
     println!(
-        "{}: {}: {} rows read, {} accepted, {} quarantined",
+        "{}: {}: {} rows read, {} accepted, {} quarantined; stored in {:.1} ms",
         s.file,
         s.format.label(),
         s.rows_read,
         s.accepted,
         s.quarantined.len(),
+        s.timings.store.as_secs_f64() * 1000.0,
     );
     if verbose {
         print_quarantined(s);

@@ -30,6 +30,11 @@ async fn downgrade(db: &TestDb) {
         .execute(&mut conn)
         .await
         .expect("keys");
+    let appended = if db.url.starts_with("sqlite:") {
+        "CAST(event_keys.event_ids || excluded.event_ids AS BLOB)"
+    } else {
+        "event_keys.event_ids || excluded.event_ids"
+    };
     let mut multi = 0;
     for r in rows {
         // Ids as the event tables keep them, their 16 bytes (migration 28).
@@ -66,9 +71,11 @@ async fn downgrade(db: &TestDb) {
         // trigger kept the replaced version in `replaced_event_versions`; the rederive's writer
         // drains it, and must keep the keys the event still names.
         for (kind, value) in firsts {
-            sqlx::query(
-                "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES ($1, $2, $3, $4)",
-            )
+            // One row per key, its events' ids appended (migration 29).
+            sqlx::query(&format!(
+                "INSERT INTO event_keys (account_id, kind, value, event_ids) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = {appended}"
+            ))
             .bind(account.clone())
             .bind(kind)
             .bind(value)

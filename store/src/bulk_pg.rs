@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
-use super::events::DroppedKeys;
+use super::events::{DroppedKeys, ReplacedKeys};
 use super::{decode_event_body, ts, uuid_of_bytes, NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
@@ -135,28 +135,31 @@ impl Store {
         Ok(dropped)
     }
 
-    /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: the `event_keys` of
-    /// `events` (versions just written), every container, bill of lading and booking each
-    /// names, after deleting the keys of the versions they replaced (as
-    /// `Store::delete_replaced_keys`).
+    /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
+    /// `events` (versions just written) to the `event_keys` list of every container, bill of
+    /// lading and booking each names, after taking the replaced versions out of the keys they
+    /// no longer name (as `Store::delete_replaced_keys`). Each key's row is locked by the
+    /// append until the transaction ends; keys go in in key order, so two workers appending
+    /// to the same keys wait for each other instead of deadlocking.
     async fn insert_event_keys_pg(
         &self,
         tx: &mut sqlx::PgConnection,
         account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<DroppedKeys> {
-        let dropped = self.delete_replaced_keys_pg(tx).await?;
-        let keys = super::events::event_key_rows(events);
-        for chunk in keys.chunks(BULK_ROWS * 3) {
+        let drained = self.delete_replaced_keys_pg(tx).await?;
+        let lists = super::events::key_lists(events, &drained.listed);
+        for chunk in lists.chunks(BULK_ROWS * 3) {
             let kinds: Vec<i16> = chunk.iter().map(|k| k.0.code()).collect();
             let values: Vec<&str> = chunk.iter().map(|k| k.1).collect();
-            let ids: Vec<&[u8]> = chunk.iter().map(|k| k.2.as_bytes().as_slice()).collect();
+            let ids: Vec<&[u8]> = chunk.iter().map(|k| k.2.as_slice()).collect();
             self.count_statement();
             sqlx::query(
-                "INSERT INTO event_keys (account_id, kind, value, event_id) \
-                 SELECT $1, kind, value, event_id FROM UNNEST($2::smallint[], $3::text[], $4::bytea[]) \
-                 AS t (kind, value, event_id) \
-                 ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
+                "INSERT INTO event_keys (account_id, kind, value, event_ids) \
+                 SELECT $1, kind, value, event_ids FROM UNNEST($2::smallint[], $3::text[], $4::bytea[]) \
+                 AS t (kind, value, event_ids) \
+                 ON CONFLICT (account_id, kind, value) \
+                 DO UPDATE SET event_ids = event_keys.event_ids || excluded.event_ids",
             )
             .bind(account.as_bytes().as_slice())
             .bind(&kinds)
@@ -165,20 +168,20 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        Ok(dropped)
+        Ok(drained.dropped)
     }
 
-    /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and
-    /// deletes the keys its versions named that their events' stored versions do not
-    /// (`events::replaced_keys`), in `UNNEST` statements.
-    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<DroppedKeys> {
+    /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and takes
+    /// each replaced version's event out of the keys its stored version no longer names
+    /// (`events::replaced_keys`), deleting a list left empty.
+    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<ReplacedKeys> {
         self.count_statement();
         let rows =
             sqlx::query("DELETE FROM replaced_event_versions RETURNING event_id, account_id, body")
                 .fetch_all(&mut *tx)
                 .await?;
         if rows.is_empty() {
-            return Ok(DroppedKeys::default());
+            return Ok(ReplacedKeys::default());
         }
         let mut replaced = Vec::with_capacity(rows.len());
         for r in rows {
@@ -205,25 +208,42 @@ impl Store {
             let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id.to_string())?;
             current.insert(id, body);
         }
-        let stale = super::events::replaced_keys(&replaced, &current)?;
-        for chunk in stale.chunks(BULK_ROWS * 3) {
-            let accounts: Vec<&[u8]> = chunk.iter().map(|k| k.0.as_bytes().as_slice()).collect();
-            let kinds: Vec<i16> = chunk.iter().map(|k| k.1.code()).collect();
-            let values: Vec<&str> = chunk.iter().map(|k| k.2.as_str()).collect();
-            let ids: Vec<&[u8]> = chunk.iter().map(|k| k.3.as_bytes().as_slice()).collect();
+        let keys = super::events::replaced_keys(&replaced, &current)?;
+        // Rare (an event that changed its keys): one read and one write per key.
+        for ((account, kind, value), gone) in super::events::stale_by_key(&keys.stale) {
             self.count_statement();
-            sqlx::query(
-                "DELETE FROM event_keys WHERE (account_id, kind, value, event_id) IN \
-                 (SELECT * FROM UNNEST($1::bytea[], $2::smallint[], $3::text[], $4::bytea[]))",
+            let Some(row) = sqlx::query(
+                "SELECT event_ids FROM event_keys \
+                 WHERE account_id = $1 AND kind = $2 AND value = $3 FOR UPDATE",
             )
-            .bind(&accounts)
-            .bind(&kinds)
-            .bind(&values)
-            .bind(&ids)
-            .execute(&mut *tx)
-            .await?;
+            .bind(account.as_bytes().as_slice())
+            .bind(kind.code())
+            .bind(value)
+            .fetch_optional(&mut *tx)
+            .await?
+            else {
+                continue;
+            };
+            let left = super::events::without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
+            self.count_statement();
+            let q = if left.is_empty() {
+                sqlx::query(
+                    "DELETE FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3",
+                )
+            } else {
+                sqlx::query(
+                    "UPDATE event_keys SET event_ids = $4 \
+                     WHERE account_id = $1 AND kind = $2 AND value = $3",
+                )
+            };
+            let q = q
+                .bind(account.as_bytes().as_slice())
+                .bind(kind.code())
+                .bind(value);
+            let q = if left.is_empty() { q } else { q.bind(left) };
+            q.execute(&mut *tx).await?;
         }
-        Ok(DroppedKeys::of(&stale))
+        Ok(keys)
     }
 
     /// [`Store::upsert_vessel_positions`] on PostgreSQL: the positions and their bookkeeping

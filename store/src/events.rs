@@ -2,7 +2,7 @@
 //! of lading and bookings they name, quarantined rows, and the events matching a set of
 //! containers, bills of lading or bookings.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::Utc;
 use sqlx::Row;
@@ -134,53 +134,61 @@ impl Store {
         Ok(dropped)
     }
 
-    /// Inserts the `event_keys` rows of `events` (versions just written in `tx`): every
-    /// container, bill of lading and booking each names, after deleting the keys of the
-    /// versions they replaced ([`Store::delete_replaced_keys`]).
+    /// Appends the ids of `events` (versions just written in `tx`) to the `event_keys` list of
+    /// every container, bill of lading and booking each names (migration 29: one row per key),
+    /// after taking the ids of the versions they replaced out of the keys those no longer
+    /// name ([`Store::delete_replaced_keys`]). A pair the replaced version already listed is
+    /// not appended again.
     pub(super) async fn insert_event_keys(
         &self,
         tx: &mut sqlx::AnyConnection,
         account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<DroppedKeys> {
-        let dropped = self.delete_replaced_keys(tx).await?;
-        let keys = event_key_rows(events);
-        for chunk in keys.chunks(self.rows_per_list(4)) {
+        let drained = self.delete_replaced_keys(tx).await?;
+        let lists = key_lists(events, &drained.listed);
+        // SQLite's `||` makes text of its operands' bytes; the cast keeps the list a BLOB.
+        let appended = match self.backend() {
+            Backend::Sqlite => "CAST(event_keys.event_ids || excluded.event_ids AS BLOB)",
+            Backend::Postgres => "event_keys.event_ids || excluded.event_ids",
+        };
+        for chunk in lists.chunks(self.rows_per_list(4)) {
             let sql = format!(
-                "INSERT INTO event_keys (account_id, kind, value, event_id) VALUES {} \
-                 ON CONFLICT (account_id, kind, value, event_id) DO NOTHING",
+                "INSERT INTO event_keys (account_id, kind, value, event_ids) VALUES {} \
+                 ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = {appended}",
                 self.values(chunk.len(), 4)
             );
             let mut q = sqlx::query(&sql);
-            for (kind, value, id) in chunk {
+            for (kind, value, ids) in chunk {
                 q = q
                     .bind(account.as_bytes().as_slice())
                     .bind(kind.code())
                     .bind(*value)
-                    .bind(id.as_bytes().as_slice());
+                    .bind(ids.as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
-        Ok(dropped)
+        Ok(drained.dropped)
     }
 
-    /// Deletes the `event_keys` of the event versions replaced in `tx` so far: the trigger
+    /// Takes the event versions replaced in `tx` so far out of `event_keys`: the trigger
     /// `transport_events_version_replaced` (migration 23) copies each replaced version's body
-    /// into `replaced_event_versions`, which this empties. A key is deleted when the replaced
-    /// version named it and the event's stored version does not ([`replaced_keys`]), so a
-    /// version replaced outside the store's writers (and drained later) never takes a key its
-    /// event still names. Bodies are compressed, so SQL alone cannot list their keys.
+    /// into `replaced_event_versions`, which this empties. An event's id leaves a key's list
+    /// when the replaced version named the key and the event's stored version does not
+    /// ([`replaced_keys`]), so a version replaced outside the store's writers (and drained
+    /// later) never takes a key its event still names; a list left empty is deleted. Bodies
+    /// are compressed, so SQL alone cannot list their keys.
     pub(super) async fn delete_replaced_keys(
         &self,
         tx: &mut sqlx::AnyConnection,
-    ) -> Result<DroppedKeys> {
+    ) -> Result<ReplacedKeys> {
         let sql = format!(
             "DELETE FROM replaced_event_versions RETURNING event_id, account_id, {}",
             body_bytes(self.backend(), "body")
         );
         let rows = sqlx::query(&sql).fetch_all(self.counted(tx)).await?;
         if rows.is_empty() {
-            return Ok(DroppedKeys::default());
+            return Ok(ReplacedKeys::default());
         }
         let mut replaced = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -207,23 +215,44 @@ impl Store {
                 current.insert(id, event_body(&r, &id.to_string())?);
             }
         }
-        let stale = replaced_keys(&replaced, &current)?;
-        for chunk in stale.chunks(self.rows_per_list(4)) {
-            let sql = format!(
-                "DELETE FROM event_keys WHERE (account_id, kind, value, event_id) IN (VALUES {})",
-                self.values(chunk.len(), 4)
-            );
-            let mut q = sqlx::query(&sql);
-            for (account, kind, value, id) in chunk {
-                q = q
-                    .bind(account.as_bytes().as_slice())
-                    .bind(kind.code())
-                    .bind(value.as_str())
-                    .bind(id.as_bytes().as_slice());
-            }
+        let keys = replaced_keys(&replaced, &current)?;
+        // Rare (an event that changed its keys): one read and one write per key.
+        let lock = match self.backend() {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        };
+        let select = format!(
+            "SELECT event_ids FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3{lock}"
+        );
+        for ((account, kind, value), gone) in stale_by_key(&keys.stale) {
+            let Some(row) = sqlx::query(&select)
+                .bind(account.as_bytes().as_slice())
+                .bind(kind.code())
+                .bind(value)
+                .fetch_optional(self.counted(tx))
+                .await?
+            else {
+                continue;
+            };
+            let left = without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
+            let q = if left.is_empty() {
+                sqlx::query(
+                    "DELETE FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3",
+                )
+            } else {
+                sqlx::query(
+                    "UPDATE event_keys SET event_ids = $4 \
+                     WHERE account_id = $1 AND kind = $2 AND value = $3",
+                )
+            };
+            let q = q
+                .bind(account.as_bytes().as_slice())
+                .bind(kind.code())
+                .bind(value);
+            let q = if left.is_empty() { q } else { q.bind(left) };
             q.execute(self.counted(tx)).await?;
         }
-        Ok(DroppedKeys::of(&stale))
+        Ok(keys)
     }
 
     /// Up to `limit` stored raw events of `account` with an id after `after` (all when `None`),
@@ -397,7 +426,7 @@ impl Store {
                 let sql = self.positional(format!(
                     "SELECT {} AS ids FROM event_keys \
                      WHERE account_id = $1 AND kind = $2 AND value IN ({})",
-                    concatenated_hex(self.backend(), "event_id"),
+                    concatenated_hex(self.backend(), "event_ids"),
                     in_list(3, chunk.len())
                 ));
                 let mut q = sqlx::query(&sql)
@@ -501,9 +530,9 @@ impl DroppedKeys {
     }
 }
 
-/// The aggregate that reads every value of the 16-byte id `column` of the matching rows as
-/// one text of 32 hex digits per id, no separator, `NULL` when no row matches; read back by
-/// [`ids_of_hex`].
+/// The aggregate that reads every value of the id `column` of the matching rows (16 bytes
+/// per id, one id or a list of them concatenated) as one text of 32 hex digits per id, no
+/// separator, `NULL` when no row matches; read back by [`ids_of_hex`].
 fn concatenated_hex(backend: Backend, column: &str) -> String {
     match backend {
         Backend::Sqlite => format!("group_concat(hex({column}), '')"),
@@ -535,16 +564,6 @@ fn ids_of_hex(hex: &str, what: &'static str) -> Result<Vec<Uuid>> {
         .collect()
 }
 
-/// The `event_keys` rows of `events`: `(kind, value, event id)` for every container, bill of
-/// lading and booking each names, each once, in primary-key order (after the account).
-pub(super) fn event_key_rows<'e>(events: &[&'e TransportEvent]) -> Vec<(KeyKind, &'e str, Uuid)> {
-    let mut keys: BTreeSet<(KeyKind, &str, Uuid)> = BTreeSet::new();
-    for e in events {
-        keys.extend(keys_of(&e.event).map(|(kind, value)| (kind, value, e.id)));
-    }
-    keys.into_iter().collect()
-}
-
 /// The keys an event names, `(kind, value)`: every container, bill of lading and booking. The
 /// one rule of what `event_keys` holds for an event, for the keys written and the keys of a
 /// replaced version deleted.
@@ -558,20 +577,33 @@ fn keys_of(event: &EventRow) -> impl Iterator<Item = (KeyKind, &str)> {
     .flat_map(|(kind, values)| values.iter().map(move |v| (kind, v.as_str())))
 }
 
-/// The `event_keys` rows to delete for replaced versions: `replaced` holds `(event id,
-/// account id, body JSON)` of each replaced version, `current` the body JSON each event has
-/// now (absent: the event is gone). Returns `(account id, kind, value, event id)` of every key
-/// a replaced version named that the current version does not, each once.
+/// What the replaced versions of a drain of `replaced_event_versions` named
+/// ([`replaced_keys`], [`Store::delete_replaced_keys`]).
+#[derive(Debug, Default)]
+pub(super) struct ReplacedKeys {
+    /// `(account id, kind, value, event id)` of every key a replaced version named that its
+    /// event's stored version does not, each once, in order: the event leaves these lists.
+    pub stale: Vec<(Uuid, KeyKind, String, Uuid)>,
+    /// `(kind, value, event id)` of every key a replaced version named: the event is in these
+    /// lists already (or leaves them), so a writer appending the new version's keys skips them.
+    pub listed: HashSet<(KeyKind, String, Uuid)>,
+    /// The keys of `stale`, for the derivation to derive again.
+    pub dropped: DroppedKeys,
+}
+
+/// The keys of replaced versions: `replaced` holds `(event id, account id, body JSON)` of each
+/// replaced version, `current` the body JSON each event has now (absent: the event is gone).
 ///
 /// # Errors
 /// [`StoreError::Corrupt`] when a body is not a stored event's JSON.
 pub(super) fn replaced_keys(
     replaced: &[(Uuid, Uuid, String)],
     current: &HashMap<Uuid, String>,
-) -> Result<Vec<(Uuid, KeyKind, String, Uuid)>> {
+) -> Result<ReplacedKeys> {
     let parse =
         |body: &str, id: &Uuid| from_json::<EventRow>(body, "transport event", &id.to_string());
-    let mut out = BTreeSet::new();
+    let mut stale = BTreeSet::new();
+    let mut listed = HashSet::new();
     for (event, account, body) in replaced {
         let now = current
             .get(event)
@@ -579,12 +611,69 @@ pub(super) fn replaced_keys(
             .transpose()?;
         let kept: HashSet<(KeyKind, &str)> = now.iter().flat_map(keys_of).collect();
         for (kind, value) in keys_of(&parse(body, event)?) {
+            listed.insert((kind, value.to_string(), *event));
             if !kept.contains(&(kind, value)) {
-                out.insert((*account, kind, value.to_string(), *event));
+                stale.insert((*account, kind, value.to_string(), *event));
             }
         }
     }
-    Ok(out.into_iter().collect())
+    let stale: Vec<_> = stale.into_iter().collect();
+    Ok(ReplacedKeys {
+        dropped: DroppedKeys::of(&stale),
+        stale,
+        listed,
+    })
+}
+
+/// The ids to take out of each key's list, by `(account, kind, value)`, from
+/// [`ReplacedKeys::stale`].
+pub(super) fn stale_by_key(
+    stale: &[(Uuid, KeyKind, String, Uuid)],
+) -> BTreeMap<(Uuid, KeyKind, &str), HashSet<Uuid>> {
+    let mut out: BTreeMap<(Uuid, KeyKind, &str), HashSet<Uuid>> = BTreeMap::new();
+    for (account, kind, value, event) in stale {
+        out.entry((*account, *kind, value.as_str()))
+            .or_default()
+            .insert(*event);
+    }
+    out
+}
+
+/// An `event_keys.event_ids` list (16-byte ids, concatenated) without the ids in `gone`; a
+/// trailing piece shorter than 16 bytes (not a stored form) is dropped with them.
+pub(super) fn without_ids(list: &[u8], gone: &HashSet<Uuid>) -> Vec<u8> {
+    list.chunks_exact(16)
+        .filter(|id| Uuid::from_slice(id).map_or(true, |id| !gone.contains(&id)))
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// The `event_keys` lists to append for `events`: `(kind, value, ids)` of every container,
+/// bill of lading and booking they name, with the 16-byte ids of the events naming it
+/// concatenated, in key order; pairs in `listed` (already in their lists) are left out, and a
+/// key left with no id is not listed.
+pub(super) fn key_lists<'e>(
+    events: &[&'e TransportEvent],
+    listed: &HashSet<(KeyKind, String, Uuid)>,
+) -> Vec<(KeyKind, &'e str, Vec<u8>)> {
+    let mut lists: BTreeMap<(KeyKind, &str), Vec<u8>> = BTreeMap::new();
+    for e in events {
+        for (kind, value) in keys_of(&e.event) {
+            if !listed.is_empty() && listed.contains(&(kind, value.to_string(), e.id)) {
+                continue;
+            }
+            let ids = lists.entry((kind, value)).or_default();
+            // An event naming a key twice is listed once (its pairs come one after another).
+            if !ids.ends_with(e.id.as_bytes()) {
+                ids.extend_from_slice(e.id.as_bytes());
+            }
+        }
+    }
+    lists
+        .into_iter()
+        .map(|((kind, value), ids)| (kind, value, ids))
+        .collect()
 }
 
 #[cfg(test)]
@@ -613,10 +702,10 @@ mod tests {
         let row = |e: Uuid, acc: Uuid, body: &str| (e, acc, body.to_string());
         let replaced = vec![row(e1, a, old), row(e1, a, older_release), row(e2, b, old)];
         let current = HashMap::from([(e1, now.to_string())]);
-        let stale = replaced_keys(&replaced, &current).expect("bodies parse");
+        let keys = replaced_keys(&replaced, &current).expect("bodies parse");
         let key = |acc, kind, value: &str, e| (acc, kind, value.to_string(), e);
         assert_eq!(
-            stale,
+            keys.stale,
             vec![
                 key(a, KeyKind::Container, "MSKU1234565", e1),
                 key(b, KeyKind::Container, "MSKU1234565", e2),
@@ -624,11 +713,102 @@ mod tests {
                 key(b, KeyKind::BillOfLading, "MAEU123", e2),
             ]
         );
+        // Every key a replaced version named is in its event's lists already.
+        let pair = |kind, value: &str, e| (kind, value.to_string(), e);
+        assert_eq!(
+            keys.listed,
+            HashSet::from([
+                pair(KeyKind::Container, "MSKU1234565", e1),
+                pair(KeyKind::Container, "MSKU7654321", e1),
+                pair(KeyKind::BillOfLading, "MAEU123", e1),
+                pair(KeyKind::Container, "MSKU1234565", e2),
+                pair(KeyKind::Container, "MSKU7654321", e2),
+                pair(KeyKind::BillOfLading, "MAEU123", e2),
+            ])
+        );
+        assert_eq!(
+            keys.dropped.containers,
+            BTreeSet::from(["MSKU1234565".to_string(), "MSKU7654321".to_string()])
+        );
+        assert_eq!(
+            keys.dropped.bills_of_lading,
+            BTreeSet::from(["MAEU123".to_string()])
+        );
+        // The ids leaving each key's list, by key.
+        let by_key = stale_by_key(&keys.stale);
+        assert_eq!(
+            by_key[&(b, KeyKind::Container, "MSKU1234565")],
+            HashSet::from([e2])
+        );
+        assert_eq!(by_key.len(), 4);
         let broken = vec![row(Uuid::from_u128(3), a, "{")];
         assert!(matches!(
             replaced_keys(&broken, &current),
             Err(StoreError::Corrupt { .. })
         ));
+    }
+
+    /// An event of `containers` and bill of lading `bl`, with id `id`.
+    fn event_naming(id: u128, containers: &[&str], bl: &str) -> TransportEvent {
+        let head = r#""event_id":"x","event_type":"EQUIPMENT","classifier":"ACT","code":"LOAD","event_at":"2026-11-01T00:00:00Z""#;
+        let body = format!(
+            r#"{{{head},"containers":{},"bills_of_lading":["{bl}"]}}"#,
+            serde_json::Value::from(containers.to_vec())
+        );
+        TransportEvent {
+            id: Uuid::from_u128(id),
+            raw_event_id: Uuid::from_u128(id + 1000),
+            timezone: None,
+            event: serde_json::from_str(&body).expect("an event"),
+        }
+    }
+
+    /// Each key lists the 16-byte ids of the events naming it, once each, in key order; a pair
+    /// already listed (a replaced version's) is left out, and a key with nothing left is not
+    /// listed at all.
+    #[test]
+    fn key_lists_group_the_events_of_each_key() {
+        let e1 = event_naming(1, &["MSKU1234565", "MSKU1234565"], "B1");
+        let e2 = event_naming(2, &["MSKU1234565", "TGHU9876543"], "B1");
+        let bytes = |ids: &[u128]| -> Vec<u8> {
+            ids.iter()
+                .flat_map(|id| Uuid::from_u128(*id).as_bytes().to_vec())
+                .collect()
+        };
+        let lists = key_lists(&[&e1, &e2], &HashSet::new());
+        assert_eq!(
+            lists,
+            vec![
+                (KeyKind::Container, "MSKU1234565", bytes(&[1, 2])),
+                (KeyKind::Container, "TGHU9876543", bytes(&[2])),
+                (KeyKind::BillOfLading, "B1", bytes(&[1, 2])),
+            ]
+        );
+        let listed = HashSet::from([
+            (KeyKind::Container, "MSKU1234565".to_string(), e1.id),
+            (KeyKind::Container, "TGHU9876543".to_string(), e2.id),
+        ]);
+        assert_eq!(
+            key_lists(&[&e1, &e2], &listed),
+            vec![
+                (KeyKind::Container, "MSKU1234565", bytes(&[2])),
+                (KeyKind::BillOfLading, "B1", bytes(&[1, 2])),
+            ]
+        );
+    }
+
+    /// Taking ids out of a list keeps the others in their order; an empty result is empty.
+    #[test]
+    fn without_ids_keeps_the_other_ids() {
+        let ids: Vec<Uuid> = (1..=4).map(Uuid::from_u128).collect();
+        let list: Vec<u8> = ids.iter().flat_map(|id| id.as_bytes().to_vec()).collect();
+        let gone = HashSet::from([ids[1], ids[3]]);
+        let want: Vec<u8> = [ids[0], ids[2]]
+            .iter()
+            .flat_map(|id| id.as_bytes().to_vec())
+            .collect();
+        assert_eq!(without_ids(&list, &gone), want);
+        assert!(without_ids(&list, &ids.iter().copied().collect()).is_empty());
     }
 
     /// The ids of a concatenated hex value come back as written, whichever case the database
