@@ -187,6 +187,13 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
                 .timestamp_millis()
         })
     };
+    // Each event's carrier payload moved beside it (migration 30): none was left behind.
+    let without_payload: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM transport_events WHERE payload IS NULL")
+            .fetch_one(&mut conn)
+            .await
+            .expect("payloads");
+    assert_eq!(without_payload, 0, "every event keeps its raw payload");
     for r in rows {
         let id: Vec<u8> = r.get(0);
         let raw: Vec<u8> = r.get(1);

@@ -2,7 +2,7 @@
 //!
 //! A database written by an earlier release keeps its data and gets today's answers:
 //!
-//! 1. **Events are read again** from the carrier's original JSON (`raw_events.payload`) with
+//! 1. **Events are read again** from the carrier's original JSON (`transport_events.payload`) with
 //!    today's DCSA readers ([`crate::feeds::dcsa`]), so what an older reader dropped (every `EQ`
 //!    reference of an event after the first, the `references`, the transport call id) is
 //!    recovered. Each normalized event and its keys (`event_keys`) are rewritten in place; a

@@ -35,44 +35,6 @@ impl Store {
         // driver is built without chrono); milliseconds, as SQLite keeps them.
         let now = ts(now);
         let mut tx = pg.begin().await?;
-        events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        for chunk in events.chunks(BULK_ROWS) {
-            let mut ids = Vec::with_capacity(chunk.len());
-            let mut files = Vec::with_capacity(chunk.len());
-            let mut indexes = Vec::with_capacity(chunk.len());
-            let mut payloads = Vec::with_capacity(chunk.len());
-            let mut issued = Vec::with_capacity(chunk.len());
-            for e in chunk.iter() {
-                let ev = &e.event.event;
-                ids.push(e.event.raw_event_id.as_bytes().as_slice());
-                files.push(e.source_file);
-                indexes.push(e.source_index as i64);
-                payloads.push(e.forms.payload.as_slice());
-                issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
-            }
-            self.count_statement();
-            sqlx::query(
-                "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
-                 received_at) \
-                 SELECT id, $1, source_file, source_index, payload, issued_at, $2::timestamptz \
-                 FROM UNNEST($3::bytea[], $4::text[], $5::bigint[], $6::bytea[], $7::text[]::timestamptz[]) \
-                 AS t (id, source_file, source_index, payload, issued_at) \
-                 ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
-                 source_file = excluded.source_file, source_index = excluded.source_index, \
-                 issued_at = excluded.issued_at, received_at = excluded.received_at \
-                 WHERE excluded.issued_at > raw_events.issued_at \
-                 OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
-            )
-            .bind(account.as_bytes().as_slice())
-            .bind(&now)
-            .bind(&ids)
-            .bind(&files)
-            .bind(&indexes)
-            .bind(&payloads)
-            .bind(&issued)
-            .execute(&mut *tx)
-            .await?;
-        }
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
         for chunk in events.chunks(BULK_ROWS) {
@@ -83,6 +45,9 @@ impl Store {
             let mut bodies = Vec::with_capacity(chunk.len());
             let mut actual = Vec::with_capacity(chunk.len());
             let mut imos = Vec::with_capacity(chunk.len());
+            let mut payloads = Vec::with_capacity(chunk.len());
+            let mut files = Vec::with_capacity(chunk.len());
+            let mut indexes = Vec::with_capacity(chunk.len());
             for e in chunk.iter() {
                 let ev = &e.event.event;
                 ids.push(e.event.id.as_bytes().as_slice());
@@ -92,22 +57,31 @@ impl Store {
                 bodies.push(e.forms.body.as_slice());
                 actual.push(i64::from(named_actual(ev)));
                 imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
+                payloads.push(e.forms.payload.as_slice());
+                files.push(e.source_file);
+                indexes.push(e.source_index as i64);
             }
             self.count_statement();
             let rows = sqlx::query(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual, \
-                 vessel_imo) \
-                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo \
-                 FROM UNNEST($2::bytea[], $3::bytea[], $4::text[]::timestamptz[], $5::text[]::timestamptz[], \
-                 $6::bytea[], $7::bigint[], $8::text[]) \
-                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo) \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
+                 named_actual, vessel_imo, payload, source_file, source_index, received_at) \
+                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
+                 payload, source_file, source_index, $2::timestamptz \
+                 FROM UNNEST($3::bytea[], $4::bytea[], $5::text[]::timestamptz[], $6::text[]::timestamptz[], \
+                 $7::bytea[], $8::bigint[], $9::text[], $10::bytea[], $11::text[], $12::bigint[]) \
+                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, payload, \
+                 source_file, source_index) \
                  ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
-                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo \
+                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
+                 payload = excluded.payload, source_file = excluded.source_file, \
+                 source_index = excluded.source_index, received_at = excluded.received_at \
                  WHERE excluded.issued_at > transport_events.issued_at \
-                 OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
+                 OR (excluded.issued_at = transport_events.issued_at \
+                 AND excluded.payload > transport_events.payload) \
                  RETURNING id",
             )
             .bind(account.as_bytes().as_slice())
+            .bind(&now)
             .bind(&ids)
             .bind(&raw_ids)
             .bind(&event_at)
@@ -115,6 +89,9 @@ impl Store {
             .bind(&bodies)
             .bind(&actual)
             .bind(&imos)
+            .bind(&payloads)
+            .bind(&files)
+            .bind(&indexes)
             .fetch_all(&mut *tx)
             .await?;
             let returned: HashSet<Vec<u8>> = rows

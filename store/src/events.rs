@@ -18,7 +18,8 @@ use teu_domain::model::{EventRow, TransportEvent};
 use teu_feeds::Quarantined;
 
 impl Store {
-    /// Upserts raw and normalized events. A stored event is replaced only by a version the carrier
+    /// Upserts events: each row of `transport_events` holds the normalized event and the
+    /// carrier's payload it was read from (migration 30). A stored event is replaced only by a version the carrier
     /// issued later (`eventCreatedDateTime` / `eventUpdatedDateTime`); an older or equally old
     /// version of the same `eventID` (a late or repeated file) leaves it as it is.
     ///
@@ -33,7 +34,7 @@ impl Store {
         let now = Utc::now();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
         // the same time the greater payload, so that any order of files keeps the same one
-        // (the rule of the `WHERE` below).
+        // (the rule of the `WHERE` below, which compares the stored, compressed payloads).
         let issued = |e: &NewEvent<'_>| {
             e.event
                 .event
@@ -52,51 +53,26 @@ impl Store {
             return self.upsert_events_pg(pg, account, &mut events, now).await;
         }
         let now = now.timestamp_millis();
-        // Each table's rows go in in the order of its primary key: the ids are random UUIDs, and
-        // in file order every insert lands on another leaf of a B-tree larger than SQLite's page
-        // cache, which spills and reads the same pages again within the transaction.
-        events.sort_unstable_by_key(|e| e.event.raw_event_id);
-        let mut tx = self.pool.begin().await?;
-        for chunk in events.chunks(self.rows_per_list(7)) {
-            let sql = format!(
-                "INSERT INTO raw_events (id, account_id, source_file, source_index, payload, issued_at, \
-                 received_at) VALUES {} ON CONFLICT (id) DO UPDATE SET payload = excluded.payload, \
-                 source_file = excluded.source_file, source_index = excluded.source_index, \
-                 issued_at = excluded.issued_at, received_at = excluded.received_at \
-                 WHERE excluded.issued_at > raw_events.issued_at \
-                 OR (excluded.issued_at = raw_events.issued_at AND excluded.payload > raw_events.payload)",
-                self.values(chunk.len(), 7)
-            );
-            let mut q = sqlx::query(&sql);
-            for e in chunk {
-                let ev = &e.event.event;
-                q = q
-                    .bind(e.event.raw_event_id.as_bytes().as_slice())
-                    .bind(account.as_bytes().as_slice())
-                    .bind(e.source_file)
-                    .bind(e.source_index as i64)
-                    .bind(e.forms.payload.as_slice())
-                    .bind(
-                        ev.event_created_at
-                            .unwrap_or(ev.event_at)
-                            .timestamp_millis(),
-                    )
-                    .bind(now);
-            }
-            q.execute(self.counted(&mut tx)).await?;
-        }
+        // Rows go in in the order of the primary key: the ids are random UUIDs, and in file
+        // order every insert lands on another leaf of a B-tree larger than SQLite's page cache,
+        // which spills and reads the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.id);
+        let mut tx = self.pool.begin().await?;
         let mut written: Vec<&TransportEvent> = Vec::new();
-        for chunk in events.chunks(self.rows_per_list(8)) {
+        for chunk in events.chunks(self.rows_per_list(12)) {
             let sql = format!(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, named_actual, \
-                 vessel_imo) VALUES {} ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, \
+                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
+                 named_actual, vessel_imo, payload, source_file, source_index, received_at) VALUES {} \
+                 ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, \
                  issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual, \
-                 vessel_imo = excluded.vessel_imo \
+                 vessel_imo = excluded.vessel_imo, payload = excluded.payload, \
+                 source_file = excluded.source_file, source_index = excluded.source_index, \
+                 received_at = excluded.received_at \
                  WHERE excluded.issued_at > transport_events.issued_at \
-                 OR (excluded.issued_at = transport_events.issued_at AND excluded.body > transport_events.body) \
+                 OR (excluded.issued_at = transport_events.issued_at \
+                 AND excluded.payload > transport_events.payload) \
                  RETURNING id",
-                self.values(chunk.len(), 8)
+                self.values(chunk.len(), 12)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -113,7 +89,11 @@ impl Store {
                     )
                     .bind(e.forms.body.as_slice())
                     .bind(i64::from(named_actual(ev)))
-                    .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
+                    .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
+                    .bind(e.forms.payload.as_slice())
+                    .bind(e.source_file)
+                    .bind(e.source_index as i64)
+                    .bind(now);
             }
             let returned: HashSet<Uuid> = q
                 .fetch_all(self.counted(&mut tx))
@@ -255,8 +235,10 @@ impl Store {
         Ok(keys)
     }
 
-    /// Up to `limit` stored raw events of `account` with an id after `after` (all when `None`),
-    /// by id: `(raw event id, carrier payload)`. For paging through everything stored.
+    /// Up to `limit` stored raw events of `account`, by the id of the event read from each,
+    /// after the event `after` (from the start when `None`): `(event id, carrier payload)`.
+    /// For paging through everything stored; events stored without a payload (none such are
+    /// written; an upgraded database's event whose raw row was missing) are left out.
     pub async fn raw_events_after(
         &self,
         account: Uuid,
@@ -269,8 +251,8 @@ impl Store {
             Backend::Postgres => "payload",
         };
         let sql = format!(
-            "SELECT id, {payload} AS payload FROM raw_events \
-             WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+            "SELECT id, {payload} AS payload FROM transport_events \
+             WHERE account_id = $1 AND id > $2 AND payload IS NOT NULL ORDER BY id LIMIT $3"
         );
         let rows = sqlx::query(&sql)
             .bind(account.as_bytes().as_slice())
@@ -280,7 +262,7 @@ impl Store {
             .await?;
         rows.iter()
             .map(|r| {
-                let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "raw event id")?;
+                let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
                 let payload = RAW_PAYLOADS
                     .decode(&r.try_get::<Vec<u8>, _>("payload")?)
                     .map_err(|detail| StoreError::Corrupt {

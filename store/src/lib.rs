@@ -6,7 +6,7 @@
 //!
 //! | module | tables |
 //! |---|---|
-//! | `events` | raw and normalized transport events, their keys (`event_keys`), quarantine |
+//! | `events` | transport events with their carriers' payloads, their keys (`event_keys`), quarantine |
 //! | `derived` | containers, shipments, their event links, the webhook outbox rows of a derivation |
 //! | `reads`, `listing` | the pages and filters both APIs serve |
 //! | `facts` | terminal availability, line deadlines, AIS positions |
@@ -19,10 +19,11 @@
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
 //! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
-//! a native pool (`bulk_pg`). The event tables (`raw_events`, `transport_events`,
-//! `event_keys`, `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order)
-//! and times as integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on
-//! PostgreSQL (migrations 24, 25, 28); the other tables keep ids as UUID text and timestamps as
+//! a native pool (`bulk_pg`). The event tables (`transport_events`, which holds each event's
+//! carrier payload too since migration 30, `event_keys`, one row per key since 29, and
+//! `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
+//! integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
+//! (migrations 24, 25, 28); the other tables keep ids as UUID text and timestamps as
 //! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per
 //! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
@@ -333,7 +334,7 @@ pub(crate) fn in_list(from: usize, n: usize) -> String {
 /// scan whole for one account, plans that need the row count and the keys' distinct counts,
 /// not value histograms: [`Store::optimize`] analyzes them at statistics target 10, a sample
 /// of 3,000 rows (PostgreSQL's default, 100, samples 30,000 of these wide rows).
-const KEYED_ONLY_TABLES: [&str; 2] = ["raw_events", "transport_events"];
+const KEYED_ONLY_TABLES: [&str; 1] = ["transport_events"];
 
 /// Rows per multi-row statement on PostgreSQL; keeps bind parameters far below its limit of
 /// 65,535.

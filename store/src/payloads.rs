@@ -1,4 +1,4 @@
-//! How the event tables keep their text: `raw_events.payload` (a carrier's original text) and
+//! How the event tables keep their text: `transport_events.payload` (a carrier's original text) and
 //! `transport_events.body` (the normalized event, JSON of [`teu_domain::model::EventRow`]), each
 //! a zstd frame compressed with a bundled dictionary of its own ([`RAW_PAYLOADS`],
 //! [`EVENT_BODIES`]; issue 16, "raw carrier payloads compressed", "compact storage").
@@ -54,7 +54,7 @@ const BODIES_101: (u32, &[u8]) = (
     include_bytes!("../dictionaries/event-bodies-101.zdict"),
 );
 
-/// `raw_events.payload`: carriers' original text (`scripts/dictionary.sh raw N`, ids 1–100).
+/// `transport_events.payload`: carriers' original text (`scripts/dictionary.sh raw N`, ids 1–100).
 pub static RAW_PAYLOADS: Codec = Codec {
     what: "raw event payload",
     current: RAW_1,
@@ -115,7 +115,7 @@ impl Encoder {
 /// before is stored) and hand them in with the event ([`crate::NewEvent::forms`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventForms {
-    /// `raw_events.payload`: the carrier's JSON text, compressed.
+    /// `transport_events.payload`: the carrier's JSON text, compressed.
     pub(crate) payload: Vec<u8>,
     /// `transport_events.body`: the normalized event's JSON, compressed.
     pub(crate) body: Vec<u8>,
