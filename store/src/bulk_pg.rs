@@ -189,31 +189,19 @@ impl Store {
         // Rare (an event that changed its keys): one read and one write per key.
         for ((account, kind, value), gone) in super::events::stale_by_key(&keys.stale) {
             self.count_statement();
-            let Some(row) = sqlx::query(
-                "SELECT event_ids FROM event_keys \
-                 WHERE account_id = $1 AND kind = $2 AND value = $3 FOR UPDATE",
-            )
-            .bind(account.as_bytes().as_slice())
-            .bind(kind.code())
-            .bind(value)
-            .fetch_optional(&mut *tx)
-            .await?
+            let select = format!("{} FOR UPDATE", super::events::KEY_LIST);
+            let Some(row) = sqlx::query(&select)
+                .bind(account.as_bytes().as_slice())
+                .bind(kind.code())
+                .bind(value)
+                .fetch_optional(&mut *tx)
+                .await?
             else {
                 continue;
             };
             let left = super::events::without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
             self.count_statement();
-            let q = if left.is_empty() {
-                sqlx::query(
-                    "DELETE FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3",
-                )
-            } else {
-                sqlx::query(
-                    "UPDATE event_keys SET event_ids = $4 \
-                     WHERE account_id = $1 AND kind = $2 AND value = $3",
-                )
-            };
-            let q = q
+            let q = sqlx::query(super::events::key_list_write(&left))
                 .bind(account.as_bytes().as_slice())
                 .bind(kind.code())
                 .bind(value);

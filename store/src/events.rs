@@ -201,9 +201,7 @@ impl Store {
             Backend::Sqlite => "",
             Backend::Postgres => " FOR UPDATE",
         };
-        let select = format!(
-            "SELECT event_ids FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3{lock}"
-        );
+        let select = format!("{KEY_LIST}{lock}");
         for ((account, kind, value), gone) in stale_by_key(&keys.stale) {
             let Some(row) = sqlx::query(&select)
                 .bind(account.as_bytes().as_slice())
@@ -215,17 +213,7 @@ impl Store {
                 continue;
             };
             let left = without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
-            let q = if left.is_empty() {
-                sqlx::query(
-                    "DELETE FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3",
-                )
-            } else {
-                sqlx::query(
-                    "UPDATE event_keys SET event_ids = $4 \
-                     WHERE account_id = $1 AND kind = $2 AND value = $3",
-                )
-            };
-            let q = q
+            let q = sqlx::query(key_list_write(&left))
                 .bind(account.as_bytes().as_slice())
                 .bind(kind.code())
                 .bind(value);
@@ -619,6 +607,21 @@ pub(super) fn stale_by_key(
             .insert(*event);
     }
     out
+}
+
+/// Reads one key's `event_keys` list: `$1` account, `$2` kind code, `$3` value.
+pub(super) const KEY_LIST: &str =
+    "SELECT event_ids FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3";
+
+/// The statement writing back a key's list after ids left it ([`without_ids`]), with the
+/// parameters of [`KEY_LIST`] and, when `left` is not empty, `$4` the list: an empty list
+/// deletes the key's row.
+pub(super) fn key_list_write(left: &[u8]) -> &'static str {
+    if left.is_empty() {
+        "DELETE FROM event_keys WHERE account_id = $1 AND kind = $2 AND value = $3"
+    } else {
+        "UPDATE event_keys SET event_ids = $4 WHERE account_id = $1 AND kind = $2 AND value = $3"
+    }
 }
 
 /// An `event_keys.event_ids` list (16-byte ids, concatenated) without the ids in `gone`; a

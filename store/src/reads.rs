@@ -302,7 +302,8 @@ impl Store {
         // Each container's links are one range of the primary key; CROSS JOIN makes SQLite
         // walk them first and read each event by its primary key. `container_events` keeps
         // its ids as text; `transport_events` as 16 bytes since migration 28, printed back as
-        // 32 hex digits (which `event_link` reads as a UUID).
+        // 32 hex digits (which `event_link` reads as a UUID). Event ids are UUID v5 of their
+        // account (`teu_domain::ids`), so a link's event is of the link's account.
         let (bytes_of, id_hex, raw_hex) = match self.backend() {
             super::Backend::Sqlite => (
                 "unhex(replace(ce.event_id, '-', ''))",
@@ -412,7 +413,8 @@ impl Store {
             let (mut listed, mut unlisted) = (Vec::new(), Vec::new());
             for row in &rows {
                 let id: Vec<u8> = row.try_get("id")?;
-                let name = format!("{id:02x?}");
+                let name =
+                    Uuid::from_slice(&id).map_or_else(|_| format!("{id:02x?}"), |u| u.to_string());
                 let parsed = event_body(row, &name)
                     .and_then(|body| from_json::<EventRow>(&body, "transport event", &name));
                 match parsed {
