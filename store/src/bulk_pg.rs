@@ -145,7 +145,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        Ok(drained.dropped)
+        Ok(DroppedKeys::of(&drained.stale))
     }
 
     /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and takes
@@ -167,7 +167,7 @@ impl Store {
                 &r.try_get::<Vec<u8>, _>("account_id")?,
                 "replaced event account",
             )?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id.to_string())?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)?;
             replaced.push((id, account, body));
         }
         let ids: Vec<&[u8]> = replaced
@@ -182,14 +182,14 @@ impl Store {
             .await?
         {
             let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, &id.to_string())?;
+            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)?;
             current.insert(id, body);
         }
         let keys = super::events::replaced_keys(&replaced, &current)?;
         // Rare (an event that changed its keys): one read and one write per key.
+        let select = format!("{} FOR UPDATE", super::events::KEY_LIST);
         for ((account, kind, value), gone) in super::events::stale_by_key(&keys.stale) {
             self.count_statement();
-            let select = format!("{} FOR UPDATE", super::events::KEY_LIST);
             let Some(row) = sqlx::query(&select)
                 .bind(account.as_bytes().as_slice())
                 .bind(kind.code())

@@ -148,7 +148,7 @@ impl Store {
             }
             q.execute(self.counted(tx)).await?;
         }
-        Ok(drained.dropped)
+        Ok(DroppedKeys::of(&drained.stale))
     }
 
     /// Takes the event versions replaced in `tx` so far out of `event_keys`: the trigger
@@ -177,7 +177,7 @@ impl Store {
                 &r.try_get::<Vec<u8>, _>("account_id")?,
                 "replaced event account",
             )?;
-            replaced.push((id, account, event_body(r, &id.to_string())?));
+            replaced.push((id, account, event_body(r, id)?));
         }
         let mut current = HashMap::new();
         for chunk in replaced.chunks(self.rows_per_list(1)) {
@@ -192,7 +192,7 @@ impl Store {
             }
             for r in q.fetch_all(self.counted(tx)).await? {
                 let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                current.insert(id, event_body(&r, &id.to_string())?);
+                current.insert(id, event_body(&r, id)?);
             }
         }
         let keys = replaced_keys(&replaced, &current)?;
@@ -285,7 +285,7 @@ impl Store {
             }
             for row in q.fetch_all(self.pool()).await? {
                 let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                stored.insert(id, event_body(&row, &id.to_string())?);
+                stored.insert(id, event_body(&row, id)?);
             }
         }
         let mut encoder = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
@@ -481,7 +481,8 @@ pub struct DroppedKeys {
 }
 
 impl DroppedKeys {
-    /// The keys of deleted `event_keys` rows `(account, kind, value, event)`.
+    /// The keys of `(account, kind, value, event)` pairs taken out of `event_keys`
+    /// ([`ReplacedKeys::stale`]).
     pub(super) fn of(stale: &[(Uuid, KeyKind, String, Uuid)]) -> Self {
         let mut out = DroppedKeys::default();
         for (_, kind, value, _) in stale {
@@ -557,8 +558,6 @@ pub(super) struct ReplacedKeys {
     /// `(kind, value, event id)` of every key a replaced version named: the event is in these
     /// lists already (or leaves them), so a writer appending the new version's keys skips them.
     pub listed: HashSet<(KeyKind, String, Uuid)>,
-    /// The keys of `stale`, for the derivation to derive again.
-    pub dropped: DroppedKeys,
 }
 
 /// The keys of replaced versions: `replaced` holds `(event id, account id, body JSON)` of each
@@ -570,8 +569,7 @@ pub(super) fn replaced_keys(
     replaced: &[(Uuid, Uuid, String)],
     current: &HashMap<Uuid, String>,
 ) -> Result<ReplacedKeys> {
-    let parse =
-        |body: &str, id: &Uuid| from_json::<EventRow>(body, "transport event", &id.to_string());
+    let parse = |body: &str, id: &Uuid| from_json::<EventRow>(body, "transport event", id);
     let mut stale = BTreeSet::new();
     let mut listed = HashSet::new();
     for (event, account, body) in replaced {
@@ -587,10 +585,8 @@ pub(super) fn replaced_keys(
             }
         }
     }
-    let stale: Vec<_> = stale.into_iter().collect();
     Ok(ReplacedKeys {
-        dropped: DroppedKeys::of(&stale),
-        stale,
+        stale: stale.into_iter().collect(),
         listed,
     })
 }
@@ -711,12 +707,13 @@ mod tests {
                 pair(KeyKind::BillOfLading, "MAEU123", e2),
             ])
         );
+        let dropped = DroppedKeys::of(&keys.stale);
         assert_eq!(
-            keys.dropped.containers,
+            dropped.containers,
             BTreeSet::from(["MSKU1234565".to_string(), "MSKU7654321".to_string()])
         );
         assert_eq!(
-            keys.dropped.bills_of_lading,
+            dropped.bills_of_lading,
             BTreeSet::from(["MAEU123".to_string()])
         );
         // The ids leaving each key's list, by key.

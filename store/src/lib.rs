@@ -167,7 +167,7 @@ pub fn ts(t: DateTime<Utc>) -> String {
 pub(crate) fn uuid_of_bytes(bytes: &[u8], what: &'static str) -> Result<Uuid> {
     Uuid::from_slice(bytes).map_err(|e| StoreError::Corrupt {
         what,
-        id: format!("{bytes:02x?}"),
+        id: hex::encode(bytes),
         detail: e.to_string(),
     })
 }
@@ -218,7 +218,7 @@ fn parse_code<T: FromStr<Err = teu_domain::model::CodeError>>(
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
     body: &str,
     what: &'static str,
-    id: &str,
+    id: impl std::fmt::Display,
 ) -> Result<T> {
     serde_json::from_str(body).map_err(|e| StoreError::Corrupt {
         what,
@@ -809,13 +809,13 @@ pub(crate) fn body_bytes(backend: Backend, column: &str) -> String {
 
 /// The JSON text of the `body` column of a `transport_events` row read through [`body_bytes`]
 /// (decompressed by [`payloads::EVENT_BODIES`]); `id` names the row in errors.
-pub(crate) fn event_body(r: &AnyRow, id: &str) -> Result<String> {
+pub(crate) fn event_body(r: &AnyRow, id: impl std::fmt::Display) -> Result<String> {
     decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)
 }
 
 /// The JSON text of a stored `transport_events.body` (see [`event_body`]); `id` names the row
 /// in errors ([`StoreError::Corrupt`]).
-pub(crate) fn decode_event_body(stored: &[u8], id: &str) -> Result<String> {
+pub(crate) fn decode_event_body(stored: &[u8], id: impl std::fmt::Display) -> Result<String> {
     payloads::EVENT_BODIES
         .decode(stored)
         .map_err(|detail| StoreError::Corrupt {
@@ -830,9 +830,7 @@ pub(crate) fn decode_event_body(stored: &[u8], id: &str) -> Result<String> {
 fn event_row(r: &AnyRow) -> Result<TransportEvent> {
     let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
     let raw = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("raw_event_id")?, "raw event id")?;
-    let id_text = id.to_string();
-    let event: teu_domain::model::EventRow =
-        from_json(&event_body(r, &id_text)?, "transport event", &id_text)?;
+    let event: teu_domain::model::EventRow = from_json(&event_body(r, id)?, "transport event", id)?;
     let timezone = event
         .locode
         .as_deref()

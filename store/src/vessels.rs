@@ -72,7 +72,7 @@ impl Store {
         {
             Some(row) => {
                 let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                let body = event_body(&row, &id.to_string())?;
+                let body = event_body(&row, id)?;
                 serde_json::from_str::<serde_json::Value>(&body)
                     .ok()
                     .and_then(|v| v["vessel_name"].as_str().map(str::to_string))
