@@ -134,6 +134,13 @@ const READ_AHEAD: usize = 2;
 /// `derive_every` feed rows are stored, and after the last file
 /// ([`ingest::PendingDerivation`]); each derivation prints a line of its own. Returns how many
 /// files failed (unreadable, or stored but their derivation failed); the others are kept.
+///
+/// Three things go on at once: the next files are read on a blocking thread, the current one
+/// is stored, and the last group of stored files is derived in a task of its own
+/// ([`ingest::DerivationGroup`]): its history reads and polars work run beside the store,
+/// while its writes and the store's take turns ([`ingest::WriteTurns`]). Derivations run one
+/// after another, each after its group's files are stored, so every key is last derived from
+/// its whole stored history, as when the steps ran one by one (`tests/order.rs`).
 pub async fn ingest_files(
     store: &Store,
     account: &Account,
@@ -153,6 +160,8 @@ pub async fn ingest_files(
     let mut totals = StageTimings::default();
     let mut totals_rows = Rows::default();
     let mut pending = ingest::PendingDerivation::default();
+    let turns = ingest::WriteTurns::default();
+    let mut deriving: Option<Deriving> = None;
     // Files are read, parsed and prepared in order on one blocking thread, up to
     // `READ_AHEAD` files ahead of the one being stored and derived (the read stage is CPU
     // work that needs no store): on two cores it leaves the wall time, and a large file is
@@ -187,7 +196,10 @@ pub async fn ingest_files(
             ))),
         };
         let stored = match read {
-            Ok(read) => ingest::store_read(store, account, path, read).await,
+            Ok(read) => {
+                let _turn = turns.take().await;
+                ingest::store_read(store, account, path, read).await
+            }
             Err(e) => Err(e),
         };
         match stored {
@@ -210,22 +222,18 @@ pub async fn ingest_files(
         bar.inc(1);
         let last = i + 1 == files.len();
         if !pending.is_empty() && (last || pending.rows() >= derive_every) {
-            let group = pending.files().to_vec();
-            bar.set_message(format!("deriving {} files", group.len()));
-            match pending.derive(store, account, &mut totals).await {
-                Ok(derived) => bar.suspend(|| print_derived(&group, &derived)),
-                Err(e) => {
-                    failures += group.len();
-                    bar.suspend(|| {
-                        eprintln!(
-                            "error: deriving {}: {e}; their rows are stored and are derived by \
-                             the next ingest that names their containers, bills of lading or bookings",
-                            files_of(&group)
-                        )
-                    });
-                }
+            // One derivation at a time: the previous group's ends before this one starts.
+            if let Some(previous) = deriving.take() {
+                failures += previous.finish(&bar, &mut totals).await;
+            }
+            if let Some(group) = pending.take_group() {
+                bar.set_message(format!("deriving {} files", group.files().len()));
+                deriving = Some(Deriving::start(store, account, group, &turns));
             }
         }
+    }
+    if let Some(last) = deriving.take() {
+        failures += last.finish(&bar, &mut totals).await;
     }
     drop(reads);
     if let Err(e) = reader.await {
@@ -241,6 +249,58 @@ pub async fn ingest_files(
         print_stages(files.len(), &totals_rows, started.elapsed(), &totals);
     }
     failures
+}
+
+/// A group of stored files being derived in a task of its own ([`ingest_files`]).
+struct Deriving {
+    files: Vec<String>,
+    task: tokio::task::JoinHandle<(Result<ingest::Derived, IngestError>, StageTimings)>,
+}
+
+impl Deriving {
+    /// Starts deriving `group` beside whatever [`ingest_files`] does next.
+    fn start(
+        store: &Store,
+        account: &Account,
+        group: ingest::DerivationGroup,
+        turns: &ingest::WriteTurns,
+    ) -> Deriving {
+        let files = group.files().to_vec();
+        let (store, account, turns) = (store.clone(), account.clone(), turns.clone());
+        let task = tokio::spawn(async move { group.derive(&store, &account, &turns).await });
+        Deriving { files, task }
+    }
+
+    /// Waits for the derivation, adds its stage times to `totals` and prints its line (or its
+    /// error). Returns how many files failed: none, or every file of the group.
+    async fn finish(self, bar: &ProgressBar, totals: &mut StageTimings) -> usize {
+        let (derived, timings) = match self.task.await {
+            Ok(done) => done,
+            Err(e) => (
+                Err(IngestError::Worker(format!(
+                    "the derivation task failed: {e}"
+                ))),
+                StageTimings::default(),
+            ),
+        };
+        totals.add(&timings);
+        match derived {
+            Ok(derived) => {
+                bar.suspend(|| print_derived(&self.files, &derived));
+                0
+            }
+            Err(e) => {
+                bar.suspend(|| {
+                    eprintln!(
+                        "error: deriving {}: {e}; their rows are stored and are derived by \
+                         the next ingest that names their containers, bills of lading or bookings",
+                        files_of(&self.files)
+                    )
+                });
+                self.files.len()
+            }
+        }
+    }
 }
 
 /// "FILE" for one file, "N files (FIRST … LAST)" for several.
@@ -281,7 +341,9 @@ struct Rows {
 /// The end-of-ingest report on stderr: rows, wall time, time and throughput per stage (read
 /// and store over every row; derive and write over the rows that feed the derivation), peak RSS.
 /// The read stage runs on its own thread beside the others (the next file is read while the
-/// current one is stored), so the stage times may add up to more than the wall time.
+/// current one is stored), and a group's derivation beside the store of the next files, so
+/// the stage times may add up to more than the wall time. The lock wait includes a
+/// derivation's waits for its turns to write ([`ingest::WriteTurns`]).
 fn print_stages(files: usize, rows: &Rows, wall: std::time::Duration, t: &StageTimings) {
     let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
     eprintln!(

@@ -96,7 +96,14 @@ pub async fn rederive_account(
     let total = batches.len();
     for (done, keys) in batches.into_iter().enumerate() {
         let mut timings = ingest::StageTimings::default();
-        let derived = ingest::derive_stored(store, account, &keys, &mut timings).await?;
+        let derived = ingest::derive_stored(
+            store,
+            account,
+            &keys,
+            &ingest::WriteTurns::default(),
+            &mut timings,
+        )
+        .await?;
         summary.shipments += derived.shipments;
         summary.containers += derived.containers;
         progress(done + 1, total);

@@ -93,7 +93,8 @@ pub struct StageTimings {
     /// Storing raw and normalized events, terminal checks, deadlines, AIS positions, emails and
     /// quarantined rows.
     pub store: Duration,
-    /// Waiting for the derivation lock (another worker deriving the same account).
+    /// Waiting for the derivation lock (another worker deriving the same account) or, in a
+    /// derivation beside the store of later files, for a turn to write ([`WriteTurns`]).
     pub lock_wait: Duration,
     /// Loading the touched keys' stored history and deriving shipments and containers (polars).
     pub derive: Duration,
@@ -346,7 +347,14 @@ async fn derive_one(
     if keys.is_empty() {
         return Ok(summary);
     }
-    let derived = derive_stored(store, account, &keys, &mut summary.timings).await?;
+    let derived = derive_stored(
+        store,
+        account,
+        &keys,
+        &WriteTurns::default(),
+        &mut summary.timings,
+    )
+    .await?;
     summary.shipments = derived.shipments;
     summary.containers = derived.containers;
     summary.waiting = derived.waiting;
@@ -468,7 +476,9 @@ pub struct Derived {
 
 /// Steps 2 to 4 of the module documentation for `keys` (what stored files named): derives,
 /// under the account's derivation lock, every shipment linked to them, writes the result and
-/// publishes the changes. Adds the lock wait, derive and write times to `timings`.
+/// publishes the changes, writing only in its turns of `turns` (pass `WriteTurns::default()`
+/// when nothing else of this process writes meanwhile). Adds the lock wait (the derivation
+/// lock's and the turns'), derive and write times to `timings`.
 ///
 /// # Errors
 /// Store and normalization errors; the stored rows stay stored, and the next derivation that
@@ -477,10 +487,11 @@ pub async fn derive_stored(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derived, IngestError> {
     let mut these = StageTimings::default();
-    let derived = locked_derivation(store, account, keys, &mut these).await;
+    let derived = locked_derivation(store, account, keys, turns, &mut these).await;
     timings.add(&these);
     let derived = derived?;
     Ok(Derived {
@@ -528,29 +539,72 @@ impl PendingDerivation {
         self.keys.is_empty()
     }
 
-    /// Refreshes the planner statistics ([`Store::optimize`]), then derives every key added so
-    /// far together ([`derive_stored`]) and starts a new group,
-    /// whether the derivation succeeded or not (on failure the files' rows stay stored and
-    /// underived until a later derivation reaches their keys).
+    /// Takes every key and file added so far as one [`DerivationGroup`] and starts a new,
+    /// empty group; `None` when no key waits.
+    pub fn take_group(&mut self) -> Option<DerivationGroup> {
+        let Self { keys, files, .. } = std::mem::take(self);
+        (!keys.is_empty()).then_some(DerivationGroup { keys, files })
+    }
+}
+
+/// The keys and files of stored files, taken from a [`PendingDerivation`] to be derived
+/// together, possibly while the next files are stored (`teu ingest` does: see
+/// [`WriteTurns`]).
+#[derive(Debug)]
+pub struct DerivationGroup {
+    keys: Keys,
+    files: Vec<String>,
+}
+
+impl DerivationGroup {
+    /// The files of the group, in the order they were stored (files that named no key are not
+    /// listed).
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// Refreshes the planner statistics ([`Store::optimize`]), then derives the group's keys
+    /// ([`derive_stored`]), writing in its turns of `turns`. Returns what was derived, or the
+    /// error (the files' rows stay stored and underived until a later derivation reaches their
+    /// keys), with the stage times of the derivation (the statistics count as storing).
     pub async fn derive(
-        &mut self,
+        self,
         store: &Store,
         account: &Account,
-        timings: &mut StageTimings,
-    ) -> Result<Derived, IngestError> {
-        let keys = std::mem::take(self).keys;
-        if keys.is_empty() {
-            return Ok(Derived::default());
-        }
+        turns: &WriteTurns,
+    ) -> (Result<Derived, IngestError>, StageTimings) {
+        let mut timings = StageTimings::default();
         // The group's store stage grew the tables the derivation reads, and the previous
-        // group's writes the links it reads back: fresh planner statistics first (counted
-        // as storing; a failure costs only speed).
+        // group's writes the links it reads back: fresh planner statistics first (a write on
+        // SQLite: in a turn; a failure costs only speed).
+        let waited = Instant::now();
+        let turn = turns.take().await;
+        timings.lock_wait += waited.elapsed();
         let started = Instant::now();
         if let Err(e) = store.optimize().await {
             tracing::warn!("planner statistics not refreshed: {e}");
         }
+        drop(turn);
         timings.store += started.elapsed();
-        derive_stored(store, account, &keys, timings).await
+        let derived = derive_stored(store, account, &self.keys, turns, &mut timings).await;
+        (derived, timings)
+    }
+}
+
+/// Turns at writing among the tasks of one ingest, one at a time: `teu ingest` stores the next
+/// files while a group of stored files is derived ([`DerivationGroup::derive`]), and each
+/// takes a turn for its writes (a file's store, a derivation's written rows and published
+/// changes) while the derivation's reads and polars work go on beside the store. SQLite has
+/// one writer (SQLite manual, "File Locking And Concurrency In SQLite Version 3"): without
+/// turns a file's store and a derivation's write would meet at the database's lock, and the
+/// one that waited past its busy timeout would fail. Clones share the turns.
+#[derive(Debug, Clone, Default)]
+pub struct WriteTurns(std::sync::Arc<tokio::sync::Mutex<()>>);
+
+impl WriteTurns {
+    /// Waits for this task's turn to write; the turn lasts until the guard is dropped.
+    pub async fn take(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.0.lock().await
     }
 }
 
@@ -658,14 +712,19 @@ async fn locked_derivation(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
     let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
-    timings.lock_wait = waited.elapsed();
-    let derived = derive_and_write(store, account, keys, timings).await;
+    timings.lock_wait += waited.elapsed();
+    let derived = derive_and_write(store, account, keys, turns, timings).await;
     lock.release().await?;
     let derived = derived?;
+    // Publishing writes too (SQLite keeps the updates in a table).
+    let waited = Instant::now();
+    let _turn = turns.take().await;
+    timings.lock_wait += waited.elapsed();
     crate::store::notify::publish_ingest(
         store,
         account.id,
@@ -678,11 +737,13 @@ async fn locked_derivation(
 }
 
 /// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the
-/// account's derivation lock. Records the `derive` and `write` stage times in `timings`.
+/// account's derivation lock. Reads and derives, then writes in a turn of `turns`. Records
+/// the `derive` and `write` stage times in `timings`, and the wait for the turn as lock wait.
 async fn derive_and_write(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
     let started = Instant::now();
@@ -737,7 +798,10 @@ async fn derive_and_write(
         .iter()
         .map(|l| (l.container_id, history[l.event_index].id))
         .collect();
-    timings.derive = started.elapsed();
+    timings.derive += started.elapsed();
+    let waited = Instant::now();
+    let _turn = turns.take().await;
+    timings.lock_wait += waited.elapsed();
     let written = Instant::now();
     let changes = store
         .upsert_derived(
@@ -751,7 +815,7 @@ async fn derive_and_write(
         .await?;
     // Pending tracking requests for numbers that now have data become `created`.
     let linked = store.link_tracking_requests(account.id).await?;
-    timings.write = written.elapsed();
+    timings.write += written.elapsed();
     Ok(Derivation {
         shipments: derived.shipments.len(),
         unattached: derived.unattached.len(),
