@@ -53,9 +53,10 @@ impl Store {
             return self.upsert_events_pg(pg, account, &mut events, now).await;
         }
         let now = now.timestamp_millis();
-        // Rows go in in the order of the primary key: the ids are random UUIDs, and in file
-        // order every insert lands on another leaf of a B-tree larger than SQLite's page cache,
-        // which spills and reads the same pages again within the transaction.
+        // Rows go in in the order of their id: the ids are random UUIDs, and in file order
+        // every insert would land on another leaf of the id index (`transport_events_id`,
+        // migration 31; the rows themselves are appended), a B-tree larger than SQLite's page
+        // cache, which would spill and read the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.id);
         let mut tx = self.pool.begin().await?;
         let mut written: Vec<&TransportEvent> = Vec::new();

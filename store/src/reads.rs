@@ -413,8 +413,9 @@ impl Store {
             let (mut listed, mut unlisted) = (Vec::new(), Vec::new());
             for row in &rows {
                 let id: Vec<u8> = row.try_get("id")?;
+                // Named as `uuid_of_bytes` names a malformed id: in hex.
                 let name =
-                    Uuid::from_slice(&id).map_or_else(|_| format!("{id:02x?}"), |u| u.to_string());
+                    Uuid::from_slice(&id).map_or_else(|_| hex::encode(&id), |u| u.to_string());
                 let parsed = event_body(row, &name)
                     .and_then(|body| from_json::<EventRow>(&body, "transport event", &name));
                 match parsed {
