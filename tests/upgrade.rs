@@ -140,6 +140,16 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
     for (name, path) in [
         ("containers", "/v2/containers?include=shipment"),
         ("shipments", "/v2/shipments?include=containers"),
+        // Filter columns filled by migrations from the bodies (migration 32: a stop the feeds
+        // derived) select what the fresh database's rows select.
+        (
+            "stopped shipments",
+            "/v2/shipments?filter[tracking_stopped]=true",
+        ),
+        (
+            "running shipments",
+            "/v2/shipments?filter[tracking_stopped]=false",
+        ),
     ] {
         let (total, data, included) = walk(server, key, path).await;
         assert_eq!(
@@ -204,6 +214,61 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
         assert_eq!(r.get::<i64, _>(2), at, "event_at of {body}");
         let issued = millis(&body, "event_created_at").unwrap_or(at);
         assert_eq!(r.get::<i64, _>(3), issued, "issued_at of {body}");
+    }
+    conn.close().await.expect("close");
+}
+
+/// Every container, shipment and terminal check this build wrote keeps its text as zstd
+/// frames of its table's dictionary (migration 32): the body decodes to the row's record (its
+/// id or container number, and the number column), a check's original row names its
+/// container, and the frames are under a quarter of the text they hold.
+async fn stored_text_is_compressed(db: &TestDb) {
+    use teu_store::payloads::{CONTAINER_BODIES, SHIPMENT_BODIES, TERMINAL_CHECKS};
+    let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
+    for (table, codec, column_of_number, raw) in [
+        ("containers", &CONTAINER_BODIES, "number", None),
+        ("shipments", &SHIPMENT_BODIES, "bill_of_lading_number", None),
+        (
+            "terminal_checks",
+            &TERMINAL_CHECKS,
+            "container_number",
+            Some("raw"),
+        ),
+    ] {
+        let rows = sqlx::query(&format!(
+            "SELECT {column_of_number} AS number, {} AS body, {} AS raw FROM {table}",
+            db.body_bytes("body"),
+            db.body_bytes(raw.unwrap_or("body")),
+        ))
+        .fetch_all(&mut conn)
+        .await
+        .expect(table);
+        assert!(rows.len() > 10, "{table}: {} rows", rows.len());
+        let (mut stored, mut text) = (0, 0);
+        for r in &rows {
+            let number: String = r.get("number");
+            for column in ["body", "raw"] {
+                let frame: Vec<u8> = r.get(column);
+                assert!(
+                    frame.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]),
+                    "{table}.{column}: not a zstd frame"
+                );
+                let decoded = codec.decode(&frame).expect("a stored value");
+                if column == "body" {
+                    let record: Value = serde_json::from_str(&decoded).expect("JSON");
+                    assert_eq!(record[column_of_number], number.as_str(), "{table}");
+                    stored += frame.len();
+                    text += decoded.len();
+                } else if raw.is_some() {
+                    assert!(decoded.contains(&number), "{table}: {decoded}");
+                }
+            }
+        }
+        let most = if raw.is_some() { 2 } else { 4 };
+        assert!(
+            stored * most < text,
+            "{table}: {stored} bytes stored for {text} of JSON"
+        );
     }
     conn.close().await.expect("close");
 }
@@ -288,6 +353,7 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let fresh_server = Server::start(&fresh, &[]);
     let want = answers(&fresh_server, &key).await;
     drop(fresh_server);
+    stored_text_is_compressed(&fresh).await;
     fresh.cleanup().await;
 
     assert!(

@@ -389,6 +389,35 @@ async fn lists_includes_and_reference(db: &TestDb) {
     assert_eq!(got, pod_shipments);
     // One page: no prev or next member at all (Terminal49's schema types them as strings).
     assert!(page["links"].get("prev").is_none() && page["links"].get("next").is_none());
+
+    // The tracking-stopped filter against every shipment's own attribute: the feeds stop
+    // tracking a shipment once all its containers are back empty (no user stop here).
+    let shipments: BTreeMap<&str, &Value> = all
+        .iter()
+        .map(|(_, s)| (s["id"].as_str().unwrap(), s))
+        .collect();
+    for stopped in [true, false] {
+        let want: BTreeSet<&str> = shipments
+            .iter()
+            .filter(|(_, s)| s["attributes"]["line_tracking_stopped_at"].is_string() == stopped)
+            .map(|(id, _)| *id)
+            .collect();
+        assert!(!want.is_empty(), "the feed has shipments stopped={stopped}");
+        let (code, page) = server
+            .get(
+                &format!("/v2/shipments?filter[tracking_stopped]={stopped}&page[size]=100"),
+                Some(&key),
+            )
+            .await;
+        assert_eq!(code, 200, "{page}");
+        let got: BTreeSet<&str> = page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, want, "filter[tracking_stopped]={stopped}");
+    }
     let number = pod_container["attributes"]["number"].as_str().unwrap();
     let (_, one) = server
         .get(

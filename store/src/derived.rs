@@ -14,6 +14,7 @@ use super::{
 };
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
+use super::payloads::{Encoder, CONTAINER_BODIES, SHIPMENT_BODIES};
 use super::reads::{decode_stored_links, encode_links, EventLink};
 
 impl Store {
@@ -53,24 +54,34 @@ impl Store {
         // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
         // Each record's body and content hash, computed once: compared with the stored hashes
         // below and written by the upserts.
-        let shipment_bodies: Vec<(String, String)> = shipments
+        let mut encoder = Encoder::new(&SHIPMENT_BODIES).map_err(StoreError::Compress)?;
+        let shipment_bodies: Vec<(String, Vec<u8>)> = shipments
             .iter()
             .map(|s| {
-                hashed_body(s, |s| {
-                    s.created_at = DateTime::UNIX_EPOCH;
-                    s.refreshed_at = DateTime::UNIX_EPOCH;
-                })
+                hashed_body(
+                    s,
+                    |s| {
+                        s.created_at = DateTime::UNIX_EPOCH;
+                        s.refreshed_at = DateTime::UNIX_EPOCH;
+                    },
+                    &mut encoder,
+                )
             })
-            .collect();
-        let container_bodies: Vec<(String, String)> = containers
+            .collect::<Result<_>>()?;
+        let mut encoder = Encoder::new(&CONTAINER_BODIES).map_err(StoreError::Compress)?;
+        let container_bodies: Vec<(String, Vec<u8>)> = containers
             .iter()
             .map(|c| {
-                hashed_body(c, |c| {
-                    c.created_at = DateTime::UNIX_EPOCH;
-                    c.refreshed_at = DateTime::UNIX_EPOCH;
-                })
+                hashed_body(
+                    c,
+                    |c| {
+                        c.created_at = DateTime::UNIX_EPOCH;
+                        c.refreshed_at = DateTime::UNIX_EPOCH;
+                    },
+                    &mut encoder,
+                )
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let mut conn = self.pool.acquire().await?;
         let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
@@ -93,18 +104,18 @@ impl Store {
             Some((old_containers, old_shipments, old_links))
         };
         let mut tx = self.pool.begin().await?;
-        let per = self.rows_per_list(12);
+        let per = self.rows_per_list(13);
         for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
-                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, filters_at) \
+                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
                  refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
                  pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
                  shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
-                 filters_at = excluded.filters_at \
+                 line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at \
                  WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
-                self.values(chunk.len(), 12)
+                self.values(chunk.len(), 13)
             );
             let mut q = sqlx::query(&sql);
             for (s, (hash, body)) in chunk.iter().zip(bodies) {
@@ -115,13 +126,14 @@ impl Store {
                     .bind(ts(s.created_at))
                     .bind(ts(s.refreshed_at))
                     .bind(hash)
-                    .bind(body);
+                    .bind(body.as_slice());
                 let f = ShipmentFilterColumns::of(s);
                 q = q
                     .bind(f.pol_locode)
                     .bind(f.pod_locode)
                     .bind(f.shipping_line_scac)
                     .bind(f.pod_eta_at)
+                    .bind(f.line_tracking_stopped)
                     .bind(ts(s.refreshed_at));
             }
             changes
@@ -152,7 +164,7 @@ impl Store {
                     .bind(ts(c.created_at))
                     .bind(ts(c.refreshed_at))
                     .bind(hash)
-                    .bind(body);
+                    .bind(body.as_slice());
                 let (pickup_lfd, has_holds) = container_filter_columns(c);
                 q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
             }
@@ -214,9 +226,9 @@ impl Store {
         conn: &mut sqlx::AnyConnection,
         account: Uuid,
         shipments: &[Shipment],
-        shipment_bodies: &[(String, String)],
+        shipment_bodies: &[(String, Vec<u8>)],
         containers: &[Container],
-        container_bodies: &[(String, String)],
+        container_bodies: &[(String, Vec<u8>)],
     ) -> Result<(HashMap<Uuid, Container>, HashMap<Uuid, Shipment>)> {
         const SHIPMENT_HASHES: &str =
             "SELECT id, content_hash FROM shipments WHERE account_id = $1 AND id IN";

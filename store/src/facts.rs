@@ -5,7 +5,11 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{from_json, in_list, one_per_key, parse_code, parse_ts, ts, Backend, Result, Store};
+use super::payloads::{Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
+use super::{
+    from_json, in_list, one_per_key, parse_code, parse_ts, stored_text, ts, Backend, Result, Store,
+    StoreError,
+};
 use teu_domain::model::{LineDeadline, Port, TerminalCheck, VesselPosition};
 
 impl Store {
@@ -73,8 +77,19 @@ impl Store {
             }),
             |_, _| true,
         );
+        // Both text columns compressed (migration 32), before the transaction.
+        let mut encoder = Encoder::new(&TERMINAL_CHECKS).map_err(StoreError::Compress)?;
+        let stored: Vec<(Vec<u8>, Vec<u8>)> = checks
+            .iter()
+            .map(|(_, (_, c, raw))| {
+                let body = serde_json::to_string(c).unwrap_or_default();
+                Ok((encoder.encode(raw)?, encoder.encode(&body)?))
+            })
+            .collect::<std::io::Result<_>>()
+            .map_err(StoreError::Compress)?;
+        let per = self.rows_per_list(10);
         let mut tx = self.pool.begin().await?;
-        for chunk in checks.chunks(self.rows_per_list(10)) {
+        for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
                  source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
@@ -82,7 +97,7 @@ impl Store {
                 self.values(chunk.len(), 10)
             );
             let mut q = sqlx::query(&sql);
-            for (id, (index, c, raw)) in chunk {
+            for ((id, (index, c, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
@@ -92,8 +107,8 @@ impl Store {
                     .bind(ts(c.checked_at))
                     .bind(source_file)
                     .bind(*index as i64)
-                    .bind(raw)
-                    .bind(serde_json::to_string(c).unwrap_or_default());
+                    .bind(raw.as_slice())
+                    .bind(body.as_slice());
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -126,8 +141,18 @@ impl Store {
             }),
             |_, _| true,
         );
+        let mut encoder = Encoder::new(&LINE_DEADLINES).map_err(StoreError::Compress)?;
+        let stored: Vec<(Vec<u8>, Vec<u8>)> = deadlines
+            .iter()
+            .map(|(_, (_, d, raw))| {
+                let body = serde_json::to_string(d).unwrap_or_default();
+                Ok((encoder.encode(raw)?, encoder.encode(&body)?))
+            })
+            .collect::<std::io::Result<_>>()
+            .map_err(StoreError::Compress)?;
+        let per = self.rows_per_list(9);
         let mut tx = self.pool.begin().await?;
-        for chunk in deadlines.chunks(self.rows_per_list(9)) {
+        for (chunk, stored) in deadlines.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
                  source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
@@ -135,7 +160,7 @@ impl Store {
                 self.values(chunk.len(), 9)
             );
             let mut q = sqlx::query(&sql);
-            for (id, (index, d, raw)) in chunk {
+            for ((id, (index, d, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
                     .bind(id.to_string())
                     .bind(account.to_string())
@@ -144,8 +169,8 @@ impl Store {
                     .bind(ts(d.issued_at))
                     .bind(source_file)
                     .bind(*index as i64)
-                    .bind(raw)
-                    .bind(serde_json::to_string(d).unwrap_or_default());
+                    .bind(raw.as_slice())
+                    .bind(body.as_slice());
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -335,10 +360,13 @@ impl Store {
                 }
                 for row in q.fetch_all(self.pool()).await? {
                     let id: String = row.try_get("id")?;
-                    let body: String = row.try_get("body")?;
                     if is_check {
+                        let body =
+                            stored_text(&row, "body", &TERMINAL_CHECKS, "terminal check", &id)?;
                         checks.push(from_json(&body, "terminal check", &id)?);
                     } else {
+                        let body =
+                            stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
                         deadlines.push(from_json(&body, "line deadline", &id)?);
                     }
                 }
@@ -356,11 +384,8 @@ impl Store {
             }
             for row in q.fetch_all(self.pool()).await? {
                 let id: String = row.try_get("id")?;
-                deadlines.push(from_json(
-                    &row.try_get::<String, _>("body")?,
-                    "line deadline",
-                    &id,
-                )?);
+                let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
+                deadlines.push(from_json(&body, "line deadline", &id)?);
             }
         }
         Ok((checks, deadlines))

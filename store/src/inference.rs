@@ -4,7 +4,7 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{Backend, Result, Store};
+use super::{Result, Store};
 use teu_domain::history::History;
 
 impl Store {
@@ -16,10 +16,9 @@ impl Store {
     ///
     /// [`crate::StoreError::Sql`] when a query fails.
     pub async fn scac_history(&self, account: Uuid) -> Result<History> {
-        let scac = match self.backend() {
-            Backend::Sqlite => "json_extract(s.body, '$.shipping_line_scac')",
-            Backend::Postgres => "(s.body::json ->> 'shipping_line_scac')",
-        };
+        // The shipment's filter column (migration 9), filled from the body when the store
+        // opens (`Store::backfill_filter_columns`); bodies are compressed (migration 32).
+        let scac = "s.shipping_line_scac";
         let owners = format!(
             "SELECT substr(c.number, 1, 4) AS prefix, {scac} AS scac, COUNT(*) AS n \
              FROM containers c JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \

@@ -738,18 +738,24 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself.
+/// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself
+/// in its stored form: a zstd frame of `encoder`'s codec ([`payloads::CONTAINER_BODIES`] or
+/// [`payloads::SHIPMENT_BODIES`], migration 32).
+///
+/// # Errors
+/// [`StoreError::Compress`] when zstd fails (out of memory).
 fn hashed_body<T: serde::Serialize + Clone>(
     record: &T,
     blank: impl FnOnce(&mut T),
-) -> (String, String) {
+    encoder: &mut payloads::Encoder,
+) -> Result<(String, Vec<u8>)> {
     let body = serde_json::to_string(record).unwrap_or_default();
     let mut plain = record.clone();
     blank(&mut plain);
     let hash = hex::encode(Sha256::digest(
         serde_json::to_vec(&plain).unwrap_or_default(),
     ));
-    (hash, body)
+    Ok((hash, encoder.encode(&body).map_err(StoreError::Compress)?))
 }
 
 /// An (id, content_hash) row.
@@ -771,7 +777,8 @@ fn account_row(r: &AnyRow) -> Result<Account> {
 
 pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
     let id: String = r.try_get("id")?;
-    let mut c: Container = from_json(&r.try_get::<String, _>("body")?, "container", &id)?;
+    let body = stored_text(r, "body", &payloads::CONTAINER_BODIES, "container", &id)?;
+    let mut c: Container = from_json(&body, "container", &id)?;
     c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
     c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
     Ok(c)
@@ -779,7 +786,8 @@ pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
 
 pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
     let id: String = r.try_get("id")?;
-    let mut s: Shipment = from_json(&r.try_get::<String, _>("body")?, "shipment", &id)?;
+    let body = stored_text(r, "body", &payloads::SHIPMENT_BODIES, "shipment", &id)?;
+    let mut s: Shipment = from_json(&body, "shipment", &id)?;
     s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
     s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
     s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
@@ -794,6 +802,29 @@ pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
         s.ref_numbers = teu_domain::shipment_edits::merged_ref_numbers(&s.ref_numbers, &user);
     }
     Ok(s)
+}
+
+/// The text of a compressed column of row `r` (migration 32): `containers.body` and
+/// `shipments.body`, `terminal_checks` and `line_deadlines`' `raw` and `body`. The value is a zstd frame of `codec` (a BLOB on SQLite, BYTEA on PostgreSQL) or, in SQLite rows
+/// written before those migrations, the text itself. `what` and `id` name the row in errors
+/// ([`StoreError::Corrupt`]).
+pub(crate) fn stored_text(
+    r: &AnyRow,
+    column: &str,
+    codec: &'static payloads::Codec,
+    what: &'static str,
+    id: &str,
+) -> Result<String> {
+    // The Any driver types a SQLite value by what it holds, not by the column's declaration.
+    let stored = match r.try_get::<Vec<u8>, _>(column) {
+        Ok(bytes) => bytes,
+        Err(_) => r.try_get::<String, _>(column)?.into_bytes(),
+    };
+    codec.decode(&stored).map_err(|detail| StoreError::Corrupt {
+        what,
+        id: id.to_string(),
+        detail,
+    })
 }
 
 /// The select-list item that reads `transport_events` column `column` as bytes named `body`,

@@ -23,6 +23,9 @@ pub(crate) struct ShipmentFilterColumns {
     pub pod_locode: Option<String>,
     pub shipping_line_scac: Option<String>,
     pub pod_eta_at: Option<String>,
+    /// 1 when the feeds stopped tracking the shipment (`line_tracking_stopped_at` is set),
+    /// else 0: the `trackingStopped` filter's column (migration 32).
+    pub line_tracking_stopped: i64,
 }
 
 impl ShipmentFilterColumns {
@@ -33,6 +36,7 @@ impl ShipmentFilterColumns {
             pod_locode: s.port_of_discharge_locode.as_deref().map(str::to_string),
             shipping_line_scac: Some(s.shipping_line_scac.clone()),
             pod_eta_at: s.pod_eta_at.map(ts),
+            line_tracking_stopped: i64::from(s.line_tracking_stopped_at.is_some()),
         }
     }
 }
@@ -171,9 +175,8 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
         }
     }
     if let Some(stopped) = f.tracking_stopped {
-        // The derived stop lives in the body (a JSON string when set); the user's in its column.
-        let set = "(s.user_stopped_at IS NOT NULL \
-                   OR s.body LIKE '%\"line_tracking_stopped_at\":\"%')";
+        // The feeds' stop and the user's, each in its column.
+        let set = "(s.user_stopped_at IS NOT NULL OR s.line_tracking_stopped = 1)";
         out.push(if stopped {
             set.to_string()
         } else {
@@ -673,15 +676,17 @@ impl Store {
                     pod_locode: None,
                     shipping_line_scac: None,
                     pod_eta_at: None,
+                    line_tracking_stopped: 0,
                 });
                 sqlx::query(
                     "UPDATE shipments SET pol_locode = $1, pod_locode = $2, shipping_line_scac = $3, \
-                     pod_eta_at = $4, filters_at = $5 WHERE id = $6",
+                     pod_eta_at = $4, line_tracking_stopped = $5, filters_at = $6 WHERE id = $7",
                 )
                 .bind(f.pol_locode)
                 .bind(f.pod_locode)
                 .bind(f.shipping_line_scac)
                 .bind(f.pod_eta_at)
+                .bind(f.line_tracking_stopped)
                 .bind(&stamp)
                 .bind(id)
                 .execute(self.counted(&mut tx))

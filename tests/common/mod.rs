@@ -65,9 +65,10 @@ pub struct TestDb {
 }
 
 impl TestDb {
-    /// The select-list item reading column `column` of `transport_events` as bytes for
-    /// [`event_body`]: SQLite rows hold a zstd frame (a BLOB) or, written before compression
-    /// or by a test, JSON text; PostgreSQL's column is `BYTEA`.
+    /// The select-list item reading a compressed column (`transport_events.body`, the bodies
+    /// of `containers` and `shipments`, ...) as bytes for its codec (`teu_store::payloads`):
+    /// SQLite rows hold a zstd frame (a BLOB) or, written before compression or by a test, JSON
+    /// text; PostgreSQL's column is `BYTEA`.
     pub fn body_bytes(&self, column: &str) -> String {
         if self.url.starts_with("sqlite:") {
             format!("CAST({column} AS BLOB)")
@@ -412,11 +413,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .to_vec();
     let mut out = BTreeMap::new();
     for table in BODY_TABLES {
-        // Event bodies are compressed; the derived records' are JSON text.
-        let body = match table {
-            "transport_events" => db.body_bytes("body"),
-            _ => "body".to_string(),
-        };
+        // Every body is a zstd frame of its table's codec (derived records since migration 32).
+        let body = db.body_bytes("body");
         let sql = format!("SELECT {body} FROM {table} WHERE account_id = $1");
         let q = sqlx::query(&sql);
         let q = match table {
@@ -427,9 +425,15 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let mut bodies: Vec<String> = rows
             .iter()
             .map(|r| {
+                let stored = r.get::<Vec<u8>, _>(0);
                 let text = match table {
-                    "transport_events" => event_body(&r.get::<Vec<u8>, _>(0)),
-                    _ => r.get::<String, _>(0),
+                    "transport_events" => event_body(&stored),
+                    "containers" => teu_store::payloads::CONTAINER_BODIES
+                        .decode(&stored)
+                        .expect("a stored container body"),
+                    _ => teu_store::payloads::SHIPMENT_BODIES
+                        .decode(&stored)
+                        .expect("a stored shipment body"),
                 };
                 let mut v: Value = serde_json::from_str(&text).expect("JSON body");
                 without_ids_and_clock(&mut v);
