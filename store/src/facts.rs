@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::payloads::{Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
+use super::payloads::{Codec, Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
 use super::{
     from_json, in_list, one_per_key, parse_code, parse_ts, stored_text, ts, Backend, Result, Store,
     StoreError,
@@ -77,16 +77,7 @@ impl Store {
             }),
             |_, _| true,
         );
-        // Both text columns compressed (migration 32), before the transaction.
-        let mut encoder = Encoder::new(&TERMINAL_CHECKS).map_err(StoreError::Compress)?;
-        let stored: Vec<(Vec<u8>, Vec<u8>)> = checks
-            .iter()
-            .map(|(_, (_, c, raw))| {
-                let body = serde_json::to_string(c).unwrap_or_default();
-                Ok((encoder.encode(raw)?, encoder.encode(&body)?))
-            })
-            .collect::<std::io::Result<_>>()
-            .map_err(StoreError::Compress)?;
+        let stored = stored_fact_rows(&TERMINAL_CHECKS, checks.iter().map(|(_, row)| *row))?;
         let per = self.rows_per_list(10);
         let mut tx = self.pool.begin().await?;
         for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {
@@ -141,15 +132,7 @@ impl Store {
             }),
             |_, _| true,
         );
-        let mut encoder = Encoder::new(&LINE_DEADLINES).map_err(StoreError::Compress)?;
-        let stored: Vec<(Vec<u8>, Vec<u8>)> = deadlines
-            .iter()
-            .map(|(_, (_, d, raw))| {
-                let body = serde_json::to_string(d).unwrap_or_default();
-                Ok((encoder.encode(raw)?, encoder.encode(&body)?))
-            })
-            .collect::<std::io::Result<_>>()
-            .map_err(StoreError::Compress)?;
+        let stored = stored_fact_rows(&LINE_DEADLINES, deadlines.iter().map(|(_, row)| *row))?;
         let per = self.rows_per_list(9);
         let mut tx = self.pool.begin().await?;
         for (chunk, stored) in deadlines.chunks(per).zip(stored.chunks(per)) {
@@ -390,6 +373,25 @@ impl Store {
         }
         Ok((checks, deadlines))
     }
+}
+
+/// The stored `raw` and `body` of fact rows (row index, fact, original row text): both
+/// compressed with `codec` (migration 32), the body being the fact's JSON. Made before the
+/// writer's transaction.
+///
+/// # Errors
+/// [`StoreError::Compress`] when zstd fails (a corrupt bundled dictionary, out of memory).
+fn stored_fact_rows<'a, T: serde::Serialize + 'a>(
+    codec: &'static Codec,
+    rows: impl Iterator<Item = &'a (usize, T, String)>,
+) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+    let mut encoder = Encoder::new(codec).map_err(StoreError::Compress)?;
+    rows.map(|(_, fact, raw)| {
+        let body = serde_json::to_string(fact).unwrap_or_default();
+        Ok((encoder.encode(raw)?, encoder.encode(&body)?))
+    })
+    .collect::<std::io::Result<_>>()
+    .map_err(StoreError::Compress)
 }
 
 /// What AIS `positions` report of vessel identities: the (MMSI, IMO) pairs and the MMSIs, each
