@@ -805,8 +805,9 @@ pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
 }
 
 /// The text of a compressed column of row `r` (migration 32): `containers.body` and
-/// `shipments.body`, `terminal_checks` and `line_deadlines`' `raw` and `body`. The value is a zstd frame of `codec` (a BLOB on SQLite, BYTEA on PostgreSQL) or, in SQLite rows
-/// written before those migrations, the text itself. `what` and `id` name the row in errors
+/// `shipments.body`, `terminal_checks` and `line_deadlines`' `raw` and `body`. The value is a
+/// zstd frame of `codec` (a BLOB on SQLite, BYTEA on PostgreSQL) or, in SQLite rows written
+/// before that migration, the text itself. `what` and `id` name the row in errors
 /// ([`StoreError::Corrupt`]).
 pub(crate) fn stored_text(
     r: &AnyRow,

@@ -678,15 +678,17 @@ impl Store {
                     pod_eta_at: None,
                     line_tracking_stopped: 0,
                 });
+                // Not `line_tracking_stopped`: migration 32 filled it from every body it found,
+                // and `shipment_row` folds the user's stop into the record, which the column
+                // must not hold (resuming would leave it set).
                 sqlx::query(
                     "UPDATE shipments SET pol_locode = $1, pod_locode = $2, shipping_line_scac = $3, \
-                     pod_eta_at = $4, line_tracking_stopped = $5, filters_at = $6 WHERE id = $7",
+                     pod_eta_at = $4, filters_at = $5 WHERE id = $6",
                 )
                 .bind(f.pol_locode)
                 .bind(f.pod_locode)
                 .bind(f.shipping_line_scac)
                 .bind(f.pod_eta_at)
-                .bind(f.line_tracking_stopped)
                 .bind(&stamp)
                 .bind(id)
                 .execute(self.counted(&mut tx))
