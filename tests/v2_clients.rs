@@ -47,6 +47,16 @@ async fn track(server: &Server, key: &str, attributes: Value) -> (u16, Value) {
     (status, resp.json().await.expect("JSON"))
 }
 
+/// The ids of a list page's `data`.
+fn ids(page: &Value) -> BTreeSet<&str> {
+    page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect()
+}
+
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
         .into_iter()
@@ -380,13 +390,7 @@ async fn lists_includes_and_reference(db: &TestDb) {
             Some(&key),
         )
         .await;
-    let got: BTreeSet<&str> = page["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap())
-        .collect();
-    assert_eq!(got, pod_shipments);
+    assert_eq!(ids(&page), pod_shipments);
     // One page: no prev or next member at all (Terminal49's schema types them as strings).
     assert!(page["links"].get("prev").is_none() && page["links"].get("next").is_none());
 
@@ -410,13 +414,7 @@ async fn lists_includes_and_reference(db: &TestDb) {
             )
             .await;
         assert_eq!(code, 200, "{page}");
-        let got: BTreeSet<&str> = page["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(got, want, "filter[tracking_stopped]={stopped}");
+        assert_eq!(ids(&page), want, "filter[tracking_stopped]={stopped}");
     }
     let number = pod_container["attributes"]["number"].as_str().unwrap();
     let (_, one) = server

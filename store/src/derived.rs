@@ -14,7 +14,7 @@ use super::{
 };
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
-use super::payloads::{Encoder, CONTAINER_BODIES, SHIPMENT_BODIES};
+use super::payloads::{Codec, Encoder, CONTAINER_BODIES, SHIPMENT_BODIES};
 use super::reads::{decode_stored_links, encode_links, EventLink};
 
 impl Store {
@@ -54,34 +54,14 @@ impl Store {
         // derivation lock (`crate::derive_lock`) already keeps other ingests off these rows.
         // Each record's body and content hash, computed once: compared with the stored hashes
         // below and written by the upserts.
-        let mut encoder = Encoder::new(&SHIPMENT_BODIES).map_err(StoreError::Compress)?;
-        let shipment_bodies: Vec<(String, Vec<u8>)> = shipments
-            .iter()
-            .map(|s| {
-                hashed_body(
-                    s,
-                    |s| {
-                        s.created_at = DateTime::UNIX_EPOCH;
-                        s.refreshed_at = DateTime::UNIX_EPOCH;
-                    },
-                    &mut encoder,
-                )
-            })
-            .collect::<Result<_>>()?;
-        let mut encoder = Encoder::new(&CONTAINER_BODIES).map_err(StoreError::Compress)?;
-        let container_bodies: Vec<(String, Vec<u8>)> = containers
-            .iter()
-            .map(|c| {
-                hashed_body(
-                    c,
-                    |c| {
-                        c.created_at = DateTime::UNIX_EPOCH;
-                        c.refreshed_at = DateTime::UNIX_EPOCH;
-                    },
-                    &mut encoder,
-                )
-            })
-            .collect::<Result<_>>()?;
+        let shipment_bodies = hashed_bodies(shipments, &SHIPMENT_BODIES, |s| {
+            s.created_at = DateTime::UNIX_EPOCH;
+            s.refreshed_at = DateTime::UNIX_EPOCH;
+        })?;
+        let container_bodies = hashed_bodies(containers, &CONTAINER_BODIES, |c| {
+            c.created_at = DateTime::UNIX_EPOCH;
+            c.refreshed_at = DateTime::UNIX_EPOCH;
+        })?;
         let mut conn = self.pool.acquire().await?;
         let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
@@ -540,4 +520,21 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Each record's content hash and stored body ([`hashed_body`]), with one encoder of `codec`
+/// for the list; `blank` clears the bookkeeping times the hash leaves out.
+///
+/// # Errors
+/// [`StoreError::Compress`] when zstd fails (a corrupt bundled dictionary, out of memory).
+fn hashed_bodies<T: serde::Serialize + Clone>(
+    records: &[T],
+    codec: &'static Codec,
+    blank: impl Fn(&mut T),
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut encoder = Encoder::new(codec).map_err(StoreError::Compress)?;
+    records
+        .iter()
+        .map(|r| hashed_body(r, &blank, &mut encoder))
+        .collect()
 }
