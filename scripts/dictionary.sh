@@ -5,6 +5,9 @@
 #                                      (ids 1 to 100)
 #   scripts/dictionary.sh bodies N    normalized event bodies, store/dictionaries/event-bodies-N.zdict
 #                                      (ids 101 to 200)
+#   scripts/dictionary.sh events N    stored events (normalized body, newline, carrier payload;
+#                                      migration 34), store/dictionaries/stored-events-N.zdict
+#                                      (ids 601 to 700)
 #   scripts/dictionary.sh containers N   derived container bodies,
 #                                      store/dictionaries/container-bodies-N.zdict (ids 201 to 300)
 #   scripts/dictionary.sh shipments N    derived shipment bodies,
@@ -18,7 +21,8 @@
 # bundled real Track & Trace examples (data/dcsa, data/dcsa-cases) and the DCSA and rail events of
 # a small `teu simulate` feed (400 containers, seed 20261126: not a seed any benchmark or test
 # uses), one per sample: for `raw` each event's JSON object, for `bodies` its normalized body as
-# the store writes it (feeds/examples/event_bodies.rs). For `containers` and `shipments` the
+# the store wrote it before migration 34, for `events` that body, a newline and the payload, as
+# the store writes an event since (feeds/examples/event_bodies.rs). For `containers` and `shipments` the
 # samples are the records derived from the DCSA, terminal and rail files of a larger feed of the
 # same seed (2,000 containers) and the real DCSA examples, ingested into a scratch SQLite
 # database and written as the store writes them (store/examples/record_bodies.rs). For `checks`
@@ -37,7 +41,8 @@ case $kind in
   shipments) out=store/dictionaries/shipment-bodies-$id.zdict; [ "$id" -ge 301 ] && [ "$id" -le 400 ] ;;
   checks) out=store/dictionaries/terminal-checks-$id.zdict; [ "$id" -ge 401 ] && [ "$id" -le 500 ] ;;
   deadlines) out=store/dictionaries/line-deadlines-$id.zdict; [ "$id" -ge 501 ] && [ "$id" -le 600 ] ;;
-  *) echo "unknown kind $kind: raw, bodies, containers, shipments, checks or deadlines" >&2; exit 2 ;;
+  events) out=store/dictionaries/stored-events-$id.zdict; [ "$id" -ge 601 ] && [ "$id" -le 700 ] ;;
+  *) echo "unknown kind $kind: raw, bodies, events, containers, shipments, checks or deadlines" >&2; exit 2 ;;
 esac || { echo "dictionary id $id is outside the range of $kind" >&2; exit 2; }
 [ ! -e "$out" ] || { echo "$out exists: dictionaries never change, pick a new id" >&2; exit 2; }
 if [ -z "${TEU_BIN:-}" ]; then
@@ -70,11 +75,16 @@ if [ "$kind" = containers ] || [ "$kind" = shipments ]; then
   exit
 fi
 "$TEU_BIN" simulate --containers 400 --seed 20261126 "$work/feed" >/dev/null
-if [ "$kind" = bodies ]; then
+if [ "$kind" = bodies ] || [ "$kind" = events ]; then
   files=$(find data/dcsa data/dcsa-cases "$work/feed/dcsa" "$work/feed/rail" -name '*.json' ! -name expected.json | sort)
   # shellcheck disable=SC2086 # one argument per file
   cargo run -p teu-feeds --example event_bodies --quiet -- "$work" $files
-  zstd -q --train "$work"/body-*.json --maxdict=32768 --dictID="$id" -o "$out"
+  # A stored event is body and payload together: twice the text, twice the dictionary.
+  if [ "$kind" = bodies ]; then
+    zstd -q --train "$work"/body-*.json --maxdict=32768 --dictID="$id" -o "$out"
+  else
+    zstd -q --train "$work"/event-*.txt --maxdict=65536 --dictID="$id" -o "$out"
+  fi
   ls -l "$out"
   exit
 fi

@@ -13,7 +13,9 @@ use sqlx::Row;
 /// Rewrites the account's stored events the way the previous release stored them (the first
 /// container, bill of lading and booking only, no references or transport call id), keeps the
 /// first key of each kind in `event_keys` (what the migration backfills from such rows), and
-/// throws the derived rows away, as if they had been derived from that reading.
+/// throws the derived rows away, as if they had been derived from that reading. The carrier's
+/// payload goes back beside the body, as text, where that release kept it (migration 34 keeps
+/// both in one frame).
 async fn downgrade(db: &TestDb) {
     sqlx::any::install_default_drivers();
     let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
@@ -40,8 +42,10 @@ async fn downgrade(db: &TestDb) {
         // Ids as the event tables keep them, their 16 bytes (migration 28).
         let id: Vec<u8> = r.get("id");
         let account: Vec<u8> = r.get("account_id");
-        let text = common::event_body(&r.get::<Vec<u8>, _>("body"));
-        let mut body: Value = serde_json::from_str(&text).expect("body");
+        let stored = teu_store::payloads::decode_event(&r.get::<Vec<u8>, _>("body"), None)
+            .expect("a stored event");
+        let payload = stored.payload.expect("the carrier's payload");
+        let mut body: Value = serde_json::from_str(&stored.body).expect("body");
         let map = body.as_object_mut().expect("object");
         let mut firsts = Vec::new();
         for (set, one, kind) in [
@@ -61,9 +65,10 @@ async fn downgrade(db: &TestDb) {
         map.remove("references");
         map.remove("transport_call_id");
         // As text, as the previous release stored it (its bytes on PostgreSQL's BYTEA).
-        sqlx::query("UPDATE transport_events SET body = $1 WHERE id = $2")
+        sqlx::query("UPDATE transport_events SET body = $1, payload = $3 WHERE id = $2")
             .bind(body.to_string().into_bytes())
             .bind(&id)
+            .bind(payload.into_bytes())
             .execute(&mut conn)
             .await
             .expect("downgrade body");

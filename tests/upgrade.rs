@@ -173,14 +173,17 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
 
 /// Every stored event's columns (migration 28: 16-byte ids, times in milliseconds) say what
 /// its body says: the event time is the body's `event_at`, the version time its
-/// `event_created_at` (or `event_at` when the carrier gave none), to the millisecond.
+/// `event_created_at` (or `event_at` when the carrier gave none), to the millisecond. Every
+/// event keeps its carrier's payload, the DCSA event of the body's `event_id`, in whichever
+/// layout holds it (apart before migration 34, inside the body's frame since).
 async fn event_columns_match_their_bodies(db: &TestDb) {
     let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
     let rows = sqlx::query(&format!(
-        "SELECT id, raw_event_id, {}, {}, {} AS body FROM transport_events",
+        "SELECT id, raw_event_id, {}, {}, {} AS body, {} AS payload FROM transport_events",
         db.millis("event_at"),
         db.millis("issued_at"),
-        db.body_bytes("body")
+        db.body_bytes("body"),
+        db.body_bytes("payload")
     ))
     .fetch_all(&mut conn)
     .await
@@ -197,19 +200,25 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
                 .timestamp_millis()
         })
     };
-    // Each event's carrier payload moved beside it (migration 30): none was left behind.
-    let without_payload: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM transport_events WHERE payload IS NULL")
-            .fetch_one(&mut conn)
-            .await
-            .expect("payloads");
-    assert_eq!(without_payload, 0, "every event keeps its raw payload");
     for r in rows {
         let id: Vec<u8> = r.get(0);
         let raw: Vec<u8> = r.get(1);
         assert_eq!((id.len(), raw.len()), (16, 16), "ids as 16 bytes");
-        let body: Value =
-            serde_json::from_str(&common::event_body(&r.get::<Vec<u8>, _>("body"))).expect("body");
+        let stored = teu_store::payloads::decode_event(
+            &r.get::<Vec<u8>, _>("body"),
+            r.get::<Option<Vec<u8>>, _>("payload").as_deref(),
+        )
+        .expect("a stored event");
+        let body: Value = serde_json::from_str(&stored.body).expect("body");
+        // Each event's carrier payload moved beside it (migration 30), then into its body's
+        // frame (migration 34): none was left behind.
+        let payload: Value = serde_json::from_str(stored.payload.as_deref().expect("a payload"))
+            .expect("payload JSON");
+        assert_eq!(
+            payload["eventID"].as_str().map(str::trim),
+            body["event_id"].as_str(),
+            "the payload of {body}"
+        );
         let at = millis(&body, "event_at").expect("an event time");
         assert_eq!(r.get::<i64, _>(2), at, "event_at of {body}");
         let issued = millis(&body, "event_created_at").unwrap_or(at);
@@ -270,6 +279,38 @@ async fn stored_text_is_compressed(db: &TestDb) {
             "{table}: {stored} bytes stored for {text} of JSON"
         );
     }
+    // Each event is one frame of its body and payload (migration 34), under a quarter of
+    // their text, and no payload is kept apart.
+    let apart: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM transport_events WHERE payload IS NOT NULL")
+            .fetch_one(&mut conn)
+            .await
+            .expect("payloads apart");
+    assert_eq!(apart, 0, "payloads kept apart from their events' frames");
+    let rows = sqlx::query(&format!(
+        "SELECT {} AS body FROM transport_events",
+        db.body_bytes("body")
+    ))
+    .fetch_all(&mut conn)
+    .await
+    .expect("events");
+    assert!(rows.len() > 100, "{} events", rows.len());
+    let (mut stored, mut text) = (0, 0);
+    for r in &rows {
+        let frame: Vec<u8> = r.get("body");
+        assert!(
+            teu_store::payloads::EVENTS.names(&frame),
+            "an event's frame"
+        );
+        let event = teu_store::payloads::decode_event(&frame, None).expect("a stored event");
+        let payload = event.payload.expect("the payload inside the frame");
+        stored += frame.len();
+        text += event.body.len() + payload.len();
+    }
+    assert!(
+        stored * 4 < text,
+        "events: {stored} bytes stored for {text} of JSON"
+    );
     conn.close().await.expect("close");
 }
 
@@ -296,6 +337,7 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         "rederive of the upgraded database: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    event_columns_match_their_bodies(db).await;
     let rederived_server = Server::start(db, &[]);
     let rederived = answers(&rederived_server, &key).await;
     drop(rederived_server);

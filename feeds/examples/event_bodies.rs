@@ -1,6 +1,9 @@
-//! Writes the normalized body of every event of the given feed files, as the store writes
-//! `transport_events.body` (JSON of `teu_domain::model::EventRow`), one file per event:
-//! the training samples of the body dictionary (`scripts/dictionary.sh bodies N`).
+//! Writes the normalized body of every event of the given feed files, as the store wrote
+//! `transport_events.body` before migration 34 (JSON of `teu_domain::model::EventRow`), one
+//! file per event (`body-N.json`): the training samples of the body dictionary
+//! (`scripts/dictionary.sh bodies N`). Beside each, `event-N.txt`: the body, a newline and the
+//! carrier's payload text, the stored event of migration 34 (`teu_store::payloads::EVENTS`):
+//! the samples of `scripts/dictionary.sh events N`.
 //!
 //!     cargo run -p teu-feeds --example event_bodies -- OUT_DIR FILE...
 //!
@@ -33,9 +36,15 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            if let Err(e) = std::fs::write(Path::new(&out).join(format!("body-{n}.json")), body) {
-                eprintln!("{out}: {e}");
-                return ExitCode::FAILURE;
+            let event = format!("{body}\n{}", event.raw);
+            for (name, text) in [
+                (format!("body-{n}.json"), body),
+                (format!("event-{n}.txt"), event),
+            ] {
+                if let Err(e) = std::fs::write(Path::new(&out).join(name), text) {
+                    eprintln!("{out}: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
             n += 1;
         }

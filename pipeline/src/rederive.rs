@@ -63,9 +63,9 @@ pub async fn rederive_account(
         let page = store.raw_events_after(account.id, after, RAW_BATCH).await?;
         let Some((last, _)) = page.last() else { break };
         after = Some(*last);
-        summary.raw_events += page.len();
         let mut events = Vec::new();
-        for (_, payload) in &page {
+        for payload in page.iter().filter_map(|(_, payload)| payload.as_deref()) {
+            summary.raw_events += 1;
             match read_again(payload) {
                 Some(row) => events.push(TransportEvent {
                     id: ids::event_id(account.id, &row.event_id),

@@ -45,7 +45,6 @@ impl Store {
             let mut bodies = Vec::with_capacity(chunk.len());
             let mut actual = Vec::with_capacity(chunk.len());
             let mut imos = Vec::with_capacity(chunk.len());
-            let mut payloads = Vec::with_capacity(chunk.len());
             let mut files = Vec::with_capacity(chunk.len());
             let mut indexes = Vec::with_capacity(chunk.len());
             for e in chunk.iter() {
@@ -54,30 +53,29 @@ impl Store {
                 raw_ids.push(e.event.raw_event_id.as_bytes().as_slice());
                 event_at.push(ts(ev.event_at));
                 issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
-                bodies.push(e.forms.body.as_slice());
+                bodies.push(e.forms.stored.as_slice());
                 actual.push(i64::from(named_actual(ev)));
                 imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
-                payloads.push(e.forms.payload.as_slice());
                 files.push(e.source_file);
                 indexes.push(e.source_index as i64);
             }
             self.count_statement();
             let rows = sqlx::query(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-                 named_actual, vessel_imo, payload, source_file, source_index, received_at) \
+                 named_actual, vessel_imo, source_file, source_index, received_at) \
                  SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-                 payload, source_file, source_index, $2::timestamptz \
+                 source_file, source_index, $2::timestamptz \
                  FROM UNNEST($3::bytea[], $4::bytea[], $5::text[]::timestamptz[], $6::text[]::timestamptz[], \
-                 $7::bytea[], $8::bigint[], $9::text[], $10::bytea[], $11::text[], $12::bigint[]) \
-                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, payload, \
+                 $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
+                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
                  source_file, source_index) \
                  ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
                  body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
-                 payload = excluded.payload, source_file = excluded.source_file, \
+                 payload = NULL, source_file = excluded.source_file, \
                  source_index = excluded.source_index, received_at = excluded.received_at \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at \
-                 AND excluded.payload > transport_events.payload) \
+                 AND excluded.body > transport_events.body) \
                  RETURNING id",
             )
             .bind(account.as_bytes().as_slice())
@@ -89,7 +87,6 @@ impl Store {
             .bind(&bodies)
             .bind(&actual)
             .bind(&imos)
-            .bind(&payloads)
             .bind(&files)
             .bind(&indexes)
             .fetch_all(&mut *tx)

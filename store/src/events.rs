@@ -9,10 +9,10 @@ use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
-    body_bytes, event_body, event_row, from_json, in_list, one_per_key, ts, uuid_of_bytes, Backend,
-    NewEvent, Result, Store, StoreError,
+    body_bytes, event_body, event_row, from_json, in_list, one_per_key, stored_event, ts,
+    uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
 };
-use crate::payloads::{Encoder, EVENT_BODIES, RAW_PAYLOADS};
+use crate::payloads::{encode_event, Encoder, StoredEvent, EVENTS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{EventRow, TransportEvent};
 use teu_feeds::Quarantined;
@@ -33,18 +33,18 @@ impl Store {
     ) -> Result<DroppedKeys> {
         let now = Utc::now();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
-        // the same time the greater payload, so that any order of files keeps the same one
-        // (the rule of the `WHERE` below, which compares the stored, compressed payloads).
+        // the same time the greater stored form (body and payload, compressed), so that any
+        // order of files keeps the same one (the rule of the `WHERE` below).
         let issued = |e: &NewEvent<'_>| {
             e.event
                 .event
                 .event_created_at
                 .unwrap_or(e.event.event.event_at)
         };
-        // Ties compare what the `WHERE` compares, the stored (compressed) payloads.
+        // Ties compare what the `WHERE` compares, the stored forms.
         let mut events: Vec<&NewEvent<'_>> =
             one_per_key(events.iter().map(|e| (e.event.id, e)), |new, kept| {
-                (issued(new), &new.forms.payload) > (issued(kept), &kept.forms.payload)
+                (issued(new), &new.forms.stored) > (issued(kept), &kept.forms.stored)
             })
             .into_iter()
             .map(|(_, e)| e)
@@ -60,20 +60,22 @@ impl Store {
         events.sort_unstable_by_key(|e| e.event.id);
         let mut tx = self.pool.begin().await?;
         let mut written: Vec<&TransportEvent> = Vec::new();
-        for chunk in events.chunks(self.rows_per_list(12)) {
+        // The payload is inside `body` (migration 34); a version replacing a row of the older
+        // layout clears its `payload`.
+        for chunk in events.chunks(self.rows_per_list(11)) {
             let sql = format!(
                 "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-                 named_actual, vessel_imo, payload, source_file, source_index, received_at) VALUES {} \
+                 named_actual, vessel_imo, source_file, source_index, received_at) VALUES {} \
                  ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, \
                  issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual, \
-                 vessel_imo = excluded.vessel_imo, payload = excluded.payload, \
+                 vessel_imo = excluded.vessel_imo, payload = NULL, \
                  source_file = excluded.source_file, source_index = excluded.source_index, \
                  received_at = excluded.received_at \
                  WHERE excluded.issued_at > transport_events.issued_at \
                  OR (excluded.issued_at = transport_events.issued_at \
-                 AND excluded.payload > transport_events.payload) \
+                 AND excluded.body > transport_events.body) \
                  RETURNING id",
-                self.values(chunk.len(), 12)
+                self.values(chunk.len(), 11)
             );
             let mut q = sqlx::query(&sql);
             for e in chunk {
@@ -88,10 +90,9 @@ impl Store {
                             .unwrap_or(ev.event_at)
                             .timestamp_millis(),
                     )
-                    .bind(e.forms.body.as_slice())
+                    .bind(e.forms.stored.as_slice())
                     .bind(i64::from(named_actual(ev)))
                     .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
-                    .bind(e.forms.payload.as_slice())
                     .bind(e.source_file)
                     .bind(e.source_index as i64)
                     .bind(now);
@@ -224,24 +225,25 @@ impl Store {
         Ok(keys)
     }
 
-    /// Up to `limit` stored raw events of `account`, by the id of the event read from each,
-    /// after the event `after` (from the start when `None`): `(event id, carrier payload)`.
-    /// For paging through everything stored; events stored without a payload (none such are
-    /// written; an upgraded database's event whose raw row was missing) are left out.
+    /// Up to `limit` stored events of `account`, by id, after the event `after` (from the start
+    /// when `None`): `(event id, carrier payload)`. For paging through everything stored; the
+    /// payload is `None` for an event stored without one (none such are written; an upgraded
+    /// database's event whose raw row was missing).
     pub async fn raw_events_after(
         &self,
         account: Uuid,
         after: Option<Uuid>,
         limit: i64,
-    ) -> Result<Vec<(Uuid, String)>> {
+    ) -> Result<Vec<(Uuid, Option<String>)>> {
         // SQLite: rows written before compression hold TEXT; read every payload as bytes.
         let payload = match self.backend() {
             Backend::Sqlite => "CAST(payload AS BLOB)",
             Backend::Postgres => "payload",
         };
         let sql = format!(
-            "SELECT id, {payload} AS payload FROM transport_events \
-             WHERE account_id = $1 AND id > $2 AND payload IS NOT NULL ORDER BY id LIMIT $3"
+            "SELECT id, {}, {payload} AS payload FROM transport_events \
+             WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+            body_bytes(self.backend(), "body")
         );
         let rows = sqlx::query(&sql)
             .bind(account.as_bytes().as_slice())
@@ -252,14 +254,7 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                let payload = RAW_PAYLOADS
-                    .decode(&r.try_get::<Vec<u8>, _>("payload")?)
-                    .map_err(|detail| StoreError::Corrupt {
-                        what: "raw event payload",
-                        id: id.to_string(),
-                        detail,
-                    })?;
-                Ok((id, payload))
+                Ok((id, stored_event(r, id)?.payload))
             })
             .collect()
     }
@@ -273,10 +268,14 @@ impl Store {
         account: Uuid,
         events: &[TransportEvent],
     ) -> Result<(usize, DroppedKeys)> {
-        let mut stored: HashMap<Uuid, String> = HashMap::new();
+        let mut stored: HashMap<Uuid, StoredEvent> = HashMap::new();
+        let payload = match self.backend() {
+            Backend::Sqlite => "CAST(payload AS BLOB)",
+            Backend::Postgres => "payload",
+        };
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
-                "SELECT id, {} FROM transport_events WHERE account_id = $1 AND id IN ({})",
+                "SELECT id, {}, {payload} AS payload FROM transport_events WHERE account_id = $1 AND id IN ({})",
                 body_bytes(self.backend(), "body"),
                 in_list(2, chunk.len())
             );
@@ -286,21 +285,25 @@ impl Store {
             }
             for row in q.fetch_all(self.pool()).await? {
                 let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                stored.insert(id, event_body(&row, id)?);
+                stored.insert(id, stored_event(&row, id)?);
             }
         }
-        let mut encoder = Encoder::new(&EVENT_BODIES).map_err(StoreError::Compress)?;
+        // A rewritten event takes the layout of migration 34: body and payload in one frame.
+        let mut encoder = Encoder::new(&EVENTS).map_err(StoreError::Compress)?;
         let mut changed: Vec<(&TransportEvent, Vec<u8>)> = Vec::new();
         for e in events {
             let body = serde_json::to_string(&e.event).unwrap_or_default();
-            if stored.get(&e.id).is_some_and(|old| *old != body) {
-                changed.push((e, encoder.encode(&body).map_err(StoreError::Compress)?));
-            }
+            let Some(old) = stored.get(&e.id).filter(|old| old.body != body) else {
+                continue;
+            };
+            let frame = encode_event(&mut encoder, &body, old.payload.as_deref())
+                .map_err(StoreError::Compress)?;
+            changed.push((e, frame));
         }
         let mut tx = self.pool.begin().await?;
         for (e, body) in &changed {
             sqlx::query(
-                "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5 \
+                "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5, payload = NULL \
                  WHERE account_id = $1 AND id = $2",
             )
             .bind(account.as_bytes().as_slice())

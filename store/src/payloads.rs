@@ -64,6 +64,11 @@ const BODIES_101: (u32, &[u8]) = (
     include_bytes!("../dictionaries/event-bodies-101.zdict"),
 );
 
+const EVENTS_601: (u32, &[u8]) = (
+    601,
+    include_bytes!("../dictionaries/stored-events-601.zdict"),
+);
+
 const CONTAINERS_201: (u32, &[u8]) = (
     201,
     include_bytes!("../dictionaries/container-bodies-201.zdict"),
@@ -96,6 +101,19 @@ pub static EVENT_BODIES: Codec = Codec {
     what: "transport event body",
     current: BODIES_101,
     all: &[BODIES_101],
+    encoding: OnceLock::new(),
+    decoding: OnceLock::new(),
+};
+
+/// `transport_events.body` since migration 34: the normalized event's JSON, a newline, and the
+/// carrier's payload text, in one frame (`scripts/dictionary.sh events N`, ids 601 to 700). The
+/// payload repeats much of the body (ids, times, codes, references), which one frame matches
+/// against: 295 bytes as two frames, about 220 as one (5,000 simulated containers). JSON
+/// written by `serde_json` has no raw newline, so the first one ends the body.
+pub static EVENTS: Codec = Codec {
+    what: "stored event",
+    current: EVENTS_601,
+    all: &[EVENTS_601],
     encoding: OnceLock::new(),
     decoding: OnceLock::new(),
 };
@@ -177,40 +195,112 @@ impl Encoder {
     }
 }
 
-/// An event's carrier payload and normalized body in their stored forms (zstd frames of
-/// [`RAW_PAYLOADS`] and [`EVENT_BODIES`]), made by [`encode_events`] before the store is
-/// touched, so a caller can make them on another thread (`teu ingest` does, while the file
-/// before is stored) and hand them in with the event ([`crate::NewEvent::forms`]).
+/// An event in its stored form: one zstd frame of [`EVENTS`] holding its normalized body and
+/// its carrier's payload (migration 34), made by [`encode_events`] before the store is touched,
+/// so a caller can make it on another thread (`teu ingest` does, while the file before is
+/// stored) and hand it in with the event ([`crate::NewEvent::forms`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventForms {
-    /// `transport_events.payload`: the carrier's JSON text, compressed.
-    pub(crate) payload: Vec<u8>,
-    /// `transport_events.body`: the normalized event's JSON, compressed.
-    pub(crate) body: Vec<u8>,
+    /// `transport_events.body`: the frame of [`encode_event`].
+    pub(crate) stored: Vec<u8>,
 }
 
 /// The stored forms of events given as (carrier payload text, normalized event): one encoder
-/// per column for the whole list (loading a dictionary costs more than compressing a value).
+/// for the whole list (loading a dictionary costs more than compressing a value).
 ///
 /// # Errors
 /// An [`io::Error`] from zstd (a corrupt bundled dictionary, out of memory).
 pub fn encode_events<'a>(
     events: impl IntoIterator<Item = (&'a str, &'a EventRow)>,
 ) -> io::Result<Vec<EventForms>> {
-    let mut payloads = Encoder::new(&RAW_PAYLOADS)?;
-    let mut bodies = Encoder::new(&EVENT_BODIES)?;
+    let mut encoder = Encoder::new(&EVENTS)?;
     events
         .into_iter()
         .map(|(raw, event)| {
+            let body = serde_json::to_string(event).unwrap_or_default();
             Ok(EventForms {
-                payload: payloads.encode(raw)?,
-                body: bodies.encode(&serde_json::to_string(event).unwrap_or_default())?,
+                stored: encode_event(&mut encoder, &body, Some(raw))?,
             })
         })
         .collect()
 }
 
+/// The stored form of an event (`encoder` of [`EVENTS`]): its normalized `body` (JSON on one
+/// line), then, when the carrier's `payload` is known, a newline and the payload.
+///
+/// # Errors
+/// An [`io::Error`] from zstd (out of memory).
+pub(crate) fn encode_event(
+    encoder: &mut Encoder,
+    body: &str,
+    payload: Option<&str>,
+) -> io::Result<Vec<u8>> {
+    match payload {
+        Some(payload) => encoder.encode(&format!("{body}\n{payload}")),
+        None => encoder.encode(body),
+    }
+}
+
+/// A `transport_events` row's normalized body and carrier payload, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The normalized event: JSON of [`EventRow`].
+    pub body: String,
+    /// The carrier's original text, when one was stored.
+    pub payload: Option<String>,
+}
+
+/// Decodes a `transport_events` row from its `body` and `payload` columns, as either layout
+/// stored them: since migration 34 `body` is a frame of [`EVENTS`] holding both and `payload`
+/// is NULL; before, `body` is a frame of [`EVENT_BODIES`] (or, before migration 23, the text)
+/// and `payload` a frame of [`RAW_PAYLOADS`] (or the text; NULL when none was kept).
+///
+/// # Errors
+/// A message saying which column is wrong and how ([`Codec::decode`]).
+pub fn decode_event(body: &[u8], payload: Option<&[u8]>) -> Result<StoredEvent, String> {
+    if EVENTS.names(body) {
+        let mut text = EVENTS.decode(body)?;
+        let payload = text.find('\n').map(|at| {
+            let payload = text[at + 1..].to_string();
+            text.truncate(at);
+            payload
+        });
+        return Ok(StoredEvent {
+            body: text,
+            payload,
+        });
+    }
+    Ok(StoredEvent {
+        body: EVENT_BODIES.decode(body)?,
+        payload: payload.map(|p| RAW_PAYLOADS.decode(p)).transpose()?,
+    })
+}
+
+/// The normalized body of a stored event (the `body` column, in either layout of
+/// [`decode_event`]), without keeping its payload.
+///
+/// # Errors
+/// As [`decode_event`].
+pub fn decode_event_body(body: &[u8]) -> Result<String, String> {
+    if EVENTS.names(body) {
+        let mut text = EVENTS.decode(body)?;
+        if let Some(at) = text.find('\n') {
+            text.truncate(at);
+        }
+        return Ok(text);
+    }
+    EVENT_BODIES.decode(body)
+}
+
 impl Codec {
+    /// Whether `stored` is a zstd frame naming one of this codec's dictionaries.
+    pub fn names(&self, stored: &[u8]) -> bool {
+        stored.starts_with(&ZSTD_MAGIC) && {
+            let id = zstd::zstd_safe::get_dict_id_from_frame(stored).map_or(0, u32::from);
+            self.all.iter().any(|(d, _)| *d == id)
+        }
+    }
+
     /// The text of a stored value: a zstd frame (decompressed with the dictionary its header
     /// names) or, for rows written before compression, the text itself.
     ///
@@ -344,5 +434,57 @@ mod tests {
                 .contains("dictionary 1,"));
         }
         assert!(frames * 2 < text, "{frames} of {text}");
+    }
+
+    /// Every real DCSA event of the bundled examples, stored as one frame of its body and
+    /// payload (migration 34), decodes to both; the body alone reads the same; the frame is
+    /// smaller than the two frames of the layout before; an event stored without a payload reads
+    /// with none; the older layout still reads.
+    #[test]
+    fn real_events_stored_as_one_frame() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/dcsa/tnt-220-response.json"
+        );
+        let batch = teu_feeds::read_file(std::path::Path::new(path)).expect("DCSA file");
+        assert!(batch.events.len() > 5);
+        let forms =
+            encode_events(batch.events.iter().map(|e| (e.raw.as_str(), &e.row))).expect("compress");
+        let mut bodies = Encoder::new(&EVENT_BODIES).expect("dictionary");
+        let mut raws = Encoder::new(&RAW_PAYLOADS).expect("dictionary");
+        let (mut one, mut two) = (0, 0);
+        for (event, form) in batch.events.iter().zip(&forms) {
+            let body = serde_json::to_string(&event.row).expect("JSON");
+            assert!(EVENTS.names(&form.stored) && !EVENT_BODIES.names(&form.stored));
+            let stored = decode_event(&form.stored, None).expect("decode");
+            assert_eq!(stored.body, body);
+            assert_eq!(stored.payload.as_deref(), Some(event.raw.as_str()));
+            assert_eq!(decode_event_body(&form.stored).expect("body"), body);
+            let (body_frame, raw_frame) = (
+                bodies.encode(&body).expect("compress"),
+                raws.encode(&event.raw).expect("compress"),
+            );
+            let older = decode_event(&body_frame, Some(&raw_frame)).expect("older layout");
+            assert_eq!(
+                (older.body.as_str(), older.payload.as_deref()),
+                (body.as_str(), Some(event.raw.as_str()))
+            );
+            (one, two) = (
+                one + form.stored.len(),
+                two + body_frame.len() + raw_frame.len(),
+            );
+        }
+        assert!(one < two, "one frame {one} bytes, two frames {two}");
+        let mut encoder = Encoder::new(&EVENTS).expect("dictionary");
+        let alone = encode_event(&mut encoder, "{\"event_id\":\"x\"}", None).expect("compress");
+        let stored = decode_event(&alone, None).expect("decode");
+        assert_eq!(
+            (stored.body.as_str(), stored.payload),
+            ("{\"event_id\":\"x\"}", None)
+        );
+        assert!(EVENT_BODIES
+            .decode(&alone)
+            .unwrap_err()
+            .contains("dictionary 601"));
     }
 }

@@ -371,9 +371,7 @@ const COUNTED_TABLES: [&str; 4] = [
 
 /// The JSON text of a stored `transport_events.body` read through [`TestDb::body_bytes`].
 pub fn event_body(stored: &[u8]) -> String {
-    teu_store::payloads::EVENT_BODIES
-        .decode(stored)
-        .expect("a stored event body")
+    teu_store::payloads::decode_event_body(stored).expect("a stored event body")
 }
 
 /// Drops ids and ingest-time timestamps from a stored body, recursively.
