@@ -60,6 +60,83 @@ pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedErro
     read_value_at(value, source_file, Utc::now())
 }
 
+/// Reads a DCSA document from its JSON text (`bytes`, UTF-8 without a BOM), as
+/// [`read_value`] reads its parsed tree, one event at a time: the document is first split into
+/// borrowed slices, one per event (`serde_json::value::RawValue`, which checks the syntax of the
+/// whole document), and each event is parsed into a tree only while it is read. A file of
+/// 44,000 events (a chunk of `teu simulate`, 44 MB) never holds every event's tree at once.
+///
+/// # Errors
+/// [`FeedError::Json`] with the line and column where the text is not JSON;
+/// [`FeedError::UnknownFormat`] when it is neither an array nor an object with an `events`
+/// array.
+pub fn read_json(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedError> {
+    read_json_at(bytes, source_file, Utc::now())
+}
+
+/// [`read_json`] with an explicit "now" for the future-timestamp rule.
+pub fn read_json_at(
+    bytes: &[u8],
+    source_file: &str,
+    now: DateTime<Utc>,
+) -> Result<FeedBatch, FeedError> {
+    use serde_json::value::RawValue;
+    /// A T&T 3.0 document: its `events`, whatever they are, and nothing else kept.
+    #[derive(serde::Deserialize)]
+    struct Document<'a> {
+        #[serde(borrow)]
+        events: Option<&'a RawValue>,
+    }
+    let json = |e: serde_json::Error| FeedError::Json {
+        source_file: source_file.to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let (format, items, prefix): (_, Vec<&RawValue>, _) = match first {
+        Some(b'[') => (
+            FeedFormat::DcsaTnt22,
+            serde_json::from_slice(bytes).map_err(json)?,
+            "",
+        ),
+        Some(b'{') => {
+            let document: Document<'_> = serde_json::from_slice(bytes).map_err(json)?;
+            match document.events.filter(|e| e.get().starts_with('[')) {
+                Some(events) => (
+                    FeedFormat::DcsaTnt30,
+                    serde_json::from_str(events.get()).map_err(json)?,
+                    "/events",
+                ),
+                None => return Err(no_events(source_file)),
+            }
+        }
+        _ => return Err(not_a_document(source_file)),
+    };
+    // Each slice is valid JSON (checked above); a tree that still fails to build (nesting
+    // deeper than serde_json's limit) reads as null, which the event rules refuse.
+    let trees = items
+        .into_iter()
+        .map(|raw| serde_json::from_str(raw.get()).unwrap_or(Value::Null));
+    Ok(read_items(format, trees, prefix, source_file, now))
+}
+
+/// The error of a JSON object without an `events` array.
+fn no_events(source_file: &str) -> FeedError {
+    FeedError::UnknownFormat {
+        source_file: source_file.to_string(),
+        detail: "JSON object without an \"events\" array (DCSA T&T 3.0 expected)".into(),
+    }
+}
+
+/// The error of JSON that is neither an array nor an object.
+fn not_a_document(source_file: &str) -> FeedError {
+    FeedError::UnknownFormat {
+        source_file: source_file.to_string(),
+        detail: "expected a JSON array or object".into(),
+    }
+}
+
 /// [`read_value`] with an explicit "now" for the future-timestamp rule.
 pub fn read_value_at(
     value: Value,
@@ -70,21 +147,29 @@ pub fn read_value_at(
         Value::Array(items) => (FeedFormat::DcsaTnt22, items, ""),
         Value::Object(mut obj) => match obj.remove("events") {
             Some(Value::Array(items)) => (FeedFormat::DcsaTnt30, items, "/events"),
-            _ => {
-                return Err(FeedError::UnknownFormat {
-                    source_file: source_file.to_string(),
-                    detail: "JSON object without an \"events\" array (DCSA T&T 3.0 expected)"
-                        .into(),
-                })
-            }
+            _ => return Err(no_events(source_file)),
         },
-        _ => {
-            return Err(FeedError::UnknownFormat {
-                source_file: source_file.to_string(),
-                detail: "expected a JSON array or object".into(),
-            })
-        }
+        _ => return Err(not_a_document(source_file)),
     };
+    Ok(read_items(
+        format,
+        items.into_iter(),
+        prefix,
+        source_file,
+        now,
+    ))
+}
+
+/// Reads the events of a document of `format` (the trees of its event list at `prefix`, a JSON
+/// pointer) one by one: each becomes a [`ReadEvent`] with its JSON text, or a [`Quarantined`]
+/// row saying where and why.
+fn read_items(
+    format: FeedFormat,
+    items: impl ExactSizeIterator<Item = Value>,
+    prefix: &str,
+    source_file: &str,
+    now: DateTime<Utc>,
+) -> FeedBatch {
     let mut batch = FeedBatch {
         source_file: source_file.to_string(),
         format,
@@ -96,7 +181,7 @@ pub fn read_value_at(
         quarantined: Vec::new(),
     };
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (index, item) in items.into_iter().enumerate() {
+    for (index, item) in items.enumerate() {
         let base = format!("{prefix}/{index}");
         let parsed = if format == FeedFormat::DcsaTnt22 {
             parse_v22(&item, now)
@@ -128,7 +213,7 @@ pub fn read_value_at(
             }),
         }
     }
-    Ok(batch)
+    batch
 }
 
 /// A validation failure inside one event: pointer relative to the event, and the reason.
@@ -658,6 +743,71 @@ mod tests {
     fn read(name: &str) -> FeedBatch {
         let path = format!("{}/../data/dcsa/{name}", env!("CARGO_MANIFEST_DIR"));
         crate::read_file(std::path::Path::new(&path)).expect(name)
+    }
+
+    /// Reading the text event by event ([`read_json_at`]) gives what reading its whole tree
+    /// ([`read_value_at`]) gives, for every real DCSA file: the same events, rows and payload
+    /// text, the same refusals with the same pointers, or the same error.
+    #[test]
+    fn reading_event_by_event_matches_the_whole_tree() {
+        let now = "2026-11-27T00:00:00Z"
+            .parse::<DateTime<Utc>>()
+            .expect("time");
+        let mut files: Vec<_> =
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/dcsa"))
+                .expect("data/dcsa")
+                .map(|e| e.expect("entry").path())
+                .collect();
+        files.sort();
+        assert!(files.len() >= 7);
+        let (mut events, mut refused) = (0, 0);
+        for path in &files {
+            let bytes = std::fs::read(path).expect("file");
+            let name = path.display().to_string();
+            let tree = match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) => read_value_at(v, &name, now).map_err(|e| e.to_string()),
+                Err(e) => Err(FeedError::Json {
+                    source_file: name.clone(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: e.to_string(),
+                }
+                .to_string()),
+            };
+            let one_by_one = read_json_at(&bytes, &name, now).map_err(|e| e.to_string());
+            match (tree, one_by_one) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!((a.format, a.rows_read), (b.format, b.rows_read), "{name}");
+                    assert_eq!(a.events.len(), b.events.len(), "{name}");
+                    for (x, y) in a.events.iter().zip(&b.events) {
+                        assert_eq!(
+                            (x.index, &x.row, &x.raw),
+                            (y.index, &y.row, &y.raw),
+                            "{name}"
+                        );
+                    }
+                    assert_eq!(a.quarantined, b.quarantined, "{name}");
+                    (events, refused) = (events + b.events.len(), refused + b.quarantined.len());
+                }
+                (a, b) => assert_eq!(a.err(), b.err(), "{name}"),
+            }
+        }
+        assert!(
+            events > 10 && refused > 10,
+            "{events} events, {refused} refused"
+        );
+        // Not a document: the line and column of bad JSON, and an object without events.
+        let bad = b"[{\"eventID\": \"a\"},\n {\"eventID\": 1,}]";
+        let want = serde_json::from_slice::<Value>(bad).unwrap_err();
+        match read_json_at(bad, "bad.json", now) {
+            Err(FeedError::Json { line, column, .. }) => {
+                assert_eq!((line, column), (want.line(), want.column()));
+                assert_eq!(line, 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        let err = read_json_at(br#"{"events": {"a": 1}}"#, "obj.json", now).unwrap_err();
+        assert!(matches!(err, FeedError::UnknownFormat { .. }), "{err}");
     }
 
     #[test]

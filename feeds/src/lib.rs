@@ -208,13 +208,7 @@ pub fn read_bytes(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedErro
                 .into(),
         });
     }
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| FeedError::Json {
-        source_file: source_file.to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    dcsa::read_value(value, source_file)
+    dcsa::read_json(bytes, source_file)
 }
 
 fn from_terminal(source_file: &str, format: FeedFormat, t: terminal::TerminalBatch) -> FeedBatch {
