@@ -678,6 +678,8 @@ pub async fn linked_history(
             .collect();
         ids.sort_unstable();
         let events = store.events_by_id(account, &ids).await?;
+        // Room for them at once: an event is about a kilobyte, moved again at every rehash.
+        found.reserve(events.len());
         let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for e in events {
             for (i, values) in [
@@ -695,9 +697,9 @@ pub async fn linked_history(
         pending = next.map(|n| n.into_iter().collect());
     }
     let mut events: Vec<TransportEvent> = found.into_values().collect();
-    events.sort_by(|a, b| {
-        (a.event.event_at, &a.event.event_id).cmp(&(b.event.event_at, &b.event.event_id))
-    });
+    // Sorted by keys taken once and then put in place, so that each event (about a kilobyte)
+    // moves about once instead of at every step of a merge sort.
+    events.sort_by_cached_key(|e| (e.event.event_at, e.event.event_id.clone()));
     let [containers, bills, bookings] = seen;
     let scope = DerivationScope {
         shipment_keys: bills.into_iter().chain(bookings).collect(),
@@ -749,16 +751,31 @@ async fn derive_and_write(
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
     let (history, scope) = linked_history(store, account.id, keys).await?;
-    let rows: Vec<_> = history.iter().map(|e| e.event.clone()).collect();
+    // The rows go to the blocking task and come back, moved rather than cloned.
+    let (ids, rows): (Vec<_>, Vec<_>) = history
+        .into_iter()
+        .map(|e| ((e.id, e.raw_event_id, e.timezone), e.event))
+        .unzip();
     let account_id = account.id;
     // polars is CPU-bound and may block: keep it off the async workers.
-    let derived = tokio::task::spawn_blocking(move || {
+    let (derived, rows) = tokio::task::spawn_blocking(move || {
         let refs = Refs { ports, carriers };
-        normalize::derive(account_id, &rows, &refs, store_now())
+        let derived = normalize::derive(account_id, &rows, &refs, store_now());
+        (derived, rows)
     })
     .await
-    .map_err(|e| IngestError::Worker(e.to_string()))??;
-    let mut derived = derived;
+    .map_err(|e| IngestError::Worker(e.to_string()))?;
+    let history: Vec<TransportEvent> = ids
+        .into_iter()
+        .zip(rows)
+        .map(|((id, raw_event_id, timezone), event)| TransportEvent {
+            id,
+            raw_event_id,
+            timezone,
+            event,
+        })
+        .collect();
+    let mut derived = derived?;
     let numbers: Vec<String> = derived
         .containers
         .iter()
@@ -775,9 +792,7 @@ async fn derive_and_write(
         .iter()
         .map(|s| (s.id, s.clone()))
         .collect();
-    for c in &mut derived.containers {
-        terminal_facts::apply(c, shipments.get(&c.shipment_id), &checks, &deadlines);
-    }
+    terminal_facts::apply_all(&mut derived.containers, &shipments, &checks, &deadlines);
     let mut tracked: Vec<String> = numbers;
     tracked.extend(bls);
     tracked.extend(
