@@ -235,15 +235,11 @@ impl Store {
         after: Option<Uuid>,
         limit: i64,
     ) -> Result<Vec<(Uuid, Option<String>)>> {
-        // SQLite: rows written before compression hold TEXT; read every payload as bytes.
-        let payload = match self.backend() {
-            Backend::Sqlite => "CAST(payload AS BLOB)",
-            Backend::Postgres => "payload",
-        };
         let sql = format!(
-            "SELECT id, {}, {payload} AS payload FROM transport_events \
+            "SELECT id, {}, {} FROM transport_events \
              WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
-            body_bytes(self.backend(), "body")
+            body_bytes(self.backend(), "body"),
+            payload_bytes(self.backend())
         );
         let rows = sqlx::query(&sql)
             .bind(account.as_bytes().as_slice())
@@ -269,14 +265,11 @@ impl Store {
         events: &[TransportEvent],
     ) -> Result<(usize, DroppedKeys)> {
         let mut stored: HashMap<Uuid, StoredEvent> = HashMap::new();
-        let payload = match self.backend() {
-            Backend::Sqlite => "CAST(payload AS BLOB)",
-            Backend::Postgres => "payload",
-        };
         for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
             let sql = format!(
-                "SELECT id, {}, {payload} AS payload FROM transport_events WHERE account_id = $1 AND id IN ({})",
+                "SELECT id, {}, {} FROM transport_events WHERE account_id = $1 AND id IN ({})",
                 body_bytes(self.backend(), "body"),
+                payload_bytes(self.backend()),
                 in_list(2, chunk.len())
             );
             let mut q = sqlx::query(&sql).bind(account.as_bytes().as_slice());
@@ -659,6 +652,15 @@ pub(super) fn key_lists<'e>(
         .into_iter()
         .map(|((kind, value), ids)| (kind, value, ids))
         .collect()
+}
+
+/// The select-list item reading `transport_events.payload` as bytes, named `payload`: on SQLite
+/// rows written before compression hold TEXT (read through [`crate::stored_event`]).
+fn payload_bytes(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "CAST(payload AS BLOB) AS payload",
+        Backend::Postgres => "payload",
+    }
 }
 
 #[cfg(test)]

@@ -419,7 +419,7 @@ fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
 }
 
 /// A stored event ready to write: the event, its original JSON, where it came from, and both
-/// in their stored forms ([`payloads::encode_events`] of `raw` and `event.event`).
+/// in their stored form, one frame ([`payloads::encode_events`] of `raw` and `event.event`).
 pub struct NewEvent<'a> {
     pub event: &'a TransportEvent,
     pub raw: &'a str,
