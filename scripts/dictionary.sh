@@ -6,7 +6,7 @@
 #   scripts/dictionary.sh bodies N    normalized event bodies, store/dictionaries/event-bodies-N.zdict
 #                                      (ids 101 to 200)
 #   scripts/dictionary.sh events N    stored events (normalized body, newline, carrier payload;
-#                                      migration 34), store/dictionaries/stored-events-N.zdict
+#                                      one-frame layout), store/dictionaries/stored-events-N.zdict
 #                                      (ids 601 to 700)
 #   scripts/dictionary.sh containers N   derived container bodies,
 #                                      store/dictionaries/container-bodies-N.zdict (ids 201 to 300)
@@ -18,18 +18,19 @@
 #                                      store/dictionaries/line-deadlines-N.zdict (ids 501 to 600)
 #
 # N is the dictionary id, one more than the newest of its kind. Samples: every DCSA event of the
-# bundled real Track & Trace examples (data/dcsa, data/dcsa-cases) and the DCSA and rail events of
-# a small `teu simulate` feed (400 containers, seed 20261126: not a seed any benchmark or test
-# uses), one per sample: for `raw` each event's JSON object, for `bodies` its normalized body as
-# the store wrote it before migration 34, for `events` that body, a newline and the payload, as
-# the store writes an event since (feeds/examples/event_bodies.rs). For `containers` and `shipments` the
-# samples are the records derived from the DCSA, terminal and rail files of a larger feed of the
-# same seed (2,000 containers) and the real DCSA examples, ingested into a scratch SQLite
-# database and written as the store writes them (store/examples/record_bodies.rs). For `checks`
-# and `deadlines` they are each row's original text and its body, from the terminal files of
-# that larger feed (feeds/examples/fact_rows.rs). A dictionary never changes once released:
-# each compressed value names its dictionary id in its zstd frame header, and every dictionary
-# ever used stays bundled. The binary is TEU_BIN when set, else a debug build.
+# bundled real Track & Trace examples (data/dcsa, data/dcsa-cases) and the DCSA and rail events of a
+# small `teu simulate` feed (400 containers, seed 20261126: not a seed any benchmark or test uses),
+# one per sample: for `raw` each event's JSON object, for `bodies` its normalized body as the store
+# wrote it before the one-frame layout (teu_store::payloads::EVENTS), for `events` that body, a
+# newline and the payload, as the store writes an event since (feeds/examples/event_bodies.rs). For
+# `containers` and `shipments` the samples are the records derived from the DCSA, terminal and rail
+# files of a larger feed of the same seed (2,000 containers) and the real DCSA examples, ingested
+# into a scratch SQLite database and written as the store writes them
+# (store/examples/record_bodies.rs). For `checks` and `deadlines` they are each row's original text
+# and its body, from the terminal files of that larger feed (feeds/examples/fact_rows.rs). A
+# dictionary never changes once released: each compressed value names its dictionary id in its zstd
+# frame header, and every dictionary ever used stays bundled. The binary is TEU_BIN when set, else a
+# debug build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?raw or bodies}

@@ -11,11 +11,11 @@ use serde_json::Value;
 use sqlx::Row;
 
 /// Rewrites the account's stored events the way the previous release stored them (the first
-/// container, bill of lading and booking only, no references or transport call id), keeps the
-/// first key of each kind in `event_keys` (what the migration backfills from such rows), and
-/// throws the derived rows away, as if they had been derived from that reading. The carrier's
-/// payload goes back beside the body, as text, where that release kept it (migration 34 keeps
-/// both in one frame).
+/// container, bill of lading and booking only, no references or transport call id), keeps the first
+/// key of each kind in `event_keys` (what the migration backfills from such rows), and throws the
+/// derived rows away, as if they had been derived from that reading. The carrier's payload goes
+/// back beside the body, as text, where that release kept it (the one-frame layout,
+/// `teu_store::payloads::EVENTS`, keeps both in one frame).
 async fn downgrade(db: &TestDb) {
     sqlx::any::install_default_drivers();
     let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)

@@ -171,11 +171,11 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
     out
 }
 
-/// Every stored event's columns (migration 28: 16-byte ids, times in milliseconds) say what
-/// its body says: the event time is the body's `event_at`, the version time its
-/// `event_created_at` (or `event_at` when the carrier gave none), to the millisecond. Every
-/// event keeps its carrier's payload, the DCSA event of the body's `event_id`, in whichever
-/// layout holds it (apart before migration 34, inside the body's frame since).
+/// Every stored event's columns (migration 28: 16-byte ids, times in milliseconds) say what its
+/// body says: the event time is the body's `event_at`, the version time its `event_created_at` (or
+/// `event_at` when the carrier gave none), to the millisecond. Every event keeps its carrier's
+/// payload, the DCSA event of the body's `event_id`, in whichever layout holds it (apart before the
+/// one-frame layout of `payloads::EVENTS`, inside the body's frame since).
 async fn event_columns_match_their_bodies(db: &TestDb) {
     let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
     let rows = sqlx::query(&format!(
@@ -211,7 +211,7 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
         .expect("a stored event");
         let body: Value = serde_json::from_str(&stored.body).expect("body");
         // Each event's carrier payload moved beside it (migration 30), then into its body's
-        // frame (migration 34): none was left behind.
+        // frame (`payloads::EVENTS`): none was left behind.
         let payload: Value = serde_json::from_str(stored.payload.as_deref().expect("a payload"))
             .expect("payload JSON");
         assert_eq!(
@@ -279,7 +279,7 @@ async fn stored_text_is_compressed(db: &TestDb) {
             "{table}: {stored} bytes stored for {text} of JSON"
         );
     }
-    // Each event is one frame of its body and payload (migration 34), under a quarter of
+    // Each event is one frame of its body and payload (`payloads::EVENTS`), under a quarter of
     // their text, and no payload is kept apart.
     let apart: i64 =
         sqlx::query_scalar("SELECT COUNT(*) FROM transport_events WHERE payload IS NOT NULL")

@@ -1,9 +1,9 @@
 //! Writes the normalized body of every event of the given feed files, as the store wrote
-//! `transport_events.body` before migration 34 (JSON of `teu_domain::model::EventRow`), one
-//! file per event (`body-N.json`): the training samples of the body dictionary
-//! (`scripts/dictionary.sh bodies N`). Beside each, `event-N.txt`: the body, a newline and the
-//! carrier's payload text, the stored event of migration 34 (`teu_store::payloads::EVENTS`):
-//! the samples of `scripts/dictionary.sh events N`.
+//! `transport_events.body` before the one-frame layout of `teu_store::payloads::EVENTS` (JSON of
+//! `teu_domain::model::EventRow`), one file per event (`body-N.json`): the training samples of the
+//! body dictionary (`scripts/dictionary.sh bodies N`). Beside each, `event-N.txt`: the body, a
+//! newline and the carrier's payload text, the stored event of that layout: the samples of
+//! `scripts/dictionary.sh events N`.
 //!
 //!     cargo run -p teu-feeds --example event_bodies -- OUT_DIR FILE...
 //!

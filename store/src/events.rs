@@ -60,7 +60,7 @@ impl Store {
         events.sort_unstable_by_key(|e| e.event.id);
         let mut tx = self.pool.begin().await?;
         let mut written: Vec<&TransportEvent> = Vec::new();
-        // The payload is inside `body` (migration 34); a version replacing a row of the older
+        // The payload is inside `body` (`payloads::EVENTS`); a version replacing a row of the older
         // layout clears its `payload`.
         for chunk in events.chunks(self.rows_per_list(11)) {
             let sql = format!(
@@ -281,7 +281,8 @@ impl Store {
                 stored.insert(id, stored_event(&row, id)?);
             }
         }
-        // A rewritten event takes the layout of migration 34: body and payload in one frame.
+        // A rewritten event takes the one-frame layout (`payloads::EVENTS`): body and payload in
+        // one frame.
         let mut encoder = Encoder::new(&EVENTS).map_err(StoreError::Compress)?;
         let mut changed: Vec<(&TransportEvent, Vec<u8>)> = Vec::new();
         for e in events {

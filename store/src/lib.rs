@@ -27,10 +27,10 @@
 //! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per
 //! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
-//! event's since migration 34 as one zstd frame of that JSON and the carrier's payload text,
-//! `payloads::EVENTS`; before, a frame of `payloads::EVENT_BODIES` and the payload apart, a frame
-//! of `payloads::RAW_PAYLOADS`); the other columns are what queries filter, join and sort on. Every query takes the account id: one
-//! account never reads another's rows.
+//! event's as one zstd frame of that JSON and the carrier's payload text, `payloads::EVENTS`;
+//! rows written before that layout hold a frame of `payloads::EVENT_BODIES` and the payload
+//! apart, a frame of `payloads::RAW_PAYLOADS`); the other columns are what queries filter, join
+//! and sort on. Every query takes the account id: one account never reads another's rows.
 
 use std::collections::HashMap;
 use std::str::FromStr;

@@ -105,8 +105,10 @@ pub static EVENT_BODIES: Codec = Codec {
     decoding: OnceLock::new(),
 };
 
-/// `transport_events.body` since migration 34: the normalized event's JSON, a newline, and the
-/// carrier's payload text, in one frame (`scripts/dictionary.sh events N`, ids 601 to 700). The
+/// `transport_events.body` in the one-frame layout: the normalized event's JSON, a newline, and
+/// the carrier's payload text, in one frame (`scripts/dictionary.sh events N`, ids 601 to 700).
+/// It came without a schema migration: the dictionary a row's `body` frame names tells its
+/// layout ([`decode_event`]), so rows written before keep theirs until they are replaced. The
 /// payload repeats much of the body (ids, times, codes, references), which one frame matches
 /// against: 295 bytes as two frames, about 220 as one (5,000 simulated containers). JSON
 /// written by `serde_json` has no raw newline, so the first one ends the body.
@@ -195,10 +197,10 @@ impl Encoder {
     }
 }
 
-/// An event in its stored form: one zstd frame of [`EVENTS`] holding its normalized body and
-/// its carrier's payload (migration 34), made by [`encode_events`] before the store is touched,
-/// so a caller can make it on another thread (`teu ingest` does, while the file before is
-/// stored) and hand it in with the event ([`crate::NewEvent::forms`]).
+/// An event in its stored form: one zstd frame of [`EVENTS`] holding its normalized body and its
+/// carrier's payload (the one-frame layout), made by [`encode_events`] before the store is touched,
+/// so a caller can make it on another thread (`teu ingest` does, while the file before is stored)
+/// and hand it in with the event ([`crate::NewEvent::forms`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventForms {
     /// `transport_events.body`: the frame of [`encode_event`].
@@ -250,10 +252,10 @@ pub struct StoredEvent {
     pub payload: Option<String>,
 }
 
-/// Decodes a `transport_events` row from its `body` and `payload` columns, as either layout
-/// stored them: since migration 34 `body` is a frame of [`EVENTS`] holding both and `payload`
-/// is NULL; before, `body` is a frame of [`EVENT_BODIES`] (or, before migration 23, the text)
-/// and `payload` a frame of [`RAW_PAYLOADS`] (or the text; NULL when none was kept).
+/// Decodes a `transport_events` row from its `body` and `payload` columns, as either layout stored
+/// them: in the one-frame layout `body` is a frame of [`EVENTS`] holding both and `payload` is
+/// NULL; before, `body` is a frame of [`EVENT_BODIES`] (or, before migration 23, the text) and
+/// `payload` a frame of [`RAW_PAYLOADS`] (or the text; NULL when none was kept).
 ///
 /// # Errors
 /// A message saying which column is wrong and how ([`Codec::decode`]).
@@ -437,7 +439,7 @@ mod tests {
     }
 
     /// Every real DCSA event of the bundled examples, stored as one frame of its body and
-    /// payload (migration 34), decodes to both; the body alone reads the same; the frame is
+    /// payload ([`EVENTS`]), decodes to both; the body alone reads the same; the frame is
     /// smaller than the two frames of the layout before; an event stored without a payload reads
     /// with none; the older layout still reads.
     #[test]
