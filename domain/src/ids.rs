@@ -50,16 +50,6 @@ pub fn vessel_id(imo: &str) -> Uuid {
     scoped(Uuid::nil(), "vessel", &[imo])
 }
 
-/// Id of an AIS position (public data): transmitter (MMSI or track id) and observation time.
-/// The same report received twice, or read from two files, is stored once.
-pub fn vessel_position_id(vessel_key: &str, observed_at_rfc3339: &str) -> Uuid {
-    scoped(
-        Uuid::nil(),
-        "vessel_position",
-        &[vessel_key, observed_at_rfc3339],
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -210,77 +210,53 @@ impl Store {
 
     /// [`Store::upsert_vessel_positions`] on PostgreSQL: the positions and their bookkeeping
     /// (`vessel_identities`, `track_versions`, as `Store::positions_stored`) in one transaction
-    /// of `UNNEST` statements on `pg`.
+    /// of `UNNEST` statements on `pg`. The source file is not stored (migration 34).
     pub(super) async fn upsert_vessel_positions_pg(
         &self,
         pg: &PgPool,
-        source_file: &str,
+        _source_file: &str,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         if positions.is_empty() {
             return Ok(());
         }
-        let mut rows: Vec<(String, &(usize, VesselPosition), String)> = positions
-            .iter()
-            .map(|row| {
-                let at = ts(row.1.observed_at);
-                let id = teu_domain::ids::vessel_position_id(row.1.vessel_key(), &at).to_string();
-                (id, row, at)
-            })
-            .collect();
-        // By vessel and time, the order maps read them in (`vessel_positions` by IMO or MMSI
-        // and time): the heap keeps a vessel's track together and three of the four indexes
-        // grow at their ends. In id order (random UUIDs) a map's partial leg read scattered
-        // heap pages (map median 2.9 → 3.8 ms on the page benchmark).
-        rows.sort_unstable_by(|a, b| {
-            (a.1 .1.vessel_key(), a.1 .1.observed_at)
-                .cmp(&(b.1 .1.vessel_key(), b.1 .1.observed_at))
-        });
+        // By vessel and time, the table's key: the heap keeps a vessel's track together (a
+        // map reads a vessel's leg) and both indexes grow along each vessel's run.
+        let sorted = super::facts::by_vessel_and_time(positions);
         let mut tx = pg.begin().await?;
-        for chunk in rows.chunks(BULK_ROWS * 5) {
-            let ids: Vec<&str> = chunk.iter().map(|r| r.0.as_str()).collect();
-            let keys: Vec<String> = chunk
+        for chunk in sorted.chunks(BULK_ROWS * 5) {
+            let keys: Vec<&str> = chunk.iter().map(|p| p.vessel_key()).collect();
+            let at: Vec<i64> = chunk
                 .iter()
-                .map(|r| r.1 .1.vessel_key().to_string())
+                .map(|p| p.observed_at.timestamp_millis())
                 .collect();
-            let mmsis: Vec<Option<&str>> = chunk.iter().map(|r| r.1 .1.mmsi.as_deref()).collect();
-            let imos: Vec<Option<&str>> = chunk.iter().map(|r| r.1 .1.imo.as_deref()).collect();
-            let names: Vec<Option<&str>> = chunk
+            let imos: Vec<Option<&str>> = chunk
                 .iter()
-                .map(|r| r.1 .1.vessel_name.as_deref())
+                .map(|p| p.imo.as_ref().map(|imo| imo.as_str()))
                 .collect();
-            let at: Vec<&str> = chunk.iter().map(|r| r.2.as_str()).collect();
-            let lat: Vec<f64> = chunk.iter().map(|r| r.1 .1.latitude).collect();
-            let lon: Vec<f64> = chunk.iter().map(|r| r.1 .1.longitude).collect();
-            let speed: Vec<Option<f64>> = chunk.iter().map(|r| r.1 .1.speed_knots).collect();
-            let course: Vec<Option<f64>> = chunk.iter().map(|r| r.1 .1.course_deg).collect();
-            let heading: Vec<Option<f64>> = chunk.iter().map(|r| r.1 .1.heading_deg).collect();
-            let index: Vec<i64> = chunk.iter().map(|r| r.1 .0 as i64).collect();
+            let names: Vec<Option<&str>> = chunk.iter().map(|p| p.vessel_name.as_deref()).collect();
+            let lat: Vec<f64> = chunk.iter().map(|p| p.latitude).collect();
+            let lon: Vec<f64> = chunk.iter().map(|p| p.longitude).collect();
+            let speed: Vec<Option<f64>> = chunk.iter().map(|p| p.speed_knots).collect();
+            let course: Vec<Option<f64>> = chunk.iter().map(|p| p.course_deg).collect();
+            let heading: Vec<Option<f64>> = chunk.iter().map(|p| p.heading_deg).collect();
             self.count_statement();
             sqlx::query(
-                "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
-                 longitude, speed_knots, course_deg, heading_deg, source_file, source_index) \
-                 SELECT id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, longitude, speed_knots, \
-                 course_deg, heading_deg, $1, source_index \
-                 FROM UNNEST($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], \
-                 $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::bigint[]) \
-                 AS t (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, longitude, speed_knots, \
-                 course_deg, heading_deg, source_index) \
-                 ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+                 longitude, speed_knots, course_deg, heading_deg) \
+                 SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], \
+                 $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[]) \
+                 ON CONFLICT (vessel_key, observed_at) DO NOTHING",
             )
-            .bind(source_file)
-            .bind(&ids)
             .bind(&keys)
-            .bind(&mmsis)
+            .bind(&at)
             .bind(&imos)
             .bind(&names)
-            .bind(&at)
             .bind(&lat)
             .bind(&lon)
             .bind(&speed)
             .bind(&course)
             .bind(&heading)
-            .bind(&index)
             .execute(&mut *tx)
             .await?;
         }

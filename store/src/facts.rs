@@ -2,15 +2,15 @@
 //! accounts), terminal availability checks, shipping-line deadlines and AIS vessel positions.
 
 use chrono::{DateTime, Utc};
+use sqlx::any::AnyRow;
 use sqlx::Row;
 use uuid::Uuid;
 
 use super::payloads::{Codec, Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
 use super::{
-    from_json, in_list, one_per_key, parse_code, parse_ts, stored_text, ts, Backend, Result, Store,
-    StoreError,
+    from_json, in_list, one_per_key, parse_code, stored_text, ts, Result, Store, StoreError,
 };
-use teu_domain::model::{LineDeadline, Port, TerminalCheck, VesselPosition};
+use teu_domain::model::{LineDeadline, Mmsi, Port, TerminalCheck, VesselPosition};
 
 impl Store {
     /// Upserts ports (reference data, shared by all accounts).
@@ -162,8 +162,13 @@ impl Store {
     }
 
     /// Stores AIS positions (public data, shared by all accounts; see [`VesselPosition`]) read
-    /// from `source_file` with their row index. A report already stored (same transmitter and
-    /// time) is left as it is, so re-ingesting a file changes nothing.
+    /// from `source_file` with their row index (the index is not stored: a position is known by
+    /// its transmitter and time, migration 34). A report already stored (same
+    /// [`VesselPosition::vessel_key`] and millisecond) is left as it is, so re-ingesting a file
+    /// changes nothing. Positions go in sorted by vessel and time, along the table's key.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when a statement fails; nothing of the call is then stored.
     pub async fn upsert_vessel_positions(
         &self,
         source_file: &str,
@@ -174,33 +179,28 @@ impl Store {
                 .upsert_vessel_positions_pg(pg, source_file, positions)
                 .await;
         }
+        let sorted = by_vessel_and_time(positions);
         let mut tx = self.pool.begin().await?;
-        for chunk in positions.chunks(self.rows_per_list(13)) {
+        for chunk in sorted.chunks(self.rows_per_list(POSITION_COLUMNS)) {
             let sql = format!(
-                "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, latitude, \
-                 longitude, speed_knots, course_deg, heading_deg, source_file, source_index) VALUES {} \
-                 ON CONFLICT (id) DO NOTHING",
-                self.values(chunk.len(), 13)
+                "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+                 longitude, speed_knots, course_deg, heading_deg) VALUES {} \
+                 ON CONFLICT (vessel_key, observed_at) DO NOTHING",
+                self.values(chunk.len(), POSITION_COLUMNS)
             );
-            // Not cached on PostgreSQL: NULL f64 binds (see `upsert_ports`). SQLite caches it,
-            // which saves parsing a statement of about 2,000 parameters per chunk.
-            let mut q = sqlx::query(&sql).persistent(self.backend == Backend::Sqlite);
-            for (index, p) in chunk {
-                let at = ts(p.observed_at);
+            // Cached: the statement of a full chunk (about 2,000 parameters) is parsed once.
+            let mut q = sqlx::query(&sql);
+            for p in chunk {
                 q = q
-                    .bind(teu_domain::ids::vessel_position_id(p.vessel_key(), &at).to_string())
-                    .bind(p.vessel_key().to_string())
-                    .bind(p.mmsi.as_deref())
-                    .bind(p.imo.as_deref())
-                    .bind(&p.vessel_name)
-                    .bind(at)
+                    .bind(p.vessel_key())
+                    .bind(p.observed_at.timestamp_millis())
+                    .bind(p.imo.as_ref().map(|imo| imo.as_str()))
+                    .bind(p.vessel_name.as_deref())
                     .bind(p.latitude)
                     .bind(p.longitude)
                     .bind(p.speed_knots)
                     .bind(p.course_deg)
-                    .bind(p.heading_deg)
-                    .bind(source_file)
-                    .bind(*index as i64);
+                    .bind(p.heading_deg);
             }
             q.execute(&mut *tx).await?;
         }
@@ -267,53 +267,36 @@ impl Store {
     }
 
     /// AIS positions of the vessel with IMO number `imo` observed in `[from, to]` (either bound
-    /// open when `None`), oldest first. Reports that carry the IMO count, and so do the reports
-    /// of every MMSI that has reported this IMO at least once (MarineCadastre and DMA leave the
-    /// IMO blank in many rows of a vessel).
+    /// open when `None`), oldest first (then by [`VesselPosition::vessel_key`]). Reports that
+    /// carry the IMO count, and so do the reports of every MMSI that has reported this IMO at
+    /// least once (MarineCadastre and DMA leave the IMO blank in many rows of a vessel).
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the statement fails, [`StoreError::Corrupt`] for a stored IMO
+    /// number that does not parse.
     pub async fn vessel_positions(
         &self,
         imo: &str,
         from: Option<DateTime<Utc>>,
         to: Option<DateTime<Utc>>,
     ) -> Result<Vec<VesselPosition>> {
-        // Two index lookups joined by UNION: with `imo = $1 OR mmsi IN (…)` PostgreSQL scanned
-        // the whole table (127 ms at 822,000 positions, several times per map).
-        const COLUMNS: &str = "mmsi, vessel_key, imo, vessel_name, observed_at, latitude, \
-             longitude, speed_knots, course_deg, heading_deg";
+        // Two index lookups joined by UNION: with `imo = $1 OR …` PostgreSQL scanned the whole
+        // table (127 ms at 822,000 positions, several times per map). By MMSI the positions are
+        // the key's own range (`vessel_key` is the MMSI).
         let sql = format!(
-            "SELECT {COLUMNS} FROM vessel_positions WHERE imo = $1 \
+            "SELECT {POSITION_READ} FROM vessel_positions WHERE imo = $1 \
              AND observed_at >= $2 AND observed_at <= $3 \
-             UNION SELECT {COLUMNS} FROM vessel_positions WHERE mmsi IN \
+             UNION SELECT {POSITION_READ} FROM vessel_positions WHERE vessel_key IN \
              (SELECT mmsi FROM vessel_identities WHERE imo = $1) \
              AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
         );
         let rows = sqlx::query(&sql)
             .bind(imo)
-            .bind(from.map(ts).unwrap_or_else(|| "0000".into()))
-            .bind(to.map(ts).unwrap_or_else(|| "9999".into()))
+            .bind(from.map_or(i64::MIN, |t| t.timestamp_millis()))
+            .bind(to.map_or(i64::MAX, |t| t.timestamp_millis()))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter()
-            .map(|r| {
-                let mmsi: Option<String> = r.try_get("mmsi")?;
-                let key: String = r.try_get("vessel_key")?;
-                Ok(VesselPosition {
-                    track: mmsi.is_none().then_some(key),
-                    mmsi: parse_code(mmsi, "vessel position MMSI")?,
-                    imo: parse_code(r.try_get("imo")?, "vessel position IMO")?,
-                    vessel_name: r.try_get("vessel_name")?,
-                    observed_at: parse_ts(
-                        &r.try_get::<String, _>("observed_at")?,
-                        "vessel position",
-                    )?,
-                    latitude: r.try_get("latitude")?,
-                    longitude: r.try_get("longitude")?,
-                    speed_knots: r.try_get("speed_knots")?,
-                    course_deg: r.try_get("course_deg")?,
-                    heading_deg: r.try_get("heading_deg")?,
-                })
-            })
-            .collect()
+        rows.iter().map(position_row).collect()
     }
 
     /// Number of stored AIS positions (all vessels).
@@ -417,4 +400,48 @@ pub(super) fn reported_identities(
         .filter_map(|(_, p)| p.imo.as_deref())
         .collect();
     (pairs, mmsis, imos)
+}
+
+/// Columns of a `vessel_positions` row as [`Store::upsert_vessel_positions`] writes it.
+const POSITION_COLUMNS: usize = 9;
+
+/// The columns [`position_row`] reads.
+pub(crate) const POSITION_READ: &str = "vessel_key, observed_at, imo, vessel_name, latitude, \
+     longitude, speed_knots, course_deg, heading_deg";
+
+/// The positions of `positions` by [`VesselPosition::vessel_key`] and time, the order of the
+/// table's key (an AIS file's batch comes in that order already; this checks in one pass).
+pub(crate) fn by_vessel_and_time(positions: &[(usize, VesselPosition)]) -> Vec<&VesselPosition> {
+    let mut sorted: Vec<&VesselPosition> = positions.iter().map(|(_, p)| p).collect();
+    fn key<'a>(p: &&'a VesselPosition) -> (&'a str, DateTime<Utc>) {
+        (p.vessel_key(), p.observed_at)
+    }
+    if !sorted.is_sorted_by_key(key) {
+        sorted.sort_by(|a, b| key(a).cmp(&key(b)));
+    }
+    sorted
+}
+
+/// A position of a row of [`POSITION_READ`]'s columns. The key is the MMSI when it is nine
+/// digits (an AIS MMSI, ITU-R M.585), else an anonymised track's `<file stem>:<id>`.
+pub(crate) fn position_row(r: &AnyRow) -> Result<VesselPosition> {
+    let key: String = r.try_get("vessel_key")?;
+    let mmsi = Mmsi::parse(&key).ok().filter(|m| m.as_str() == key);
+    let at: i64 = r.try_get("observed_at")?;
+    Ok(VesselPosition {
+        track: mmsi.is_none().then_some(key),
+        mmsi,
+        imo: parse_code(r.try_get("imo")?, "vessel position IMO")?,
+        vessel_name: r.try_get("vessel_name")?,
+        observed_at: DateTime::from_timestamp_millis(at).ok_or_else(|| StoreError::Corrupt {
+            what: "vessel position time",
+            id: at.to_string(),
+            detail: "milliseconds out of range".into(),
+        })?,
+        latitude: r.try_get("latitude")?,
+        longitude: r.try_get("longitude")?,
+        speed_knots: r.try_get("speed_knots")?,
+        course_deg: r.try_get("course_deg")?,
+        heading_deg: r.try_get("heading_deg")?,
+    })
 }

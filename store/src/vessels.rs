@@ -3,9 +3,7 @@
 use sqlx::Row;
 use uuid::Uuid;
 
-use super::{
-    body_bytes, event_body, parse_code, parse_ts, uuid_of_bytes, Result, Store, StoreError,
-};
+use super::{body_bytes, event_body, uuid_of_bytes, Result, Store, StoreError};
 use teu_domain::ids;
 use teu_domain::model::Imo;
 use teu_domain::vessels::{Fix, Vessel};
@@ -80,36 +78,29 @@ impl Store {
             }
             None => None,
         };
-        let latest = sqlx::query(
-            "SELECT mmsi, vessel_name, observed_at, latitude, longitude, speed_knots, \
-             course_deg, heading_deg FROM vessel_positions WHERE imo = $1 \
-             ORDER BY observed_at DESC LIMIT 1",
-        )
+        let latest = sqlx::query(&format!(
+            "SELECT {} FROM vessel_positions WHERE imo = $1 ORDER BY observed_at DESC LIMIT 1",
+            super::facts::POSITION_READ
+        ))
         .bind(imo.as_str())
         .fetch_optional(self.pool())
-        .await?;
+        .await?
+        .as_ref()
+        .map(super::facts::position_row)
+        .transpose()?;
         if event_name.is_none() && latest.is_none() {
             return Ok(None);
         }
-        let (mmsi, ais_name, position) = match &latest {
-            Some(r) => {
-                let heading: Option<f64> = r.try_get("heading_deg")?;
-                let course: Option<f64> = r.try_get("course_deg")?;
+        let (mmsi, ais_name, position) = match latest {
+            Some(p) => {
                 let fix = Fix {
-                    latitude: r.try_get("latitude")?,
-                    longitude: r.try_get("longitude")?,
-                    speed_knots: r.try_get("speed_knots")?,
-                    heading_deg: heading.or(course),
-                    observed_at: parse_ts(
-                        &r.try_get::<String, _>("observed_at")?,
-                        "vessel position",
-                    )?,
+                    latitude: p.latitude,
+                    longitude: p.longitude,
+                    speed_knots: p.speed_knots,
+                    heading_deg: p.heading_deg.or(p.course_deg),
+                    observed_at: p.observed_at,
                 };
-                (
-                    parse_code(r.try_get("mmsi")?, "vessel position MMSI")?,
-                    r.try_get::<Option<String>, _>("vessel_name")?,
-                    Some(fix),
-                )
+                (p.mmsi, p.vessel_name, Some(fix))
             }
             None => (None, None, None),
         };

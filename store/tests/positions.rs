@@ -1,0 +1,290 @@
+//! AIS positions in the store (migration 34: keyed by transmitter and time): every report of
+//! the bundled public AIS files (`data/ais/`, MarineCadastre and the Suez 2021 tracks) is kept
+//! once, exactly, whether it was written by this build or by a release before migration 34 and
+//! then migrated; and `Store::vessel_positions` answers each vessel's reports by IMO number and
+//! by the MMSIs that reported it. The truth is the files as `teu_feeds::ais` reads them, not
+//! what the store printed before. On SQLite in a temp dir, and on the PostgreSQL server of
+//! `TEU_TEST_POSTGRES_URL` when it is set.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use chrono::{DateTime, SecondsFormat};
+use sqlx::{AnyPool, Row};
+use teu_domain::model::VesselPosition;
+use teu_store::scratch::ScratchDatabase;
+use teu_store::Store;
+
+/// The first migration of the keyed table.
+const KEYED: i64 = 20261212000034;
+
+/// Every accepted position of the bundled AIS files, by file.
+fn files() -> Vec<(String, Vec<(usize, VesselPosition)>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/ais");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("data/ais")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    names
+        .iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let bytes = std::fs::read(path).unwrap();
+            let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+            let batch = teu_feeds::ais::read_csv(bytes, &name).unwrap();
+            assert!(!batch.positions.is_empty(), "{name}");
+            (name, batch.positions)
+        })
+        .collect()
+}
+
+/// A report as the store keeps it: transmitter, millisecond, and every reported value.
+type Report = (
+    String,
+    i64,
+    Option<String>,
+    Option<String>,
+    [Option<f64>; 5],
+);
+
+fn report(p: &VesselPosition) -> Report {
+    (
+        p.vessel_key().to_string(),
+        p.observed_at.timestamp_millis(),
+        p.imo.as_ref().map(|i| i.as_str().to_string()),
+        p.vessel_name.clone(),
+        [
+            Some(p.latitude),
+            Some(p.longitude),
+            p.speed_knots,
+            p.course_deg,
+            p.heading_deg,
+        ],
+    )
+}
+
+/// The files' reports, each (transmitter, millisecond) once: the first read wins, as the
+/// store keeps the first it stored.
+fn expected_reports(
+    files: &[(String, Vec<(usize, VesselPosition)>)],
+) -> BTreeMap<(String, i64), Report> {
+    let mut out = BTreeMap::new();
+    for (_, positions) in files {
+        for (_, p) in positions {
+            let r = report(p);
+            out.entry((r.0.clone(), r.1)).or_insert(r);
+        }
+    }
+    out
+}
+
+/// What `vessel_positions(imo)` must answer, from the files alone: the reports carrying the
+/// IMO number and those of every MMSI that reported it in some row, oldest first.
+fn expected_for(imo: &str, reports: &BTreeMap<(String, i64), Report>) -> Vec<(String, i64)> {
+    let mmsis: BTreeSet<&str> = reports
+        .values()
+        .filter(|r| r.2.as_deref() == Some(imo) && r.0.len() == 9)
+        .map(|r| r.0.as_str())
+        .collect();
+    let mut out: Vec<(String, i64)> = reports
+        .values()
+        .filter(|r| r.2.as_deref() == Some(imo) || mmsis.contains(r.0.as_str()))
+        .map(|r| (r.0.clone(), r.1))
+        .collect();
+    out.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    out
+}
+
+/// Checks the store holds exactly the files' reports and answers each vessel's by IMO.
+async fn check(store: &Store, files: &[(String, Vec<(usize, VesselPosition)>)]) {
+    let expected = expected_reports(files);
+    let rows = sqlx::query(
+        "SELECT vessel_key, observed_at, imo, vessel_name, latitude, longitude, speed_knots, \
+         course_deg, heading_deg FROM vessel_positions ORDER BY vessel_key, observed_at",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap();
+    let stored: Vec<Report> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.get("vessel_key"),
+                r.get("observed_at"),
+                r.get("imo"),
+                r.get("vessel_name"),
+                [
+                    r.get("latitude"),
+                    r.get("longitude"),
+                    r.get("speed_knots"),
+                    r.get("course_deg"),
+                    r.get("heading_deg"),
+                ],
+            )
+        })
+        .collect();
+    let want: Vec<Report> = expected.values().cloned().collect();
+    assert_eq!(stored.len(), want.len());
+    for (s, w) in stored.iter().zip(&want) {
+        assert_eq!(s, w);
+    }
+    assert_eq!(
+        store.vessel_position_count().await.unwrap(),
+        want.len() as i64
+    );
+
+    let imos: BTreeSet<String> = want.iter().filter_map(|r| r.2.clone()).collect();
+    assert!(!imos.is_empty());
+    for imo in &imos {
+        let all = expected_for(imo, &expected);
+        let got: Vec<(String, i64)> = store
+            .vessel_positions(imo, None, None)
+            .await
+            .unwrap()
+            .iter()
+            .map(|p| {
+                // The key is the MMSI exactly when the report had one.
+                assert_eq!(p.mmsi.is_some(), p.track.is_none());
+                (p.vessel_key().to_string(), p.observed_at.timestamp_millis())
+            })
+            .collect();
+        assert_eq!(got, all, "IMO {imo}");
+        // Both bounds inclusive, to the millisecond.
+        let (from, to) = (all[0].1, all[all.len() - 1].1);
+        let inner = store
+            .vessel_positions(
+                imo,
+                DateTime::from_timestamp_millis(from),
+                DateTime::from_timestamp_millis(to - 1),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            inner.len(),
+            all.iter().filter(|(_, at)| *at < to).count(),
+            "IMO {imo}"
+        );
+    }
+    // The anonymised tracks are kept as tracks.
+    assert!(want.iter().any(|r| r.0.contains(':')));
+}
+
+/// A fresh store: the files written by this build, each twice (the second time a no-op).
+async fn fresh(store: &Store) {
+    let files = files();
+    for _ in 0..2 {
+        for (name, positions) in &files {
+            store
+                .upsert_vessel_positions(name, positions)
+                .await
+                .unwrap();
+        }
+    }
+    check(store, &files).await;
+}
+
+/// A database of the release before migration 34, holding the files' positions as it wrote
+/// them (random ids, RFC 3339 text times, the MMSI twice, source file and row), migrated by
+/// `Store::connect`.
+async fn upgraded(url: &str, backend: &str) -> Store {
+    sqlx::any::install_default_drivers();
+    let pool = AnyPool::connect(url).await.unwrap();
+    let mut migrator = match backend {
+        "sqlite" => sqlx::migrate!("./migrations/sqlite"),
+        _ => sqlx::migrate!("./migrations/postgres"),
+    };
+    migrator.migrations = migrator
+        .migrations
+        .iter()
+        .filter(|m| m.version < KEYED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    migrator.run(&pool).await.unwrap();
+    let files = files();
+    let mut tx = pool.begin().await.unwrap();
+    for (name, positions) in &files {
+        for (index, p) in positions {
+            sqlx::query(
+                "INSERT INTO vessel_positions (id, vessel_key, mmsi, imo, vessel_name, observed_at, \
+                 latitude, longitude, speed_knots, course_deg, heading_deg, source_file, source_index) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING",
+            )
+            // Not prepared once: the Any driver declares a NULL f64 as float4 on PostgreSQL.
+            .persistent(false)
+            .bind(format!("{}|{}", p.vessel_key(), p.observed_at.timestamp_millis()))
+            .bind(p.vessel_key())
+            .bind(p.mmsi.as_ref().map(|m| m.as_str()))
+            .bind(p.imo.as_ref().map(|i| i.as_str()))
+            .bind(p.vessel_name.as_deref())
+            .bind(p.observed_at.to_rfc3339_opts(SecondsFormat::Millis, true))
+            .bind(p.latitude)
+            .bind(p.longitude)
+            .bind(p.speed_knots)
+            .bind(p.course_deg)
+            .bind(p.heading_deg)
+            .bind(name.as_str())
+            .bind(*index as i64)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+            if let (Some(mmsi), Some(imo)) = (&p.mmsi, &p.imo) {
+                sqlx::query(
+                    "INSERT INTO vessel_identities (mmsi, imo) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                )
+                .bind(mmsi.as_str())
+                .bind(imo.as_str())
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            }
+        }
+    }
+    tx.commit().await.unwrap();
+    pool.close().await;
+    let store = Store::connect(url).await.unwrap();
+    check(&store, &files).await;
+    store
+}
+
+#[tokio::test]
+async fn sqlite_keeps_every_report_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    fresh(&store).await;
+}
+
+#[tokio::test]
+async fn sqlite_release_positions_migrate() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}?mode=rwc", dir.path().join("t.db").display());
+    let store = upgraded(&url, "sqlite").await;
+    // Written again by this build: nothing changes.
+    fresh(&store).await;
+}
+
+#[tokio::test]
+async fn postgres_keeps_every_report_once_and_migrates() {
+    let Ok(admin) = std::env::var("TEU_TEST_POSTGRES_URL") else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
+    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let store = Store::connect(&db.url).await.unwrap();
+    fresh(&store).await;
+    store.pool().close().await;
+    db.drop().await.unwrap();
+
+    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
+    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let store = upgraded(&db.url, "postgres").await;
+    fresh(&store).await;
+    store.pool().close().await;
+    db.drop().await.unwrap();
+}
