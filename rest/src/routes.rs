@@ -17,9 +17,8 @@ use std::collections::{HashMap, HashSet};
 use axum::extract::{OriginalUri, Path, State};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::Extension;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use teu_pipeline::model::{Account, Container, Shipment};
 use teu_store::EventLink;
 use uuid::Uuid;
@@ -27,7 +26,7 @@ use uuid::Uuid;
 use crate::base::Base;
 use crate::error::ApiError;
 use crate::list_filters::{list_filter, CONTAINER_FILTERS, SHIPMENT_FILTERS};
-use crate::pagination::{page_links, PageLinks, PageMeta};
+use crate::pagination::{page_links, PageMeta};
 use crate::query::{parse_list_filtered, parse_single};
 use crate::resources::{self, SelfLink};
 use crate::RestState;
@@ -39,23 +38,69 @@ pub(crate) const CONTAINER_INCLUDES: &[&str] =
 /// Relationship names `include` accepts on shipment endpoints.
 pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
-/// One resource of a document, serialized once straight from its struct (no `Value` tree in
-/// between, which cost a fifth of a page's time in allocation and map inserts).
-type Resource = Box<RawValue>;
+/// One resource of a document as its JSON text, written once by serde_json straight from its
+/// struct (no `Value` tree in between, which cost a fifth of a page's time in allocation and
+/// map inserts) and spliced into the document as it is by [`document`]. Not serde_json's
+/// `RawValue`, which checks its text by parsing it again: that check was 13% of a `/v2` page's
+/// instructions (docs/NOTES.md, thirtieth session).
+struct Resource(String);
 
-#[derive(Serialize)]
-struct ListDocument<D: Serialize> {
-    data: Vec<D>,
-    included: Vec<Resource>,
-    links: PageLinks,
-    meta: PageMeta,
+/// The `data` of a document: one resource (or `null`) or a list.
+enum Data {
+    One(Resource),
+    Many(Vec<Resource>),
 }
 
-#[derive(Serialize)]
-struct SingleDocument<D: Serialize> {
-    data: D,
+/// The JSON:API document `{"data", "included", "links"[, "meta"]}` (members in that order)
+/// as a `200 application/json` response: `data` and `included` spliced from their resources'
+/// text, `links` and `meta` written by serde_json. The same bytes serde_json writes for the
+/// document's struct with `RawValue` resources (the unit test below compares both).
+fn document(
+    data: Data,
     included: Vec<Resource>,
-    links: SelfLink,
+    links: &impl Serialize,
+    meta: Option<&PageMeta>,
+) -> Response {
+    fn push_list(out: &mut String, list: &[Resource]) {
+        out.push('[');
+        for (n, r) in list.iter().enumerate() {
+            if n > 0 {
+                out.push(',');
+            }
+            out.push_str(&r.0);
+        }
+        out.push(']');
+    }
+    let text = |r: &Resource| r.0.len() + 1;
+    let size = match &data {
+        Data::One(r) => text(r),
+        Data::Many(list) => list.iter().map(text).sum(),
+    } + included.iter().map(text).sum::<usize>()
+        + 1024;
+    let mut out = String::with_capacity(size);
+    out.push_str("{\"data\":");
+    match &data {
+        Data::One(r) => out.push_str(&r.0),
+        Data::Many(list) => push_list(&mut out, list),
+    }
+    out.push_str(",\"included\":");
+    push_list(&mut out, &included);
+    // Links and meta hold only strings and numbers: writing them cannot fail.
+    out.push_str(",\"links\":");
+    out.push_str(&serde_json::to_string(links).unwrap_or_else(|_| "null".into()));
+    if let Some(meta) = meta {
+        out.push_str(",\"meta\":");
+        out.push_str(&serde_json::to_string(meta).unwrap_or_else(|_| "null".into()));
+    }
+    out.push('}');
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        out,
+    )
+        .into_response()
 }
 
 /// Ids in order of first appearance, each once.
@@ -67,13 +112,12 @@ fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
 fn to_resource<T: Serialize>(v: T) -> Resource {
     // Resource structs hold only strings, numbers, booleans and nulls, and maps with string
     // keys: this cannot fail.
-    serde_json::value::to_raw_value(&v).unwrap_or_else(|_| null())
+    Resource(serde_json::to_string(&v).unwrap_or_else(|_| "null".into()))
 }
 
-/// JSON `null` (serde_json's default raw value), the `data` of a document whose resource went
-/// missing.
+/// JSON `null`, the `data` of a document whose resource went missing.
 fn null() -> Resource {
-    Resource::default()
+    Resource("null".into())
 }
 
 /// Container ids per shipment, from `Store::containers_of_shipments` output.
@@ -227,16 +271,12 @@ pub(crate) async fn list_containers(
     let data = container_resources(&containers, &events);
     let included = container_includes(&state, &account, &base, &containers, &q.include).await?;
     let total = u64::try_from(total).unwrap_or(0);
-    Ok(Json(ListDocument {
-        data,
-        included,
-        links: page_links(&base.url("/containers"), &q.link_suffix(), q.page, total),
-        meta: PageMeta {
-            size: q.page.size,
-            total,
-        },
-    })
-    .into_response())
+    let links = page_links(&base.url("/containers"), &q.link_suffix(), q.page, total);
+    let meta = PageMeta {
+        size: q.page.size,
+        total,
+    };
+    Ok(document(Data::Many(data), included, &links, Some(&meta)))
 }
 
 /// `GET /containers/{id}`: one of the account's containers, else 404.
@@ -261,14 +301,10 @@ pub(crate) async fn get_container(
         .pop()
         .unwrap_or_else(null);
     let included = container_includes(&state, &account, &base, &containers, &include).await?;
-    Ok(Json(SingleDocument {
-        data,
-        included,
-        links: SelfLink {
-            self_: base.url(&format!("/containers/{id}")),
-        },
-    })
-    .into_response())
+    let links = SelfLink {
+        self_: base.url(&format!("/containers/{id}")),
+    };
+    Ok(document(Data::One(data), included, &links, None))
 }
 
 /// `GET /shipments`: the account's shipments, in `Store::list_shipments` order.
@@ -301,16 +337,12 @@ pub(crate) async fn list_shipments(
     )
     .await?;
     let total = u64::try_from(total).unwrap_or(0);
-    Ok(Json(ListDocument {
-        data,
-        included,
-        links: page_links(&base.url("/shipments"), &q.link_suffix(), q.page, total),
-        meta: PageMeta {
-            size: q.page.size,
-            total,
-        },
-    })
-    .into_response())
+    let links = page_links(&base.url("/shipments"), &q.link_suffix(), q.page, total);
+    let meta = PageMeta {
+        size: q.page.size,
+        total,
+    };
+    Ok(document(Data::Many(data), included, &links, Some(&meta)))
 }
 
 /// Shipment resources of `shipments` and, when `include_containers`, their containers as
@@ -394,14 +426,15 @@ pub(crate) async fn shipment_document(
         include_containers,
     )
     .await?;
-    Ok(Json(SingleDocument {
-        data: data.pop().unwrap_or_else(null),
+    let links = SelfLink {
+        self_: base.shipment_url(id),
+    };
+    Ok(document(
+        Data::One(data.pop().unwrap_or_else(null)),
         included,
-        links: SelfLink {
-            self_: base.shipment_url(id),
-        },
-    })
-    .into_response())
+        &links,
+        None,
+    ))
 }
 
 /// Fallback for paths under `/v2` that match no route: 404 JSON:API error.
@@ -422,6 +455,104 @@ pub(crate) async fn method_not_allowed(method: Method) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
+
+    /// The document serde_json writes for the struct of its members, resources as `RawValue`s.
+    fn reference(
+        data: Value,
+        included: &[Value],
+        links: &impl Serialize,
+        meta: Option<&PageMeta>,
+    ) -> String {
+        #[derive(Serialize)]
+        struct Doc<'a, L: Serialize> {
+            data: Box<serde_json::value::RawValue>,
+            included: Vec<Box<serde_json::value::RawValue>>,
+            links: &'a L,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a PageMeta>,
+        }
+        let raw = |v: &Value| serde_json::value::to_raw_value(v).unwrap();
+        serde_json::to_string(&Doc {
+            data: raw(&data),
+            included: included.iter().map(raw).collect(),
+            links,
+            meta,
+        })
+        .unwrap()
+    }
+
+    async fn body(response: Response) -> String {
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers()[axum::http::header::CONTENT_TYPE],
+            "application/json"
+        );
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    /// Resources of the interface's own shapes, with strings that need escaping.
+    fn resources() -> Vec<Value> {
+        vec![
+            json!({"id": "c5d3a2b0-1111-4222-8333-944455556666", "type": "container",
+                   "attributes": {"number": "MSCU1234565", "ref_numbers": ["PO \"7\"\n", "é/€"],
+                                  "weight_in_lbs": 44_000.5, "pickup_lfd": null, "holds_at_pod_terminal": []},
+                   "relationships": {"shipment": {"data": {"id": "s", "type": "shipment"}},
+                                     "raw_events": {"data": []}}}),
+            json!({"id": "s", "type": "shipment", "attributes": {"tags": ["\u{1}"]},
+                   "links": {"self": "http://h/v2/shipments/s"}}),
+        ]
+    }
+
+    #[tokio::test]
+    async fn documents_are_what_serde_json_writes() {
+        let values = resources();
+        let res = |v: &Value| to_resource(v);
+        let links = page_links(
+            "http://h/v2/containers",
+            "&include=shipment",
+            crate::pagination::Page {
+                number: 1,
+                size: 30,
+            },
+            31,
+        );
+        let meta = PageMeta {
+            size: 30,
+            total: 31,
+        };
+        for included in [&values[..0], &values[1..], &values[..]] {
+            let got = body(document(
+                Data::Many(values.iter().map(res).collect()),
+                included.iter().map(res).collect(),
+                &links,
+                Some(&meta),
+            ))
+            .await;
+            assert_eq!(
+                got,
+                reference(Value::Array(values.clone()), included, &links, Some(&meta))
+            );
+            let links = SelfLink {
+                self_: "http://h/v2/containers/c".into(),
+            };
+            let got = body(document(
+                Data::One(res(&values[0])),
+                included.iter().map(res).collect(),
+                &links,
+                None,
+            ))
+            .await;
+            assert_eq!(got, reference(values[0].clone(), included, &links, None));
+            let got = body(document(Data::One(null()), Vec::new(), &links, None)).await;
+            assert_eq!(got, reference(Value::Null, &[], &links, None));
+            let got = body(document(Data::Many(Vec::new()), Vec::new(), &links, None)).await;
+            assert_eq!(got, reference(json!([]), &[], &links, None));
+        }
+    }
 
     #[test]
     fn unique_keeps_first_order() {
