@@ -534,3 +534,30 @@ async fn openapi_document_is_public_and_routed() {
     }
     assert!(checked >= 30, "only {checked} operations checked");
 }
+
+/// A container resource's JSON text as the `/v2` pages write it (`ContainerResource::to_json`,
+/// identifiers written directly) is byte for byte what serde_json writes for the resource,
+/// for every container of the bundled DCSA samples and the synthetic ones beside them, with
+/// their real event links.
+#[tokio::test]
+async fn container_json_is_what_serde_json_writes() {
+    let env = env().await;
+    let (containers, total) = env.store.list_containers(env.a.id, 0, 1000).await.unwrap();
+    assert_eq!(containers.len() as i64, total);
+    assert!(containers.len() >= 5, "{}", containers.len());
+    let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
+    let links = env
+        .store
+        .event_links_of_containers(env.a.id, &ids)
+        .await
+        .unwrap();
+    // Some container has several events, transport and raw identifiers both.
+    assert!(links.values().any(|l| l.len() > 1));
+    for resource in crate::resources::containers(&containers, &links) {
+        let json = resource.to_json();
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            serde_json::to_string(&resource).unwrap()
+        );
+    }
+}

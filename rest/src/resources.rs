@@ -121,28 +121,60 @@ impl Serialize for IdentifierList<'_> {
         if !s.is_human_readable() {
             return s.collect_seq(self.0);
         }
-        const ID: &str = "{\"id\":\"";
-        const KIND: &str = "\",\"type\":\"";
-        let kinds: usize = self.0.iter().map(|i| i.kind.len()).sum();
-        let mut json =
-            String::with_capacity(2 + self.0.len() * (ID.len() + 36 + KIND.len() + 3) + kinds);
-        json.push('[');
-        let mut buf = Uuid::encode_buffer();
-        for (n, identifier) in self.0.iter().enumerate() {
-            if n > 0 {
-                json.push(',');
-            }
-            json.push_str(ID);
-            json.push_str(identifier.id.hyphenated().encode_lower(&mut buf));
-            json.push_str(KIND);
-            json.push_str(identifier.kind);
-            json.push_str("\"}");
-        }
-        json.push(']');
+        let mut json = Vec::new();
+        push_identifiers(&mut json, self.0);
+        let json = String::from_utf8(json).unwrap_or_default();
         match serde_json::value::RawValue::from_string(json) {
             Ok(raw) => raw.serialize(s),
             // A kind that needed escaping (none does): the same list through serde.
             Err(_) => s.collect_seq(self.0),
+        }
+    }
+}
+
+/// Appends `[{"id":"<uuid>","type":"<kind>"},…]` for `list` to `out`, without escaping: a
+/// hyphenated UUID is hex digits and hyphens, and every resource type name teu has is an ASCII
+/// word (`transport_event`, `raw_event`, `container`).
+fn push_identifiers(out: &mut Vec<u8>, list: &[Identifier]) {
+    const ID: &[u8] = b"{\"id\":\"";
+    const KIND: &[u8] = b"\",\"type\":\"";
+    let kinds: usize = list.iter().map(|i| i.kind.len()).sum();
+    out.reserve(2 + list.len() * (ID.len() + 36 + KIND.len() + 3) + kinds);
+    out.push(b'[');
+    let mut buf = Uuid::encode_buffer();
+    for (n, identifier) in list.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(ID);
+        out.extend_from_slice(identifier.id.hyphenated().encode_lower(&mut buf).as_bytes());
+        out.extend_from_slice(KIND);
+        out.extend_from_slice(identifier.kind.as_bytes());
+        out.extend_from_slice(b"\"}");
+    }
+    out.push(b']');
+}
+
+/// Whether `kind` may be written into JSON as it is (see [`push_identifiers`]).
+fn plain_kind(kind: &str) -> bool {
+    kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+impl ToMany {
+    /// Appends the JSON text serde_json writes for this relationship, `{"data":[…]}`, to
+    /// `out`. Its [`Serialize`] hands serde_json the identifiers as a `RawValue`, whose text
+    /// serde_json parses again to check it: 14% of a `/v2` page's instructions for a page of
+    /// 30 containers (about 1,300 identifiers; docs/NOTES.md, thirtieth session). Written
+    /// here, the text needs no check. A kind that would need escaping (none of teu's does)
+    /// goes through serde_json.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        if self.data.iter().all(|i| plain_kind(i.kind)) {
+            out.extend_from_slice(b"{\"data\":");
+            push_identifiers(out, &self.data);
+            out.push(b'}');
+        } else {
+            // Identifiers hold a UUID and a string: writing them cannot fail.
+            let _ = serde_json::to_writer(&mut *out, self);
         }
     }
 }
@@ -273,6 +305,37 @@ pub struct ContainerRelationships {
     pub transport_events: ToMany,
     /// The raw events those came from, in the same order.
     pub raw_events: ToMany,
+}
+
+impl ContainerResource<'_> {
+    /// The resource's JSON text: the bytes `serde_json::to_vec` writes for it, with its
+    /// to-many relationships written by [`ToMany::write_json`] (no second parse of their
+    /// identifiers). What a `/v2` document of containers splices in.
+    pub fn to_json(&self) -> Vec<u8> {
+        let events = self.relationships.transport_events.data.len()
+            + self.relationships.raw_events.data.len();
+        let mut out = Vec::with_capacity(2048 + events * 72);
+        put(&mut out, b"{\"id\":", &self.id);
+        put(&mut out, b",\"type\":", self.kind);
+        put(&mut out, b",\"attributes\":", &self.attributes);
+        let r = &self.relationships;
+        put(&mut out, b",\"relationships\":{\"shipment\":", &r.shipment);
+        put(&mut out, b",\"pickup_facility\":", &r.pickup_facility);
+        put(&mut out, b",\"pod_terminal\":", &r.pod_terminal);
+        out.extend_from_slice(b",\"transport_events\":");
+        r.transport_events.write_json(&mut out);
+        out.extend_from_slice(b",\"raw_events\":");
+        r.raw_events.write_json(&mut out);
+        out.extend_from_slice(b"}}");
+        out
+    }
+}
+
+/// Appends `key` and serde_json's text of `value` to `out`. For members that hold strings,
+/// numbers, booleans and nulls, whose writing cannot fail.
+fn put<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], value: &T) {
+    out.extend_from_slice(key);
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// The container resource of `c`, whose event links (from `Store::event_links_of_containers`,
@@ -588,6 +651,15 @@ mod tests {
         let none = ToMany { data: vec![] };
         assert_eq!(serde_json::to_value(&none).unwrap(), json!({"data": []}));
         assert_eq!(serde_json::to_string(&none).unwrap(), r#"{"data":[]}"#);
+        // Written directly, each of them is the text serde_json writes.
+        for m in [&many, &odd, &none] {
+            let mut out = Vec::new();
+            m.write_json(&mut out);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(m).unwrap()
+            );
+        }
     }
 
     /// Attribute names of the spec's container table, in order.

@@ -43,7 +43,7 @@ pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 /// map inserts) and spliced into the document as it is by [`document`]. Not serde_json's
 /// `RawValue`, which checks its text by parsing it again: that check was 13% of a `/v2` page's
 /// instructions (docs/NOTES.md, thirtieth session).
-struct Resource(String);
+struct Resource(Vec<u8>);
 
 /// The `data` of a document: one resource (or `null`) or a list.
 enum Data {
@@ -61,15 +61,15 @@ fn document(
     links: &impl Serialize,
     meta: Option<&PageMeta>,
 ) -> Response {
-    fn push_list(out: &mut String, list: &[Resource]) {
-        out.push('[');
+    fn push_list(out: &mut Vec<u8>, list: &[Resource]) {
+        out.push(b'[');
         for (n, r) in list.iter().enumerate() {
             if n > 0 {
-                out.push(',');
+                out.push(b',');
             }
-            out.push_str(&r.0);
+            out.extend_from_slice(&r.0);
         }
-        out.push(']');
+        out.push(b']');
     }
     let text = |r: &Resource| r.0.len() + 1;
     let size = match &data {
@@ -77,22 +77,22 @@ fn document(
         Data::Many(list) => list.iter().map(text).sum(),
     } + included.iter().map(text).sum::<usize>()
         + 1024;
-    let mut out = String::with_capacity(size);
-    out.push_str("{\"data\":");
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(b"{\"data\":");
     match &data {
-        Data::One(r) => out.push_str(&r.0),
+        Data::One(r) => out.extend_from_slice(&r.0),
         Data::Many(list) => push_list(&mut out, list),
     }
-    out.push_str(",\"included\":");
+    out.extend_from_slice(b",\"included\":");
     push_list(&mut out, &included);
     // Links and meta hold only strings and numbers: writing them cannot fail.
-    out.push_str(",\"links\":");
-    out.push_str(&serde_json::to_string(links).unwrap_or_else(|_| "null".into()));
+    out.extend_from_slice(b",\"links\":");
+    let _ = serde_json::to_writer(&mut out, links);
     if let Some(meta) = meta {
-        out.push_str(",\"meta\":");
-        out.push_str(&serde_json::to_string(meta).unwrap_or_else(|_| "null".into()));
+        out.extend_from_slice(b",\"meta\":");
+        let _ = serde_json::to_writer(&mut out, meta);
     }
-    out.push('}');
+    out.push(b'}');
     (
         [(
             axum::http::header::CONTENT_TYPE,
@@ -112,12 +112,12 @@ fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
 fn to_resource<T: Serialize>(v: T) -> Resource {
     // Resource structs hold only strings, numbers, booleans and nulls, and maps with string
     // keys: this cannot fail.
-    Resource(serde_json::to_string(&v).unwrap_or_else(|_| "null".into()))
+    Resource(serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
 }
 
 /// JSON `null`, the `data` of a document whose resource went missing.
 fn null() -> Resource {
-    Resource("null".into())
+    Resource(b"null".to_vec())
 }
 
 /// Container ids per shipment, from `Store::containers_of_shipments` output.
@@ -178,8 +178,8 @@ fn container_resources(
     events: &HashMap<Uuid, Vec<EventLink>>,
 ) -> Vec<Resource> {
     resources::containers(containers, events)
-        .into_iter()
-        .map(to_resource)
+        .iter()
+        .map(|c| Resource(c.to_json()))
         .collect()
 }
 
