@@ -65,10 +65,13 @@ impl PersistedQuery {
 /// Errors: [`GqlError::PersistedQueryNotFound`]; `BAD_USER_INPUT` with field
 /// `extensions.persistedQuery` for a malformed member ([`PersistedQuery::of`]) or a hash that
 /// is not the text's; a syntax error of the query text, as async-graphql reports it.
+///
+/// Also answers the key of the request's document: the SHA-256 of its query text (lower-case
+/// hex), `None` for a request with neither text nor hash.
 pub(crate) async fn parsed_query(
     cache: &LruCacheStorage,
     mut request: Request,
-) -> Result<Request, ServerError> {
+) -> Result<(Request, Option<String>), ServerError> {
     let server_error = |e: Error| e.into_server_error(Default::default());
     let persisted = match request.extensions.remove("persistedQuery") {
         Some(value) => Some(PersistedQuery::of(&value).map_err(server_error)?),
@@ -76,14 +79,15 @@ pub(crate) async fn parsed_query(
     };
     if request.query.is_empty() {
         let Some(p) = persisted else {
-            return Ok(request);
+            return Ok((request, None));
         };
+        let hash = p.sha256_hash.to_ascii_lowercase();
         let document = cache
-            .get(p.sha256_hash.to_ascii_lowercase())
+            .get(hash.clone())
             .await
             .ok_or_else(|| server_error(GqlError::PersistedQueryNotFound.into_graphql()))?;
         request.set_parsed_query(document);
-        return Ok(request);
+        return Ok((request, Some(hash)));
     }
     let hash = hex::encode(Sha256::digest(request.query.as_bytes()));
     if let Some(p) = persisted.filter(|p| !p.sha256_hash.eq_ignore_ascii_case(&hash)) {
@@ -97,8 +101,8 @@ pub(crate) async fn parsed_query(
         Some(document) => request.set_parsed_query(document),
         None => {
             let document = request.parsed_query()?.clone();
-            cache.set(hash, document).await;
+            cache.set(hash.clone(), document).await;
         }
     }
-    Ok(request)
+    Ok((request, Some(hash)))
 }

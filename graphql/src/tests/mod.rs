@@ -166,3 +166,63 @@ fn assert_same_values(what: &str, got: &Value, model: &Value, skip: &[&str]) {
         );
     }
 }
+
+/// A document that passed the full validation without variables runs with the fast one next
+/// time ([`crate::Validated`]) and answers the same; a document that failed it, or a request
+/// with variables, is validated in full every time, so a bad variable is still refused.
+#[tokio::test]
+async fn a_validated_document_answers_the_same_when_run_fast() {
+    let f = fixture().await;
+    use sha2::Digest;
+    let key = |query: &str| hex::encode(sha2::Sha256::digest(query.as_bytes()));
+    let page = "{ containers(first: 30) { totalCount nodes { id number currentStatus \
+                podDischargedAt holdsAtPodTerminal { name status } events { id } \
+                shipment { billOfLadingNumber podEtaAt containers { id } } } } }";
+    assert!(!f.schema.validated.contains(&key(page)));
+    let first = ok(&f.schema, &f.a, page).await;
+    assert!(f.schema.validated.contains(&key(page)));
+    assert!(first["containers"]["nodes"].as_array().unwrap().len() > 5);
+    assert_eq!(ok(&f.schema, &f.a, page).await, first);
+
+    // Invalid: refused with the same errors every time, never marked.
+    let bad = "{ containers(first: 5) { nodes { nope } } }";
+    let (_, once) = run(&f.schema, Some(&f.a), bad).await;
+    let (_, twice) = run(&f.schema, Some(&f.a), bad).await;
+    assert!(!once.is_empty());
+    assert_eq!(once, twice);
+    assert!(!f.schema.validated.contains(&key(bad)));
+
+    // With variables: validated in full each time.
+    let counted = "query($n: Int!) { containers(first: $n) { totalCount } }";
+    let with = |n: Value| {
+        Request::new(counted)
+            .variables(async_graphql::Variables::from_json(json!({ "n": n })))
+            .data(f.a.clone())
+    };
+    let good = f.schema.execute(with(json!(3))).await;
+    assert!(good.errors.is_empty(), "{:?}", good.errors);
+    assert!(!f.schema.validated.contains(&key(counted)));
+    let refused = f.schema.execute(with(json!("three"))).await;
+    assert!(
+        refused
+            .errors
+            .iter()
+            .any(|e| e.message.contains("\"three\"")),
+        "{:?}",
+        refused.errors
+    );
+
+    // An operation of a document is its own entry.
+    let two = "query A { containers(first: 2) { totalCount } } query B { shipments(first: 2) { totalCount } }";
+    let named = |name: &str| Request::new(two).operation_name(name).data(f.a.clone());
+    let a = f.schema.execute(named("A")).await;
+    assert!(a.errors.is_empty(), "{:?}", a.errors);
+    assert!(f.schema.validated.contains(&format!("{}:A", key(two))));
+    assert!(!f.schema.validated.contains(&format!("{}:B", key(two))));
+    let b = f.schema.execute(named("B")).await;
+    assert!(b.errors.is_empty(), "{:?}", b.errors);
+    assert_ne!(
+        serde_json::to_value(&a.data).unwrap(),
+        serde_json::to_value(&b.data).unwrap()
+    );
+}
