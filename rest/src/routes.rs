@@ -40,9 +40,11 @@ pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
 /// One resource of a document as its JSON text, written once by serde_json straight from its
 /// struct (no `Value` tree in between, which cost a fifth of a page's time in allocation and
-/// map inserts) and spliced into the document as it is by [`document`]. Not serde_json's
-/// `RawValue`, which checks its text by parsing it again: that check was 13% of a `/v2` page's
-/// instructions (docs/NOTES.md, thirtieth session).
+/// map inserts) and spliced into the document as it is by [`document`]. Not a serde_json
+/// `RawValue`: that copied each resource into a box of its own, and a text that is not
+/// serde_json's own output becomes one only through a parse that checks it. Container
+/// resources are written by [`resources::ContainerResource::to_json`], whose event identifiers
+/// need no such check (docs/NOTES.md, thirtieth session).
 struct Resource(Vec<u8>);
 
 /// The `data` of a document: one resource (or `null`) or a list.
