@@ -118,7 +118,8 @@ struct IdentifierList<'a>(&'a [Identifier]);
 
 impl Serialize for IdentifierList<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if !s.is_human_readable() {
+        // A kind that would need escaping (none of teu's does) goes through serde.
+        if !s.is_human_readable() || !self.0.iter().all(|i| plain_kind(i.kind)) {
             return s.collect_seq(self.0);
         }
         let mut json = Vec::new();
@@ -126,7 +127,6 @@ impl Serialize for IdentifierList<'_> {
         let json = String::from_utf8(json).unwrap_or_default();
         match serde_json::value::RawValue::from_string(json) {
             Ok(raw) => raw.serialize(s),
-            // A kind that needed escaping (none does): the same list through serde.
             Err(_) => s.collect_seq(self.0),
         }
     }

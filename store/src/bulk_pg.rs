@@ -210,11 +210,10 @@ impl Store {
 
     /// [`Store::upsert_vessel_positions`] on PostgreSQL: the positions and their bookkeeping
     /// (`vessel_identities`, `track_versions`, as `Store::positions_stored`) in one transaction
-    /// of `UNNEST` statements on `pg`. The source file is not stored (migration 34).
+    /// of `UNNEST` statements on `pg`.
     pub(super) async fn upsert_vessel_positions_pg(
         &self,
         pg: &PgPool,
-        _source_file: &str,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         if positions.is_empty() {

@@ -161,9 +161,9 @@ impl Store {
         Ok(())
     }
 
-    /// Stores AIS positions (public data, shared by all accounts; see [`VesselPosition`]) read
-    /// from `source_file` with their row index (the index is not stored: a position is known by
-    /// its transmitter and time, migration 34). A report already stored (same
+    /// Stores AIS positions (public data, shared by all accounts; see [`VesselPosition`]), each
+    /// with its row index in its file (not stored: a position is known by its transmitter and
+    /// time, and neither its file nor its row is kept, migration 34). A report already stored (same
     /// [`VesselPosition::vessel_key`] and millisecond) is left as it is, so re-ingesting a file
     /// changes nothing. Positions go in sorted by vessel and time, along the table's key.
     ///
@@ -171,13 +171,10 @@ impl Store {
     /// [`StoreError::Sql`] when a statement fails; nothing of the call is then stored.
     pub async fn upsert_vessel_positions(
         &self,
-        source_file: &str,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         if let Some(pg) = &self.pg {
-            return self
-                .upsert_vessel_positions_pg(pg, source_file, positions)
-                .await;
+            return self.upsert_vessel_positions_pg(pg, positions).await;
         }
         let sorted = by_vessel_and_time(positions);
         let mut tx = self.pool.begin().await?;

@@ -416,9 +416,7 @@ async fn store_prepared(
     store
         .upsert_line_deadlines(account.id, &batch.source_file, &batch.deadlines)
         .await?;
-    store
-        .upsert_vessel_positions(&batch.source_file, &batch.positions)
-        .await?;
+    store.upsert_vessel_positions(&batch.positions).await?;
     store
         .insert_quarantine(account.id, &batch.quarantined)
         .await?;
