@@ -136,7 +136,7 @@ async fn a_store_error_names_the_file_being_ingested() {
     let (_dir, store) = sqlite().await;
     let (a, _) = store.create_account("acme", false).await.unwrap();
     let file = sample("tnt-220-response.json");
-    store.pool().close().await;
+    store.close().await;
     let err = ingest::ingest_file(&store, &a, &file).await.unwrap_err();
     let message = err.to_string();
     assert!(

@@ -31,7 +31,7 @@ impl Store {
         .bind(&account.company_name)
         .bind(i64::from(routing_data))
         .bind(ts(account.created_at))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         let key = self.issue_key(account.id).await?;
         self.create_inbound_address(account.id).await?;
@@ -64,7 +64,7 @@ impl Store {
             .bind(hash_key(&key))
             .bind(account_id.to_string())
             .bind(ts(Utc::now()))
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(key)
     }

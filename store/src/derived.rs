@@ -83,7 +83,7 @@ impl Store {
             let old_links = self.event_links_of_containers(account, &ids).await?;
             Some((old_containers, old_shipments, old_links))
         };
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         let per = self.rows_per_list(13);
         for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
             let sql = format!(

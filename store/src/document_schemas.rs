@@ -15,7 +15,7 @@ const COLUMNS: &str =
 impl Store {
     /// Writes `schemas`; rows whose content is unchanged keep their timestamps.
     pub async fn upsert_document_schemas(&self, schemas: &[DocumentSchema]) -> Result<()> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         for s in schemas {
             sqlx::query(&format!(
                 "INSERT INTO document_schemas ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \

@@ -30,7 +30,7 @@ impl Store {
         .bind(&address)
         .bind(account.to_string())
         .bind(ts(now()))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(address)
     }
@@ -52,7 +52,7 @@ impl Store {
         .bind(&address)
         .bind(account.to_string())
         .bind(ts(now()))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         match self.account_by_inbound_address(&address).await? {
             Some(owner) if owner.id == account => Ok(()),
@@ -108,7 +108,7 @@ impl Store {
             return Ok((existing, false));
         }
         let created = now();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let mut document_ids: Vec<Uuid> = Vec::new();
         for a in &email.attachments {
             let doc_id = ids::scoped(account, "document", &[&a.sha256]);

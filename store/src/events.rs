@@ -58,7 +58,7 @@ impl Store {
         // migration 31; the rows themselves are appended), a B-tree larger than SQLite's page
         // cache, which would spill and read the same pages again within the transaction.
         events.sort_unstable_by_key(|e| e.event.id);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         let mut written: Vec<&TransportEvent> = Vec::new();
         // The payload is inside `body` (`payloads::EVENTS`); a version replacing a row of the older
         // layout clears its `payload`.
@@ -294,7 +294,7 @@ impl Store {
                 .map_err(StoreError::Compress)?;
             changed.push((e, frame));
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for (e, body) in &changed {
             sqlx::query(
                 "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5, payload = NULL \
@@ -344,7 +344,7 @@ impl Store {
             }),
             |_, _| true,
         );
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for chunk in rows.chunks(self.rows_per_list(8)) {
             let sql = format!(
                 "INSERT INTO quarantine (id, account_id, source_file, row_index, pointer, reason, payload, created_at) \

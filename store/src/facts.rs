@@ -15,7 +15,7 @@ use teu_domain::model::{LineDeadline, Mmsi, Port, TerminalCheck, VesselPosition}
 impl Store {
     /// Upserts ports (reference data, shared by all accounts).
     pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for chunk in ports.chunks(self.rows_per_list(7)) {
             let sql = format!(
                 "INSERT INTO ports (locode, name, country_code, country, latitude, longitude, time_zone) VALUES {} \
@@ -79,7 +79,7 @@ impl Store {
         );
         let stored = stored_fact_rows(&TERMINAL_CHECKS, checks.iter().map(|(_, row)| *row))?;
         let per = self.rows_per_list(10);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
@@ -134,7 +134,7 @@ impl Store {
         );
         let stored = stored_fact_rows(&LINE_DEADLINES, deadlines.iter().map(|(_, row)| *row))?;
         let per = self.rows_per_list(9);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for (chunk, stored) in deadlines.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
@@ -177,7 +177,7 @@ impl Store {
             return self.upsert_vessel_positions_pg(pg, positions).await;
         }
         let sorted = by_vessel_and_time(positions);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.writer().begin().await?;
         for chunk in sorted.chunks(self.rows_per_list(POSITION_COLUMNS)) {
             let sql = format!(
                 "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \

@@ -81,7 +81,7 @@ impl Store {
         .bind(to.map(ts).unwrap_or_else(|| OPEN.to_string()))
         .bind(version)
         .bind(track)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }

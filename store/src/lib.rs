@@ -109,8 +109,10 @@ pub enum StoreError {
     InboundAddressTaken(String),
     #[error("{0}")]
     Tags(#[from] teu_domain::listing::TagError),
-    #[error("TEU_SQLITE_CACHE_MIB={0:?}: expected a whole number of MiB from 1 to 65536")]
-    CacheSize(String),
+    /// A page cache size variable (`TEU_SQLITE_CACHE_MIB`, `TEU_SQLITE_WRITER_CACHE_MIB`) and
+    /// its value, which is not a whole number of MiB from 1 to 65536.
+    #[error("{0}={1:?}: expected a whole number of MiB from 1 to 65536")]
+    CacheSize(&'static str, String),
     /// `upsert_derived` was given a link to an event that is not in its `history`.
     #[error("event link to {0}, which is not among the derivation's events")]
     LinkOutsideHistory(Uuid),
@@ -136,6 +138,9 @@ pub enum Backend {
 #[derive(Clone)]
 pub struct Store {
     pool: AnyPool,
+    /// SQLite: the one connection every write goes through ([`Store::writer`]), with a page
+    /// cache of its own; `None` on PostgreSQL, whose pool serves both.
+    writer: Option<AnyPool>,
     backend: Backend,
     /// PostgreSQL: a native pool beside `pool`, for the bulk writes that bind whole columns
     /// as arrays (`bulk_pg`); connected on first use.
@@ -373,13 +378,82 @@ pub const SQLITE_CACHE_MIB: u32 = 2;
 /// [`SQLITE_CACHE_MIB`]. Errors with [`StoreError::CacheSize`] naming the value when it is not a
 /// number in that range.
 fn sqlite_cache_mib() -> Result<u32> {
-    match std::env::var("TEU_SQLITE_CACHE_MIB") {
-        Err(_) => Ok(SQLITE_CACHE_MIB),
+    cache_mib("TEU_SQLITE_CACHE_MIB", SQLITE_CACHE_MIB)
+}
+
+/// A page cache size in MiB from the environment variable `var` (1 to 65536), or `default`
+/// when it is not set; [`StoreError::CacheSize`] naming the variable and value otherwise.
+fn cache_mib(var: &'static str, default: u32) -> Result<u32> {
+    match std::env::var(var) {
+        Err(_) => Ok(default),
         Ok(v) => match v.trim().parse::<u32>() {
             Ok(n) if (1..=65536).contains(&n) => Ok(n),
-            _ => Err(StoreError::CacheSize(v)),
+            _ => Err(StoreError::CacheSize(var, v)),
         },
     }
+}
+
+/// SQLite page cache of the writer connection ([`Store::writer`]), in MiB, when
+/// `TEU_SQLITE_WRITER_CACHE_MIB` is not set. Only the writer's own commits leave its cache
+/// valid (SQLite discards a connection's cache when another connection has written, SQLite
+/// manual, "Write-Ahead Logging", and sqlx hands out pooled connections in turn), so the
+/// upper levels of the event and derived-record B-trees stay in memory from one file's
+/// transaction to the next. 16 MiB: at 100,000 simulated containers 64 and 256 MiB were not
+/// faster within this machine's spread, and cost peak RSS (README, "Thirty-first session").
+pub const SQLITE_WRITER_CACHE_MIB: u32 = 16;
+
+/// The writer connection's page cache in MiB: `TEU_SQLITE_WRITER_CACHE_MIB` (1 to 65536) or
+/// [`SQLITE_WRITER_CACHE_MIB`]; [`StoreError::CacheSize`] for another value.
+fn sqlite_writer_cache_mib() -> Result<u32> {
+    cache_mib("TEU_SQLITE_WRITER_CACHE_MIB", SQLITE_WRITER_CACHE_MIB)
+}
+
+/// The options of a pool of at most `connections` connections to `backend`, each set up as
+/// teu needs it (SQLite: page size, `synchronous`, a page cache of `cache_kib` KiB;
+/// PostgreSQL: custom plans, `random_page_cost`).
+fn pool_options(backend: Backend, connections: u32, cache_kib: i64) -> AnyPoolOptions {
+    let sqlite = backend == Backend::Sqlite;
+    AnyPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(std::time::Duration::from_secs(10))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                // With WAL (set once below), NORMAL syncs at checkpoints instead of every
+                // commit: a killed process loses nothing committed, a power cut may lose the
+                // last transactions (SQLite manual, "PRAGMA synchronous").
+                if sqlite {
+                    // Takes effect only on a database with no table yet (SQLite manual,
+                    // "PRAGMA page_size"); an existing file keeps its size.
+                    sqlx::query(&format!("PRAGMA page_size = {SQLITE_PAGE_SIZE}"))
+                        .execute(&mut *conn)
+                        .await?;
+                    sqlx::query("PRAGMA synchronous = NORMAL")
+                        .execute(&mut *conn)
+                        .await?;
+                    // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
+                    sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
+                        .execute(&mut *conn)
+                        .await?;
+                } else {
+                    // Statements are prepared once per connection; PostgreSQL's generic plan
+                    // of one prepared while the tables were small kept scanning
+                    // `transport_events` whole once they had grown (8 s per key lookup at
+                    // 750,000 events). Plan each execution with its values instead.
+                    sqlx::query("SET plan_cache_mode = force_custom_plan")
+                        .execute(&mut *conn)
+                        .await?;
+                    // A random page read costs about what a sequential one does on the SSDs
+                    // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
+                    // with the default 4 the planner read all of `container_events` in
+                    // parallel for a page's 30 containers (21 ms) instead of their links
+                    // by primary key (8 ms; docs/NOTES.md, fourteenth session).
+                    sqlx::query("SET random_page_cost = 1.1")
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            })
+        })
 }
 
 /// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
@@ -497,52 +571,13 @@ impl Store {
             return Err(StoreError::UnsupportedUrl(url.to_string()));
         };
         let sqlite = backend == Backend::Sqlite;
-        // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
         let cache_kib = if sqlite {
             i64::from(sqlite_cache_mib()?) * 1024
         } else {
             0
         };
-        let pool = AnyPoolOptions::new()
-            .max_connections(if sqlite { 4 } else { 10 })
-            .acquire_timeout(std::time::Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    // With WAL (set once below), NORMAL syncs at checkpoints instead of every
-                    // commit: a killed process loses nothing committed, a power cut may lose the
-                    // last transactions (SQLite manual, "PRAGMA synchronous").
-                    if sqlite {
-                        // Takes effect only on a database with no table yet (SQLite manual,
-                        // "PRAGMA page_size"); an existing file keeps its size.
-                        sqlx::query(&format!("PRAGMA page_size = {SQLITE_PAGE_SIZE}"))
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA synchronous = NORMAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
-                            .execute(&mut *conn)
-                            .await?;
-                    } else {
-                        // Statements are prepared once per connection; PostgreSQL's generic plan
-                        // of one prepared while the tables were small kept scanning
-                        // `transport_events` whole once they had grown (8 s per key lookup at
-                        // 750,000 events). Plan each execution with its values instead.
-                        sqlx::query("SET plan_cache_mode = force_custom_plan")
-                            .execute(&mut *conn)
-                            .await?;
-                        // A random page read costs about what a sequential one does on the SSDs
-                        // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
-                        // with the default 4 the planner read all of `container_events` in
-                        // parallel for a page's 30 containers (21 ms) instead of their links
-                        // by primary key (8 ms; docs/NOTES.md, fourteenth session).
-                        sqlx::query("SET random_page_cost = 1.1")
-                            .execute(&mut *conn)
-                            .await?;
-                    }
-                    Ok(())
-                })
-            })
+        let readers = if sqlite { 4 } else { 10 };
+        let pool = pool_options(backend, readers, cache_kib)
             .connect(&url)
             .await
             .map_err(|source| StoreError::Connect {
@@ -560,8 +595,25 @@ impl Store {
                 tracing::warn!("SQLite journal_mode=WAL not set: {e}");
             }
         }
+        let writer = if sqlite {
+            let writer_kib = i64::from(sqlite_writer_cache_mib()?) * 1024;
+            Some(
+                pool_options(backend, 1, writer_kib)
+                    .connect(&url)
+                    .await
+                    .map_err(|source| StoreError::Connect {
+                        url: redact(&url),
+                        source,
+                    })?,
+            )
+        } else {
+            None
+        };
         let notifier = match backend {
-            Backend::Sqlite => crate::notify::Notifier::sqlite(pool.clone()),
+            Backend::Sqlite => crate::notify::Notifier::sqlite(
+                pool.clone(),
+                writer.clone().unwrap_or_else(|| pool.clone()),
+            ),
             Backend::Postgres => {
                 crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
                     url: redact(&url),
@@ -588,6 +640,7 @@ impl Store {
         };
         let store = Store {
             pool,
+            writer,
             backend,
             pg,
             notifier,
@@ -650,8 +703,9 @@ impl Store {
         if self.backend == Backend::Postgres {
             return self.analyze_changed_tables().await;
         }
-        // Both pragmas on one connection: `analysis_limit` is a connection setting.
-        let mut conn = self.pool.acquire().await?;
+        // Both pragmas on one connection: `analysis_limit` is a connection setting. The writer:
+        // `optimize` writes the statistics tables.
+        let mut conn = self.writer().acquire().await?;
         sqlx::query("PRAGMA analysis_limit = 400")
             .execute(&mut *conn)
             .await?;
@@ -711,6 +765,26 @@ impl Store {
     pub fn pool(&self) -> &AnyPool {
         self.statements.fetch_add(1, Ordering::Relaxed);
         &self.pool
+    }
+
+    /// The pool to run one writing statement or begin a writing transaction on, counted like
+    /// [`Store::pool`]: on SQLite the single writer connection (one writer at a time is all
+    /// SQLite allows, SQLite manual, "File Locking And Concurrency"; its page cache stays
+    /// valid across its transactions, [`SQLITE_WRITER_CACHE_MIB`]), on PostgreSQL the pool.
+    /// A writer that waits more than 10 s for the connection fails with
+    /// [`sqlx::Error::PoolTimedOut`].
+    pub fn writer(&self) -> &AnyPool {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        self.writer.as_ref().unwrap_or(&self.pool)
+    }
+
+    /// Closes every connection of the store (and its clones): later statements fail with
+    /// [`sqlx::Error::PoolClosed`].
+    pub async fn close(&self) {
+        self.pool.close().await;
+        if let Some(writer) = &self.writer {
+            writer.close().await;
+        }
     }
 
     /// A transaction's connection, counting one statement (see [`Store::statement_count`]).

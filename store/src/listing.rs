@@ -456,7 +456,7 @@ impl Store {
     ) -> Result<Option<Shipment>> {
         let account_s = account.to_string();
         let id_s = id.to_string();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
             return Ok(None);
         }
@@ -557,7 +557,7 @@ impl Store {
         let account_s = account.to_string();
         // One transaction: the `tracking_request.tracking_stopped` notifications of the
         // shipment's tracking requests commit with the stop.
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let stopped = sqlx::query(
             "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $3 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NULL",
@@ -614,7 +614,7 @@ impl Store {
         .bind(account.to_string())
         .bind(id.to_string())
         .bind(ts(now()))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         self.shipment(account, id).await
     }
@@ -635,7 +635,7 @@ impl Store {
                 break;
             }
             let stamp = ts(now());
-            let mut tx = self.pool().begin().await?;
+            let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id: String = row.try_get("id")?;
                 let (lfd, holds) = container_row(row)
@@ -665,7 +665,7 @@ impl Store {
                 break;
             }
             let stamp = ts(now());
-            let mut tx = self.pool().begin().await?;
+            let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id: String = row.try_get("id")?;
                 let f = shipment_row(row)

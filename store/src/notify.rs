@@ -136,7 +136,11 @@ struct Inner {
 
 enum Transport {
     Postgres(PgPool),
-    Sqlite(AnyPool),
+    /// The store's readers (the poller) and its writer connection (publishing).
+    Sqlite {
+        read: AnyPool,
+        write: AnyPool,
+    },
 }
 
 impl Notifier {
@@ -154,9 +158,10 @@ impl Notifier {
         Ok(Notifier::with(Transport::Postgres(pool)))
     }
 
-    /// A notifier over the SQLite store's pool (the `updates` table).
-    pub fn sqlite(pool: AnyPool) -> Notifier {
-        Notifier::with(Transport::Sqlite(pool))
+    /// A notifier over the SQLite store's pools (the `updates` table): `read` for the poller,
+    /// `write` (the store's writer connection) for publishing.
+    pub fn sqlite(read: AnyPool, write: AnyPool) -> Notifier {
+        Notifier::with(Transport::Sqlite { read, write })
     }
 
     fn with(transport: Transport) -> Notifier {
@@ -193,7 +198,7 @@ impl Notifier {
                         .await?;
                 }
             }
-            Transport::Sqlite(pool) => {
+            Transport::Sqlite { write: pool, .. } => {
                 let now = crate::now();
                 let cutoff = now - chrono::Duration::from_std(RETENTION).unwrap_or_default();
                 sqlx::query("DELETE FROM updates WHERE created_at < $1")
@@ -235,7 +240,7 @@ impl Notifier {
                         listener.listen(CHANNEL).await?;
                         tokio::spawn(pg_forward(listener, self.inner.local.clone()));
                     }
-                    Transport::Sqlite(pool) => {
+                    Transport::Sqlite { read: pool, .. } => {
                         let last: Option<i64> = sqlx::query("SELECT MAX(id) AS last FROM updates")
                             .fetch_one(pool)
                             .await?

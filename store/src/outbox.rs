@@ -331,7 +331,7 @@ impl Store {
             for id in chunk {
                 q = q.bind(id.to_string());
             }
-            q.execute(self.pool()).await?;
+            q.execute(self.writer()).await?;
         }
         Ok(())
     }
@@ -375,7 +375,7 @@ impl Store {
     ) -> Result<Vec<DeliveryStatus>> {
         let at = now();
         let mut statuses = Vec::with_capacity(settled.len());
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         for Settlement {
             notification,
             attempt,

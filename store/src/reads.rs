@@ -377,7 +377,7 @@ impl Store {
                         .map(|id| (id, encode_links(&links.remove(&id).unwrap_or_default()))),
                 );
             }
-            let mut tx = self.pool().begin().await?;
+            let mut tx = self.writer().begin().await?;
             for (id, bytes) in &values {
                 sqlx::query("UPDATE containers SET event_links = $1 WHERE id = $2")
                     .bind(bytes.as_slice())
@@ -388,7 +388,7 @@ impl Store {
             tx.commit().await?;
         }
         sqlx::query("DELETE FROM container_events")
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -423,7 +423,7 @@ impl Store {
                     _ => unlisted.push(id),
                 }
             }
-            let mut tx = self.pool().begin().await?;
+            let mut tx = self.writer().begin().await?;
             for (flag, ids) in [(1_i64, &listed), (0, &unlisted)] {
                 for chunk in ids.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
                     let sql = format!(

@@ -29,7 +29,7 @@ impl Store {
         }
         let account_s = account.to_string();
         let id_s = id.to_string();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
             return Ok(None);
         }

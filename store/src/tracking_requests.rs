@@ -147,7 +147,7 @@ impl Store {
         .bind(&at)
         .bind(json_list(&extras.ref_numbers))
         .bind(json_list(&extras.shipment_tags))
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         if !(extras.ref_numbers.is_empty() && extras.shipment_tags.is_empty()) {
             if let Some(before) = self.tracking_request(account, id).await? {
@@ -236,7 +236,7 @@ impl Store {
         id: Uuid,
         patch: &RequestPatch,
     ) -> Result<Option<TrackingRequest>> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let account_s = account.to_string();
         let row = sqlx::query(
             "UPDATE tracking_requests SET updated_at = $3, \
@@ -290,7 +290,7 @@ impl Store {
         let at = now();
         let account_s = account.to_string();
         // One transaction: the `tracking_request.succeeded` notifications commit with the link.
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let rows = sqlx::query(&sql)
             .bind(&account_s)
             .bind(CREATED)

@@ -88,7 +88,7 @@ impl Store {
         .bind(to_json(&hook.headers))
         .bind(&hook.secret)
         .bind(ts(at))
-        .execute(self.pool())
+        .execute(self.writer())
         .await
         .map_err(StoreError::from)?;
         Ok(hook)
@@ -196,7 +196,7 @@ impl Store {
         .bind(to_json(&hook.events))
         .bind(to_json(&hook.headers))
         .bind(ts(hook.updated_at))
-        .execute(self.pool())
+        .execute(self.writer())
         .await
         .map_err(StoreError::from)?;
         Ok(Some(hook))
@@ -209,7 +209,7 @@ impl Store {
     ///
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn delete_webhook(&self, account: Uuid, id: Uuid) -> Result<bool> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let deleted = sqlx::query("DELETE FROM webhooks WHERE account_id = $1 AND id = $2")
             .bind(account.to_string())
             .bind(id.to_string())

@@ -280,13 +280,13 @@ async fn postgres_keeps_every_report_once_and_migrates() {
     let db = ScratchDatabase::create(&admin, &name).await.unwrap();
     let store = Store::connect(&db.url).await.unwrap();
     fresh(&store).await;
-    store.pool().close().await;
+    store.close().await;
     db.drop().await.unwrap();
 
     let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
     let db = ScratchDatabase::create(&admin, &name).await.unwrap();
     let store = upgraded(&db.url, "postgres").await;
     fresh(&store).await;
-    store.pool().close().await;
+    store.close().await;
     db.drop().await.unwrap();
 }
