@@ -19,7 +19,8 @@
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
 //! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
-//! a native pool (`bulk_pg`). The event tables (`transport_events`, which holds each event's
+//! a native pool (`bulk_pg`), and SQLite's writes through one writer connection
+//! (`Store::writer`). The event tables (`transport_events`, which holds each event's
 //! carrier payload too since migration 30, `event_keys`, one row per key since 29, and
 //! `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
 //! integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
@@ -368,13 +369,13 @@ const SQLITE_PARAMS: usize = 250;
 /// machine's spread (README, "Twenty-ninth session").
 pub const SQLITE_PAGE_SIZE: u32 = 16_384;
 
-/// SQLite page cache per connection, in MiB, when `TEU_SQLITE_CACHE_MIB` is not set: SQLite's
+/// SQLite page cache per reading connection, in MiB, when `TEU_SQLITE_CACHE_MIB` is not set: SQLite's
 /// own default (2,000 KiB, rounded). A larger cache speeds the store stage of big ingests (256 MiB:
 /// 16% at 100,000 containers) at the price of memory on each of the pool's connections (peak
 /// RSS 543 MiB to 1.6 GiB); README, "Ingest at scale".
 pub const SQLITE_CACHE_MIB: u32 = 2;
 
-/// The SQLite page cache per connection in MiB: `TEU_SQLITE_CACHE_MIB` (1 to 65536) or
+/// The SQLite page cache per reading connection in MiB: `TEU_SQLITE_CACHE_MIB` (1 to 65536) or
 /// [`SQLITE_CACHE_MIB`]. Errors with [`StoreError::CacheSize`] naming the value when it is not a
 /// number in that range.
 fn sqlite_cache_mib() -> Result<u32> {
@@ -418,7 +419,7 @@ fn pool_options(backend: Backend, connections: u32, cache_kib: i64) -> AnyPoolOp
         .acquire_timeout(std::time::Duration::from_secs(10))
         .after_connect(move |conn, _| {
             Box::pin(async move {
-                // With WAL (set once below), NORMAL syncs at checkpoints instead of every
+                // With WAL (set once by `Store::connect`), NORMAL syncs at checkpoints instead of every
                 // commit: a killed process loses nothing committed, a power cut may lose the
                 // last transactions (SQLite manual, "PRAGMA synchronous").
                 if sqlite {
@@ -547,8 +548,10 @@ impl Store {
     }
 
     /// Connects to `url` and applies the migrations. `sqlite:PATH` (or `sqlite://PATH`) creates
-    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL. SQLite
-    /// connections get the page cache of `TEU_SQLITE_CACHE_MIB` ([`SQLITE_CACHE_MIB`] if unset).
+    /// the file if missing; `postgres://` / `postgresql://` URLs use PostgreSQL. SQLite's
+    /// reading connections get the page cache of `TEU_SQLITE_CACHE_MIB` ([`SQLITE_CACHE_MIB`]
+    /// if unset), its writer connection ([`Store::writer`]) that of
+    /// `TEU_SQLITE_WRITER_CACHE_MIB` ([`SQLITE_WRITER_CACHE_MIB`]).
     ///
     /// # Errors
     /// [`StoreError::UnsupportedUrl`] for another scheme, [`StoreError::CacheSize`] for a bad
