@@ -574,10 +574,14 @@ impl Store {
             return Err(StoreError::UnsupportedUrl(url.to_string()));
         };
         let sqlite = backend == Backend::Sqlite;
-        let cache_kib = if sqlite {
-            i64::from(sqlite_cache_mib()?) * 1024
+        // Both cache sizes are checked before anything connects.
+        let (cache_kib, writer_kib) = if sqlite {
+            (
+                i64::from(sqlite_cache_mib()?) * 1024,
+                i64::from(sqlite_writer_cache_mib()?) * 1024,
+            )
         } else {
-            0
+            (0, 0)
         };
         let readers = if sqlite { 4 } else { 10 };
         let pool = pool_options(backend, readers, cache_kib)
@@ -599,7 +603,6 @@ impl Store {
             }
         }
         let writer = if sqlite {
-            let writer_kib = i64::from(sqlite_writer_cache_mib()?) * 1024;
             Some(
                 pool_options(backend, 1, writer_kib)
                     .connect(&url)
@@ -612,20 +615,15 @@ impl Store {
         } else {
             None
         };
-        let notifier = match backend {
-            Backend::Sqlite => crate::notify::Notifier::sqlite(
-                pool.clone(),
-                writer.clone().unwrap_or_else(|| pool.clone()),
-            ),
-            Backend::Postgres => {
-                crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
-                    url: redact(&url),
-                    source: match e {
-                        crate::notify::NotifyError::Sql(e) => e,
-                        other => sqlx::Error::Configuration(other.to_string().into()),
-                    },
-                })?
-            }
+        let notifier = match &writer {
+            Some(writer) => crate::notify::Notifier::sqlite(pool.clone(), writer.clone()),
+            None => crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
+                url: redact(&url),
+                source: match e {
+                    crate::notify::NotifyError::Sql(e) => e,
+                    other => sqlx::Error::Configuration(other.to_string().into()),
+                },
+            })?,
         };
         let pg = match backend {
             // Two connections: one ingest writes through one at a time.
