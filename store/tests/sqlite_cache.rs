@@ -2,7 +2,10 @@
 //! `TEU_SQLITE_WRITER_CACHE_MIB` on the writer connection. A test binary of its own: it changes
 //! the process environment, which other tests' connections would read.
 
-use teu_store::{Store, StoreError, SQLITE_CACHE_MIB, SQLITE_WRITER_CACHE_MIB};
+use teu_store::{
+    Store, StoreError, SQLITE_CACHE_MIB, SQLITE_WRITER_AUTOCHECKPOINT_PAGES,
+    SQLITE_WRITER_CACHE_MIB,
+};
 
 async fn cache_size(store: &Store) -> i64 {
     sqlx::query_scalar::<_, i64>("PRAGMA cache_size")
@@ -58,4 +61,60 @@ async fn the_page_cache_follows_teu_sqlite_cache_mib() {
         }
         std::env::remove_var(var);
     }
+}
+
+/// The writer connection checkpoints the log at [`SQLITE_WRITER_AUTOCHECKPOINT_PAGES`]; the
+/// reading connections keep SQLite's default of 1,000 pages (SQLite manual, "PRAGMA
+/// wal_autocheckpoint"). A commit through the writer then leaves its pages in the log, where
+/// a checkpoint at 1,000 pages would have copied a larger transaction back at once.
+#[tokio::test]
+async fn the_writer_checkpoints_a_large_log_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = Store::connect(&format!("sqlite:{}", path.display()))
+        .await
+        .unwrap();
+    let autocheckpoint = |pool| async move {
+        sqlx::query_scalar::<_, i64>("PRAGMA wal_autocheckpoint")
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        autocheckpoint(store.writer()).await,
+        i64::from(SQLITE_WRITER_AUTOCHECKPOINT_PAGES)
+    );
+    assert_eq!(autocheckpoint(store.pool()).await, 1000);
+
+    // 1,500 pages of 16 KiB in one transaction, more than SQLite's default threshold.
+    let mut tx = store.writer().begin().await.unwrap();
+    sqlx::query("CREATE TABLE filler (b BLOB)")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    for _ in 0..1500 {
+        sqlx::query("INSERT INTO filler (b) VALUES (zeroblob(16000))")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+    // Left in the log: the database file has not grown by the table's 24 MB. SQLite's
+    // default would have copied the transaction back at this commit.
+    let filled = 1500 * 16_000;
+    let before = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        before < filled,
+        "database file {before} bytes after the commit"
+    );
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(store.writer())
+        .await
+        .unwrap();
+    let after = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        after >= filled,
+        "database file {after} bytes after the checkpoint"
+    );
+    store.close().await;
 }
