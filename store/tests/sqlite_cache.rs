@@ -1,6 +1,7 @@
 //! `TEU_SQLITE_CACHE_MIB` sets SQLite's page cache on every pooled reading connection,
-//! `TEU_SQLITE_WRITER_CACHE_MIB` on the writer connection. A test binary of its own: it changes
-//! the process environment, which other tests' connections would read.
+//! `TEU_SQLITE_WRITER_CACHE_MIB` on the writer connection, which alone checkpoints at
+//! `SQLITE_WRITER_AUTOCHECKPOINT_PAGES`. A test binary of its own: it changes the process
+//! environment, which other tests' connections would read.
 
 use teu_store::{
     Store, StoreError, SQLITE_CACHE_MIB, SQLITE_WRITER_AUTOCHECKPOINT_PAGES,
