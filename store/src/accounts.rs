@@ -23,7 +23,7 @@ impl Store {
             routing_data,
             created_at: now(),
         };
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO accounts (id, name, company_name, routing_data, created_at) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(account.id.to_string())
@@ -60,18 +60,20 @@ impl Store {
             Uuid::new_v4().simple(),
             &Uuid::new_v4().simple().to_string()[..8]
         );
-        sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
-            .bind(hash_key(&key))
-            .bind(account_id.to_string())
-            .bind(ts(Utc::now()))
-            .execute(self.writer())
-            .await?;
+        crate::db::query(
+            "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)",
+        )
+        .bind(hash_key(&key))
+        .bind(account_id.to_string())
+        .bind(ts(Utc::now()))
+        .execute(self.writer())
+        .await?;
         Ok(key)
     }
 
     /// Every account, by name.
     pub async fn accounts(&self) -> Result<Vec<Account>> {
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT id, name, company_name, routing_data, created_at FROM accounts ORDER BY name",
         )
         .fetch_all(self.pool())
@@ -81,7 +83,7 @@ impl Store {
 
     /// The account named `name`, if any.
     pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>> {
-        let row = sqlx::query(
+        let row = crate::db::query(
             "SELECT id, name, company_name, routing_data, created_at FROM accounts WHERE name = $1",
         )
         .bind(name)
@@ -92,7 +94,7 @@ impl Store {
 
     /// The account owning `key`, if the key is valid.
     pub async fn authenticate(&self, key: &str) -> Result<Option<Account>> {
-        let row = sqlx::query(
+        let row = crate::db::query(
             "SELECT a.id, a.name, a.company_name, a.routing_data, a.created_at \
              FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
         )

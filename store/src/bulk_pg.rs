@@ -1,7 +1,7 @@
-//! PostgreSQL bulk writes through sqlx's native driver (`sqlx::PgPool`), not `Any`: each
-//! column of a batch is bound as one array and expanded by `UNNEST` on the server, so a
-//! statement of thousands of rows binds a handful of parameters, is parsed once and costs
-//! one round trip. The `Any` driver binds no arrays (issue 16, "Native drivers and types").
+//! PostgreSQL bulk writes on the store's native pool (`sqlx::PgPool`): each column of a batch
+//! is bound as one array and expanded by `UNNEST` on the server, so a statement of thousands
+//! of rows binds a handful of parameters, is parsed once and costs one round trip. SQLite has
+//! no arrays; its writes are the shared multi-row statements (`events.rs`, `facts.rs`).
 //!
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
 //! their shape differs.

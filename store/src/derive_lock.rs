@@ -17,16 +17,16 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use sqlx::{AnyConnection, ConnectOptions, Connection};
+use sqlx::{ConnectOptions, Connection, PgConnection};
 use uuid::Uuid;
 
-use crate::{Backend, Result, Store};
+use crate::{Result, Store};
 
 /// Held while an ingest re-derives one account; release it with [`DerivationLock::release`].
 /// Dropped without release (an error or a cancelled task), it still lets go: its PostgreSQL
 /// connection is its own, not the pool's, and closing it ends its session and its lock.
 pub struct DerivationLock {
-    conn: Option<AnyConnection>,
+    conn: Option<PgConnection>,
     key: i64,
     idle: LockConnections,
     _local: tokio::sync::OwnedMutexGuard<()>,
@@ -37,13 +37,13 @@ pub struct DerivationLock {
 /// `-C`, docs/NOTES.md), and an ingest takes the lock once per data file. Holds at most
 /// [`LockConnections::MAX_IDLE`]; a connection whose unlock failed is closed, not kept.
 #[derive(Clone, Default)]
-pub(crate) struct LockConnections(Arc<Mutex<Vec<AnyConnection>>>);
+pub(crate) struct LockConnections(Arc<Mutex<Vec<PgConnection>>>);
 
 impl LockConnections {
     /// Idle connections kept: one per account being ingested at once is plenty.
     const MAX_IDLE: usize = 2;
 
-    fn take(&self) -> Option<AnyConnection> {
+    fn take(&self) -> Option<PgConnection> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -51,7 +51,7 @@ impl LockConnections {
     }
 
     /// Keeps `conn` for the next lock, or hands it back when enough are kept (to be closed).
-    fn put(&self, conn: AnyConnection) -> Option<AnyConnection> {
+    fn put(&self, conn: PgConnection) -> Option<PgConnection> {
         let mut idle = self
             .0
             .lock()
@@ -95,12 +95,11 @@ impl Store {
     pub async fn lock_derivation(&self, account: Uuid) -> Result<DerivationLock> {
         let local = local_mutex(account).lock_owned().await;
         let key = lock_key(account);
-        let conn = match self.backend() {
-            Backend::Sqlite => None,
-            Backend::Postgres => {
-                let mut conn = self.lock_connection().await?;
-                // pg_advisory_lock returns void, which the Any driver cannot describe.
-                sqlx::query("SELECT 1 FROM (SELECT pg_advisory_lock($1)) AS l")
+        let conn = match self.pool() {
+            crate::db::Pool::Sqlite(_) => None,
+            crate::db::Pool::Postgres(pool) => {
+                let mut conn = self.lock_connection(pool).await?;
+                sqlx::query("SELECT pg_advisory_lock($1)")
                     .bind(key)
                     .execute(&mut conn)
                     .await?;
@@ -119,16 +118,16 @@ impl Store {
     /// new one. Not from the pool, and with statement logging off: waiting for another worker's
     /// derivation is expected, and sqlx would log every wait of over a second as a slow
     /// statement (hundreds per worker in a million-container run).
-    async fn lock_connection(&self) -> Result<AnyConnection> {
+    async fn lock_connection(&self, pool: &sqlx::PgPool) -> Result<PgConnection> {
         if let Some(mut idle) = self.lock_connections().take() {
             if idle.ping().await.is_ok() {
                 return Ok(idle);
             }
         }
-        let options = (*self.pool().connect_options())
+        let options = (*pool.connect_options())
             .clone()
             .disable_statement_logging();
-        Ok(AnyConnection::connect_with(&options).await?)
+        Ok(PgConnection::connect_with(&options).await?)
     }
 }
 
@@ -140,7 +139,7 @@ impl DerivationLock {
     /// then closed, which releases the lock anyway.
     pub async fn release(mut self) -> Result<()> {
         if let Some(mut conn) = self.conn.take() {
-            let unlocked = sqlx::query("SELECT 1 FROM (SELECT pg_advisory_unlock($1)) AS l")
+            let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
                 .bind(self.key)
                 .execute(&mut conn)
                 .await;

@@ -4,7 +4,6 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use chrono::DateTime;
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
@@ -63,7 +62,7 @@ impl Store {
             c.refreshed_at = DateTime::UNIX_EPOCH;
         })?;
         let mut conn = self.pool.acquire().await?;
-        let hooks = super::outbox::subscriptions(self.counted(&mut conn), &account_s).await?;
+        let hooks = super::outbox::subscriptions(self.counting(&mut conn), &account_s).await?;
         let before = if hooks.is_empty() {
             drop(conn);
             None
@@ -97,7 +96,7 @@ impl Store {
                  WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
                 self.values(chunk.len(), 13)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (s, (hash, body)) in chunk.iter().zip(bodies) {
                 q = q
                     .bind(s.id.to_string())
@@ -132,7 +131,7 @@ impl Store {
                  WHERE containers.content_hash <> excluded.content_hash RETURNING id",
                 self.values(chunk.len(), 13)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (c, (hash, body)) in chunk.iter().zip(bodies) {
                 q = q
                     .bind(c.id.to_string())
@@ -184,7 +183,7 @@ impl Store {
                 containers, shipments, history, links, &seen,
             ));
             changes.notifications = super::outbox::enqueue(
-                self.counted(&mut tx),
+                self.counting(&mut tx),
                 &account_s,
                 &hooks,
                 &emissions,
@@ -203,7 +202,7 @@ impl Store {
     /// which no rule compares) stands for itself, and a record not stored yet is absent.
     pub(super) async fn stored_before(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         account: Uuid,
         shipments: &[Shipment],
         shipment_bodies: &[(String, Vec<u8>)],
@@ -294,7 +293,7 @@ impl Store {
     /// histories reads the ids of its numbers, not every link of every touched container.
     pub(super) async fn linked_before(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
         account: &str,
         containers: &[Container],
         links: &[(Uuid, Uuid)],
@@ -332,7 +331,7 @@ impl Store {
                 "SELECT id, number FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for n in chunk {
                 q = q.bind(*n);
             }
@@ -352,7 +351,7 @@ impl Store {
                 "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for c in chunk {
                 q = q.bind(c.to_string());
             }
@@ -376,7 +375,7 @@ impl Store {
     /// (checked by [`Store::upsert_derived`] first).
     async fn store_event_links(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
         containers: &[Container],
         links: &[(Uuid, Uuid)],
         events: &HashMap<Uuid, &TransportEvent>,
@@ -413,7 +412,7 @@ impl Store {
                  AND containers.event_links IS DISTINCT FROM v.column2",
                 self.values(chunk.len(), 2)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (id, bytes) in chunk {
                 q = q.bind(id.as_str()).bind(bytes.as_slice());
             }
@@ -427,7 +426,7 @@ impl Store {
     /// to `pending`, so that the next link finds the shipment that replaced it.
     pub(super) async fn remove_stale(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
         account: &str,
         shipments: &[Shipment],
         containers: &[Container],
@@ -443,7 +442,7 @@ impl Store {
                 "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for k in chunk {
                 q = q.bind(k);
             }
@@ -464,7 +463,7 @@ impl Store {
                 "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for n in chunk {
                 q = q.bind(n);
             }
@@ -481,7 +480,7 @@ impl Store {
                 "SELECT id FROM containers WHERE account_id = $1 AND shipment_id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for id in chunk {
                 q = q.bind(id.to_string());
             }
@@ -498,7 +497,7 @@ impl Store {
                     "DELETE FROM {table} WHERE account_id = $1 AND {column} IN ({})",
                     in_list(2, chunk.len())
                 );
-                let mut q = sqlx::query(&sql).bind(account);
+                let mut q = crate::db::query(&sql).bind(account);
                 for id in chunk {
                     q = q.bind(id.to_string());
                 }
@@ -512,7 +511,7 @@ impl Store {
                 teu_domain::tracking_requests::PENDING,
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(account);
             for id in chunk {
                 q = q.bind(id.to_string());
             }

@@ -1,9 +1,8 @@
 //! The SQL of the document schema registry ([`teu_domain::document_schemas`]: the files and the
 //! registry facts).
 
+use crate::db::DbRow;
 use chrono::{DateTime, Utc};
-use sqlx::any::AnyRow;
-use sqlx::Row;
 
 use super::{now, ts, Result, Store, StoreError};
 use teu_domain::document_schemas::{bundled, DocumentSchema};
@@ -17,7 +16,7 @@ impl Store {
     pub async fn upsert_document_schemas(&self, schemas: &[DocumentSchema]) -> Result<()> {
         let mut tx = self.writer().begin().await?;
         for s in schemas {
-            sqlx::query(&format!(
+            crate::db::query(&format!(
                 "INSERT INTO document_schemas ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
                  ON CONFLICT (id) DO UPDATE SET label = excluded.label, description = excluded.description, \
                  current_flag = excluded.current_flag, draft = excluded.draft, active_at = excluded.active_at, \
@@ -57,7 +56,7 @@ impl Store {
 
     /// The schema with id `full_version` (`<document_type>@<version>`).
     pub async fn document_schema(&self, full_version: &str) -> Result<Option<DocumentSchema>> {
-        let row = sqlx::query(&format!(
+        let row = crate::db::query(&format!(
             "SELECT {COLUMNS} FROM document_schemas WHERE id = $1"
         ))
         .bind(full_version)
@@ -73,7 +72,7 @@ impl Store {
     ) -> Result<Vec<DocumentSchema>> {
         let rows = match document_type {
             Some(t) => {
-                sqlx::query(&format!(
+                crate::db::query(&format!(
                     "SELECT {COLUMNS} FROM document_schemas WHERE document_type = $1 ORDER BY document_type, schema_version"
                 ))
                 .bind(t)
@@ -81,7 +80,7 @@ impl Store {
                 .await?
             }
             None => {
-                sqlx::query(&format!(
+                crate::db::query(&format!(
                     "SELECT {COLUMNS} FROM document_schemas ORDER BY document_type, schema_version"
                 ))
                 .fetch_all(self.pool())
@@ -92,7 +91,7 @@ impl Store {
     }
 }
 
-fn schema_row(r: &AnyRow) -> Result<DocumentSchema> {
+fn schema_row(r: &DbRow) -> Result<DocumentSchema> {
     let id: String = r.try_get("id")?;
     let corrupt = |detail: String| StoreError::Corrupt {
         what: "document schema",

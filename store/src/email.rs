@@ -6,8 +6,7 @@
 //! representation (once per SHA-256 per account, `ON CONFLICT DO NOTHING`), the links and the
 //! submission; an existing Message-ID leaves everything as it was.
 
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use crate::db::DbRow;
 use uuid::Uuid;
 
 use super::{now, parse_ts, ts, Result, Store, StoreError};
@@ -24,7 +23,7 @@ impl Store {
     /// Gives `account` a new inbound address (see [`inbound_address`]) and returns it.
     pub async fn create_inbound_address(&self, account: Uuid) -> Result<String> {
         let address = inbound_address();
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO inbound_addresses (address, account_id, created_at) VALUES ($1, $2, $3)",
         )
         .bind(&address)
@@ -45,7 +44,7 @@ impl Store {
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn add_inbound_address(&self, account: Uuid, address: &str) -> Result<()> {
         let address = address.trim().to_ascii_lowercase();
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO inbound_addresses (address, account_id, created_at) VALUES ($1, $2, $3) \
              ON CONFLICT (address) DO NOTHING",
         )
@@ -62,7 +61,7 @@ impl Store {
 
     /// The inbound addresses of `account`, oldest first.
     pub async fn inbound_addresses(&self, account: Uuid) -> Result<Vec<String>> {
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT address FROM inbound_addresses WHERE account_id = $1 ORDER BY created_at, address",
         )
         .bind(account.to_string())
@@ -75,7 +74,7 @@ impl Store {
 
     /// The account owning the inbound address `address` (lower-case), if any.
     pub async fn account_by_inbound_address(&self, address: &str) -> Result<Option<Account>> {
-        let row = sqlx::query(
+        let row = crate::db::query(
             "SELECT a.id, a.name, a.company_name, a.routing_data, a.created_at FROM inbound_addresses i \
              JOIN accounts a ON a.id = i.account_id WHERE i.address = $1",
         )
@@ -117,7 +116,7 @@ impl Store {
             }
             let rep_id = ids::scoped(account, "document_representation", &[&a.sha256, ORIGINAL]);
             let size = i64::try_from(a.bytes.len()).unwrap_or(i64::MAX);
-            sqlx::query(
+            crate::db::query(
                 "INSERT INTO documents (id, account_id, sha256, file_name, media_type, byte_size, content, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
             )
@@ -131,7 +130,7 @@ impl Store {
             .bind(ts(created))
             .execute(self.counted(&mut tx))
             .await?;
-            sqlx::query(
+            crate::db::query(
                 "INSERT INTO document_representations (id, account_id, document_id, kind, media_type, byte_size, sha256, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
             )
@@ -145,7 +144,7 @@ impl Store {
             .bind(ts(created))
             .execute(self.counted(&mut tx))
             .await?;
-            sqlx::query(
+            crate::db::query(
                 "INSERT INTO email_documents (email_submission_id, document_id, account_id, position) \
                  VALUES ($1, $2, $3, $4) ON CONFLICT (email_submission_id, document_id) DO NOTHING",
             )
@@ -181,7 +180,7 @@ impl Store {
             id: id.to_string(),
             detail: e.to_string(),
         })?;
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO email_submissions (id, account_id, message_id, source_file, created_at, updated_at, body) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
         )
@@ -206,12 +205,12 @@ impl Store {
         limit: i64,
     ) -> Result<(Vec<EmailSubmission>, i64)> {
         let total: i64 =
-            sqlx::query("SELECT COUNT(*) AS n FROM email_submissions WHERE account_id = $1")
+            crate::db::query("SELECT COUNT(*) AS n FROM email_submissions WHERE account_id = $1")
                 .bind(account.to_string())
                 .fetch_one(self.pool())
                 .await?
                 .try_get("n")?;
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT id, body FROM email_submissions WHERE account_id = $1 \
              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
         )
@@ -233,12 +232,13 @@ impl Store {
         account: Uuid,
         id: Uuid,
     ) -> Result<Option<EmailSubmission>> {
-        let row =
-            sqlx::query("SELECT id, body FROM email_submissions WHERE account_id = $1 AND id = $2")
-                .bind(account.to_string())
-                .bind(id.to_string())
-                .fetch_optional(self.pool())
-                .await?;
+        let row = crate::db::query(
+            "SELECT id, body FROM email_submissions WHERE account_id = $1 AND id = $2",
+        )
+        .bind(account.to_string())
+        .bind(id.to_string())
+        .fetch_optional(self.pool())
+        .await?;
         row.as_ref().map(submission_row).transpose()
     }
 
@@ -255,7 +255,7 @@ impl Store {
                  WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for id in chunk {
                 q = q.bind(id.to_string());
             }
@@ -294,7 +294,7 @@ impl Store {
                  FROM document_representations WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for id in chunk {
                 q = q.bind(id.to_string());
             }
@@ -321,11 +321,12 @@ impl Store {
 
     /// The stored bytes of one of the account's documents.
     pub async fn document_content(&self, account: Uuid, id: Uuid) -> Result<Option<Vec<u8>>> {
-        let row = sqlx::query("SELECT content FROM documents WHERE account_id = $1 AND id = $2")
-            .bind(account.to_string())
-            .bind(id.to_string())
-            .fetch_optional(self.pool())
-            .await?;
+        let row =
+            crate::db::query("SELECT content FROM documents WHERE account_id = $1 AND id = $2")
+                .bind(account.to_string())
+                .bind(id.to_string())
+                .fetch_optional(self.pool())
+                .await?;
         Ok(row
             .map(|r| r.try_get::<Vec<u8>, _>("content"))
             .transpose()?)
@@ -347,7 +348,7 @@ fn uuid(s: &str, what: &'static str) -> Result<Uuid> {
     })
 }
 
-fn submission_row(r: &AnyRow) -> Result<EmailSubmission> {
+fn submission_row(r: &DbRow) -> Result<EmailSubmission> {
     let id: String = r.try_get("id")?;
     let body: String = r.try_get("body")?;
     serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {

@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use chrono::Utc;
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{
@@ -49,7 +48,7 @@ impl Store {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        if let Some(pg) = &self.pg {
+        if let crate::db::Pool::Postgres(pg) = &self.pool {
             return self.upsert_events_pg(pg, account, &mut events, now).await;
         }
         let now = now.timestamp_millis();
@@ -77,7 +76,7 @@ impl Store {
                  RETURNING id",
                 self.values(chunk.len(), 11)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for e in chunk {
                 let ev = &e.event.event;
                 q = q
@@ -123,7 +122,7 @@ impl Store {
     /// not appended again.
     pub(super) async fn insert_event_keys(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
         account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<DroppedKeys> {
@@ -140,7 +139,7 @@ impl Store {
                  ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = {appended}",
                 self.values(chunk.len(), 4)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (kind, value, ids) in chunk {
                 q = q
                     .bind(account.as_bytes().as_slice())
@@ -162,13 +161,13 @@ impl Store {
     /// are compressed, so SQL alone cannot list their keys.
     pub(super) async fn delete_replaced_keys(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
     ) -> Result<ReplacedKeys> {
         let sql = format!(
             "DELETE FROM replaced_event_versions RETURNING event_id, account_id, {}",
             body_bytes(self.backend(), "body")
         );
-        let rows = sqlx::query(&sql).fetch_all(self.counted(tx)).await?;
+        let rows = crate::db::query(&sql).fetch_all(self.counted(tx)).await?;
         if rows.is_empty() {
             return Ok(ReplacedKeys::default());
         }
@@ -188,7 +187,7 @@ impl Store {
                 body_bytes(self.backend(), "body"),
                 self.list(chunk.len())
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (id, _, _) in chunk {
                 q = q.bind(id.as_bytes().as_slice());
             }
@@ -205,7 +204,7 @@ impl Store {
         };
         let select = format!("{KEY_LIST}{lock}");
         for ((account, kind, value), gone) in stale_by_key(&keys.stale) {
-            let Some(row) = sqlx::query(&select)
+            let Some(row) = crate::db::query(&select)
                 .bind(account.as_bytes().as_slice())
                 .bind(kind.code())
                 .bind(value)
@@ -215,7 +214,7 @@ impl Store {
                 continue;
             };
             let left = without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
-            let q = sqlx::query(key_list_write(&left))
+            let q = crate::db::query(key_list_write(&left))
                 .bind(account.as_bytes().as_slice())
                 .bind(kind.code())
                 .bind(value);
@@ -241,7 +240,7 @@ impl Store {
             body_bytes(self.backend(), "body"),
             payload_bytes(self.backend())
         );
-        let rows = sqlx::query(&sql)
+        let rows = crate::db::query(&sql)
             .bind(account.as_bytes().as_slice())
             .bind(after.map(|a| a.as_bytes().to_vec()).unwrap_or_default())
             .bind(limit)
@@ -272,7 +271,7 @@ impl Store {
                 payload_bytes(self.backend()),
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account.as_bytes().as_slice());
+            let mut q = crate::db::query(&sql).bind(account.as_bytes().as_slice());
             for e in chunk {
                 q = q.bind(e.id.as_bytes().as_slice());
             }
@@ -296,7 +295,7 @@ impl Store {
         }
         let mut tx = self.writer().begin().await?;
         for (e, body) in &changed {
-            sqlx::query(
+            crate::db::query(
                 "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5, payload = NULL \
                  WHERE account_id = $1 AND id = $2",
             )
@@ -316,7 +315,7 @@ impl Store {
 
     /// Every bill of lading and booking the stored events of `account` name, sorted.
     pub async fn shipment_keys(&self, account: Uuid) -> Result<Vec<String>> {
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT DISTINCT value FROM event_keys WHERE account_id = $1 AND kind <> $2 ORDER BY value",
         )
         .bind(account.as_bytes().as_slice())
@@ -351,7 +350,7 @@ impl Store {
                  VALUES {} ON CONFLICT (id) DO UPDATE SET reason = excluded.reason",
                 self.values(chunk.len(), 8)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (id, r) in chunk {
                 q = q
                     .bind(id.to_string())
@@ -397,7 +396,7 @@ impl Store {
                     concatenated_hex(self.backend(), "event_ids"),
                     in_list(3, chunk.len())
                 ));
-                let mut q = sqlx::query(&sql)
+                let mut q = crate::db::query(&sql)
                     .bind(account.as_bytes().as_slice())
                     .bind(kind.code());
                 for v in chunk {
@@ -434,7 +433,7 @@ impl Store {
             body_bytes(self.backend(), "body"),
         );
         let ids: Vec<String> = ids.iter().map(|id| id.simple().to_string()).collect();
-        let rows = sqlx::query(&sql)
+        let rows = crate::db::query(&sql)
             .bind(serde_json::Value::from(ids).to_string())
             .fetch_all(self.pool())
             .await?;

@@ -1,9 +1,8 @@
 //! What the store keeps beside the carriers' events: ports (reference data, shared by all
 //! accounts), terminal availability checks, shipping-line deadlines and AIS vessel positions.
 
+use crate::db::DbRow;
 use chrono::{DateTime, Utc};
-use sqlx::any::AnyRow;
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::payloads::{Codec, Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
@@ -24,10 +23,7 @@ impl Store {
                  time_zone = excluded.time_zone",
                 self.values(chunk.len(), 7)
             );
-            // Not a cached statement: sqlx 0.8.6's Any driver declares a NULL f64 as float4 on
-            // PostgreSQL, so a statement prepared with a missing coordinate would refuse a later
-            // chunk's value in that position ("incorrect binary data format").
-            let mut q = sqlx::query(&sql).persistent(false);
+            let mut q = crate::db::query(&sql);
             for p in chunk {
                 q = q
                     .bind(p.locode.as_str())
@@ -46,7 +42,7 @@ impl Store {
 
     /// Number of ports stored.
     pub async fn port_count(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM ports")
+        Ok(crate::db::query("SELECT COUNT(*) AS n FROM ports")
             .fetch_one(self.pool())
             .await?
             .try_get("n")?)
@@ -87,7 +83,7 @@ impl Store {
                  raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
                 self.values(chunk.len(), 10)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for ((id, (index, c, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
                     .bind(id.to_string())
@@ -142,7 +138,7 @@ impl Store {
                  WHERE line_deadlines.body <> excluded.body",
                 self.values(chunk.len(), 9)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for ((id, (index, d, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
                     .bind(id.to_string())
@@ -173,7 +169,7 @@ impl Store {
         &self,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
-        if let Some(pg) = &self.pg {
+        if let crate::db::Pool::Postgres(pg) = &self.pool {
             return self.upsert_vessel_positions_pg(pg, positions).await;
         }
         let sorted = by_vessel_and_time(positions);
@@ -186,7 +182,7 @@ impl Store {
                 self.values(chunk.len(), POSITION_COLUMNS)
             );
             // Cached: the statement of a full chunk (about 2,000 parameters) is parsed once.
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for p in chunk {
                 q = q
                     .bind(p.vessel_key())
@@ -199,7 +195,7 @@ impl Store {
                     .bind(p.course_deg)
                     .bind(p.heading_deg);
             }
-            q.execute(&mut *tx).await?;
+            q.execute(&mut tx).await?;
         }
         self.positions_stored(&mut tx, positions).await?;
         tx.commit().await?;
@@ -212,7 +208,7 @@ impl Store {
     /// kept tracks of those vessels (`super::leg_tracks`) are derived again.
     async fn positions_stored(
         &self,
-        tx: &mut sqlx::AnyConnection,
+        tx: &mut crate::db::Conn,
         positions: &[(usize, VesselPosition)],
     ) -> Result<()> {
         let (pairs, mmsis, imos) = reported_identities(positions);
@@ -221,7 +217,7 @@ impl Store {
                 "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
                 self.values(chunk.len(), 2)
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for (mmsi, imo) in chunk {
                 q = q.bind(*mmsi).bind(*imo);
             }
@@ -233,7 +229,7 @@ impl Store {
                 "SELECT DISTINCT imo FROM vessel_identities WHERE mmsi IN ({})",
                 self.list(chunk.len())
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for mmsi in chunk {
                 q = q.bind(*mmsi);
             }
@@ -254,7 +250,7 @@ impl Store {
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            let mut q = sqlx::query(&sql);
+            let mut q = crate::db::query(&sql);
             for imo in chunk {
                 q = q.bind(imo.as_str());
             }
@@ -287,7 +283,7 @@ impl Store {
              (SELECT mmsi FROM vessel_identities WHERE imo = $1) \
              AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
         );
-        let rows = sqlx::query(&sql)
+        let rows = crate::db::query(&sql)
             .bind(imo)
             .bind(from.map_or(i64::MIN, |t| t.timestamp_millis()))
             .bind(to.map_or(i64::MAX, |t| t.timestamp_millis()))
@@ -298,10 +294,12 @@ impl Store {
 
     /// Number of stored AIS positions (all vessels).
     pub async fn vessel_position_count(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM vessel_positions")
-            .fetch_one(&self.pool)
-            .await?
-            .try_get("n")?)
+        Ok(
+            crate::db::query("SELECT COUNT(*) AS n FROM vessel_positions")
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("n")?,
+        )
     }
 
     /// Terminal checks and line deadlines of `account` for these containers and bills of lading.
@@ -317,7 +315,7 @@ impl Store {
             let list = in_list(2, chunk.len());
             for (table, is_check) in [("terminal_checks", true), ("line_deadlines", false)] {
                 let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
-                let mut q = sqlx::query(&sql).bind(account.to_string());
+                let mut q = crate::db::query(&sql).bind(account.to_string());
                 for c in chunk {
                     q = q.bind(c);
                 }
@@ -341,7 +339,7 @@ impl Store {
                  AND bill_of_lading IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for b in chunk {
                 q = q.bind(b);
             }
@@ -421,7 +419,7 @@ pub(crate) fn by_vessel_and_time(positions: &[(usize, VesselPosition)]) -> Vec<&
 
 /// A position of a row of [`POSITION_READ`]'s columns. The key is the MMSI when it is nine
 /// digits (an AIS MMSI, ITU-R M.585), else an anonymised track's `<file stem>:<id>`.
-pub(crate) fn position_row(r: &AnyRow) -> Result<VesselPosition> {
+pub(crate) fn position_row(r: &DbRow) -> Result<VesselPosition> {
     let key: String = r.try_get("vessel_key")?;
     let mmsi = Mmsi::parse(&key).ok().filter(|m| m.as_str() == key);
     let at: i64 = r.try_get("observed_at")?;

@@ -1,7 +1,6 @@
 //! The SQL behind carrier inference: the account's own SCAC history
 //! ([`History`]).
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{Result, Store};
@@ -30,7 +29,7 @@ impl Store {
         );
         let mut history = History::default();
         let id = account.to_string();
-        for row in sqlx::query(&owners)
+        for row in crate::db::query(&owners)
             .bind(&id)
             .fetch_all(self.pool())
             .await?
@@ -38,7 +37,11 @@ impl Store {
             let (prefix, scac, n) = read(&row)?;
             history.add_owner(&prefix, &scac, n);
         }
-        for row in sqlx::query(&bills).bind(&id).fetch_all(self.pool()).await? {
+        for row in crate::db::query(&bills)
+            .bind(&id)
+            .fetch_all(self.pool())
+            .await?
+        {
             let (prefix, scac, n) = read(&row)?;
             history.add_bill_of_lading(&prefix, &scac, n);
         }
@@ -46,7 +49,7 @@ impl Store {
     }
 }
 
-fn read(row: &sqlx::any::AnyRow) -> Result<(String, String, u64)> {
+fn read(row: &crate::db::DbRow) -> Result<(String, String, u64)> {
     let prefix: Option<String> = row.try_get("prefix")?;
     let scac: Option<String> = row.try_get("scac")?;
     let n: i64 = row.try_get("n")?;

@@ -9,7 +9,6 @@
 //! stored keeps it at the version it read first, so it is derived again on the next read.
 
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 
 use super::{ts, Result, Store};
 
@@ -38,7 +37,7 @@ impl Store {
         from: DateTime<Utc>,
         to: Option<DateTime<Utc>>,
     ) -> Result<KeptLegTrack> {
-        let row = sqlx::query(
+        let row = crate::db::query(
             "SELECT COALESCE((SELECT version FROM track_versions WHERE imo = $1), 0) AS current, \
              (SELECT version FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND ended_at = $3) AS kept, \
              (SELECT track FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND ended_at = $3) AS track",
@@ -71,7 +70,7 @@ impl Store {
         version: i64,
         track: &str,
     ) -> Result<()> {
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO leg_tracks (imo, started_at, ended_at, version, track) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (imo, started_at, ended_at) DO UPDATE SET version = excluded.version, \
              track = excluded.track",

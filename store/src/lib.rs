@@ -15,11 +15,14 @@
 //! | `email`, `document_schemas` | email submissions, their documents, the bundled schemas |
 //! | `accounts`, `webhooks`, `outbox`, `notify` | API keys, webhooks, deliveries, change notices |
 //! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`) writes |
+//! | `db` | no table: the native drivers' pools, connections, statements and rows |
 //!
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
-//! `ON CONFLICT` upserts), run through sqlx's `Any` driver; PostgreSQL's bulk writes go through
-//! a native pool (`bulk_pg`), and SQLite's writes through one writer connection
+//! `ON CONFLICT` upserts), bound and run through the native drivers, `sqlx::Sqlite` and
+//! `sqlx::Postgres` (`db`: values become the driver's own arguments, rows are decoded in
+//! place); PostgreSQL's bulk writes bind whole columns as arrays (`bulk_pg`), and SQLite's
+//! writes go through one writer connection
 //! (`Store::writer`). The event tables (`transport_events`, which holds each event's
 //! carrier payload too since migration 30, `event_keys`, one row per key since 29, and
 //! `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
@@ -41,8 +44,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use sha2::{Digest, Sha256};
-use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, Row};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use uuid::Uuid;
 
 use teu_domain::listing::STOPPED_BY_USER;
@@ -50,6 +53,7 @@ use teu_domain::model::{Account, Container, Port, Shipment, TransportEvent};
 
 mod accounts;
 mod bulk_pg;
+pub mod db;
 pub mod derive_lock;
 mod derived;
 mod document_schemas;
@@ -138,14 +142,11 @@ pub enum Backend {
 /// A connection pool to the teu database. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
-    pool: AnyPool,
+    pool: db::Pool,
     /// SQLite: the one connection every write goes through ([`Store::writer`]), with a page
     /// cache of its own; `None` on PostgreSQL, whose pool serves both.
-    writer: Option<AnyPool>,
+    writer: Option<db::Pool>,
     backend: Backend,
-    /// PostgreSQL: a native pool beside `pool`, for the bulk writes that bind whole columns
-    /// as arrays (`bulk_pg`); connected on first use.
-    pg: Option<sqlx::PgPool>,
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
@@ -422,66 +423,83 @@ fn sqlite_writer_cache_mib() -> Result<u32> {
     cache_mib("TEU_SQLITE_WRITER_CACHE_MIB", SQLITE_WRITER_CACHE_MIB)
 }
 
-/// The options of a pool of at most `connections` connections to `backend`, each set up as
-/// teu needs it (SQLite: page size, `synchronous`, a page cache of `cache_kib` KiB, and for
-/// the writer connection (`writer`) [`SQLITE_WRITER_AUTOCHECKPOINT_PAGES`]; PostgreSQL:
-/// custom plans, `random_page_cost`).
-fn pool_options(
-    backend: Backend,
+/// The SQLite pool of at most `connections` connections to `url`, each set up as teu needs it:
+/// page size, `synchronous`, a page cache of `cache_kib` KiB, and for the writer connection
+/// (`writer`) [`SQLITE_WRITER_AUTOCHECKPOINT_PAGES`].
+async fn sqlite_pool(
+    url: &str,
     connections: u32,
     cache_kib: i64,
     writer: bool,
-) -> AnyPoolOptions {
-    let sqlite = backend == Backend::Sqlite;
-    AnyPoolOptions::new()
+) -> std::result::Result<sqlx::SqlitePool, sqlx::Error> {
+    let options = SqliteConnectOptions::from_str(url)?;
+    SqlitePoolOptions::new()
         .max_connections(connections)
         .acquire_timeout(std::time::Duration::from_secs(10))
         .after_connect(move |conn, _| {
             Box::pin(async move {
-                // With WAL (set once by `Store::connect`), NORMAL syncs at checkpoints instead of every
-                // commit: a killed process loses nothing committed, a power cut may lose the
-                // last transactions (SQLite manual, "PRAGMA synchronous").
-                if sqlite {
-                    // Takes effect only on a database with no table yet (SQLite manual,
-                    // "PRAGMA page_size"); an existing file keeps its size.
-                    sqlx::query(&format!("PRAGMA page_size = {SQLITE_PAGE_SIZE}"))
-                        .execute(&mut *conn)
-                        .await?;
-                    sqlx::query("PRAGMA synchronous = NORMAL")
-                        .execute(&mut *conn)
-                        .await?;
-                    // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
-                    sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
-                        .execute(&mut *conn)
-                        .await?;
-                    // Only commits check the log's size, and only the writer commits.
-                    if writer {
-                        sqlx::query(&format!(
-                            "PRAGMA wal_autocheckpoint = {SQLITE_WRITER_AUTOCHECKPOINT_PAGES}"
-                        ))
-                        .execute(&mut *conn)
-                        .await?;
-                    }
-                } else {
-                    // Statements are prepared once per connection; PostgreSQL's generic plan
-                    // of one prepared while the tables were small kept scanning
-                    // `transport_events` whole once they had grown (8 s per key lookup at
-                    // 750,000 events). Plan each execution with its values instead.
-                    sqlx::query("SET plan_cache_mode = force_custom_plan")
-                        .execute(&mut *conn)
-                        .await?;
-                    // A random page read costs about what a sequential one does on the SSDs
-                    // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
-                    // with the default 4 the planner read all of `container_events` in
-                    // parallel for a page's 30 containers (21 ms) instead of their links
-                    // by primary key (8 ms; docs/NOTES.md, fourteenth session).
-                    sqlx::query("SET random_page_cost = 1.1")
-                        .execute(&mut *conn)
-                        .await?;
+                // Takes effect only on a database with no table yet (SQLite manual,
+                // "PRAGMA page_size"); an existing file keeps its size.
+                sqlx::query(&format!("PRAGMA page_size = {SQLITE_PAGE_SIZE}"))
+                    .execute(&mut *conn)
+                    .await?;
+                // With WAL (set once by `Store::connect`), NORMAL syncs at checkpoints instead of
+                // every commit: a killed process loses nothing committed, a power cut may lose
+                // the last transactions (SQLite manual, "PRAGMA synchronous").
+                sqlx::query("PRAGMA synchronous = NORMAL")
+                    .execute(&mut *conn)
+                    .await?;
+                // A negative cache_size is in KiB (SQLite manual, "PRAGMA cache_size").
+                sqlx::query(&format!("PRAGMA cache_size = -{cache_kib}"))
+                    .execute(&mut *conn)
+                    .await?;
+                // Only commits check the log's size, and only the writer commits.
+                if writer {
+                    sqlx::query(&format!(
+                        "PRAGMA wal_autocheckpoint = {SQLITE_WRITER_AUTOCHECKPOINT_PAGES}"
+                    ))
+                    .execute(&mut *conn)
+                    .await?;
                 }
                 Ok(())
             })
         })
+        .connect_with(options)
+        .await
+}
+
+/// The PostgreSQL pool of at most `connections` connections to `url`, each planning every
+/// statement with its values and costing random reads as SSDs do.
+async fn postgres_pool(
+    url: &str,
+    connections: u32,
+) -> std::result::Result<sqlx::PgPool, sqlx::Error> {
+    let options = PgConnectOptions::from_str(url)?;
+    PgPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(std::time::Duration::from_secs(10))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                // Statements are prepared once per connection; PostgreSQL's generic plan
+                // of one prepared while the tables were small kept scanning
+                // `transport_events` whole once they had grown (8 s per key lookup at
+                // 750,000 events). Plan each execution with its values instead.
+                sqlx::query("SET plan_cache_mode = force_custom_plan")
+                    .execute(&mut *conn)
+                    .await?;
+                // A random page read costs about what a sequential one does on the SSDs
+                // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
+                // with the default 4 the planner read all of `container_events` in
+                // parallel for a page's 30 containers (21 ms) instead of their links
+                // by primary key (8 ms; docs/NOTES.md, fourteenth session).
+                sqlx::query("SET random_page_cost = 1.1")
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
 }
 
 /// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
@@ -515,7 +533,7 @@ pub struct DerivationScope {
 }
 
 /// The `id` column of `RETURNING id` rows.
-fn returned_ids(rows: Vec<AnyRow>) -> Result<Vec<Uuid>> {
+fn returned_ids(rows: Vec<db::DbRow>) -> Result<Vec<Uuid>> {
     rows.iter()
         .map(|r| parse_uuid(&r.try_get::<String, _>("id")?, "returned id"))
         .collect()
@@ -585,7 +603,6 @@ impl Store {
     /// `TEU_SQLITE_CACHE_MIB`, [`StoreError::Connect`] or [`StoreError::Migrate`] when the
     /// database cannot be reached or migrated.
     pub async fn connect(url: &str) -> Result<Store> {
-        sqlx::any::install_default_drivers();
         let (backend, url) = if url.starts_with("sqlite:") {
             let url = if url.contains("mode=") {
                 url.to_string()
@@ -610,15 +627,14 @@ impl Store {
         } else {
             (0, 0)
         };
-        let readers = if sqlite { 4 } else { 10 };
-        let pool = pool_options(backend, readers, cache_kib, false)
-            .connect(&url)
-            .await
-            .map_err(|source| StoreError::Connect {
-                url: redact(&url),
-                source,
-            })?;
-        if sqlite {
+        let connect_error = |source| StoreError::Connect {
+            url: redact(&url),
+            source,
+        };
+        let (pool, writer, notifier) = if sqlite {
+            let pool = sqlite_pool(&url, 4, cache_kib, false)
+                .await
+                .map_err(connect_error)?;
             // Write-ahead logging: readers (`teu serve`) and the writer (`teu ingest`) do not
             // block each other, and commits are cheaper. The mode is kept in the database file;
             // when another process holds the file it stays as it is.
@@ -628,49 +644,24 @@ impl Store {
             {
                 tracing::warn!("SQLite journal_mode=WAL not set: {e}");
             }
-        }
-        let writer = if sqlite {
-            Some(
-                pool_options(backend, 1, writer_kib, true)
-                    .connect(&url)
-                    .await
-                    .map_err(|source| StoreError::Connect {
-                        url: redact(&url),
-                        source,
-                    })?,
+            let writer = sqlite_pool(&url, 1, writer_kib, true)
+                .await
+                .map_err(connect_error)?;
+            let notifier = crate::notify::Notifier::sqlite(pool.clone(), writer.clone());
+            (
+                db::Pool::Sqlite(pool),
+                Some(db::Pool::Sqlite(writer)),
+                notifier,
             )
         } else {
-            None
-        };
-        let notifier = match &writer {
-            Some(writer) => crate::notify::Notifier::sqlite(pool.clone(), writer.clone()),
-            None => crate::notify::Notifier::postgres(&url).map_err(|e| StoreError::Connect {
-                url: redact(&url),
-                source: match e {
-                    crate::notify::NotifyError::Sql(e) => e,
-                    other => sqlx::Error::Configuration(other.to_string().into()),
-                },
-            })?,
-        };
-        let pg = match backend {
-            // Two connections: one ingest writes through one at a time.
-            Backend::Postgres => Some(
-                sqlx::postgres::PgPoolOptions::new()
-                    .max_connections(2)
-                    .acquire_timeout(std::time::Duration::from_secs(10))
-                    .connect_lazy(&url)
-                    .map_err(|source| StoreError::Connect {
-                        url: redact(&url),
-                        source,
-                    })?,
-            ),
-            Backend::Sqlite => None,
+            let pool = postgres_pool(&url, 10).await.map_err(connect_error)?;
+            let notifier = crate::notify::Notifier::postgres(pool.clone());
+            (db::Pool::Postgres(pool), None, notifier)
         };
         let store = Store {
             pool,
             writer,
             backend,
-            pg,
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
@@ -690,13 +681,9 @@ impl Store {
     }
 
     async fn migrate(&self) -> Result<()> {
-        let result = match self.backend {
-            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&self.pool).await,
-            Backend::Postgres => {
-                sqlx::migrate!("./migrations/postgres")
-                    .run(&self.pool)
-                    .await
-            }
+        let result = match &self.pool {
+            db::Pool::Sqlite(pool) => sqlx::migrate!("./migrations/sqlite").run(pool).await,
+            db::Pool::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await,
         };
         result.map_err(|source| StoreError::Migrate {
             backend: match self.backend {
@@ -734,11 +721,11 @@ impl Store {
         // Both pragmas on one connection: `analysis_limit` is a connection setting. The writer:
         // `optimize` writes the statistics tables.
         let mut conn = self.writer().acquire().await?;
-        sqlx::query("PRAGMA analysis_limit = 400")
-            .execute(&mut *conn)
+        db::query("PRAGMA analysis_limit = 400")
+            .execute(&mut conn)
             .await?;
-        sqlx::query("PRAGMA optimize = 0x10002")
-            .execute(&mut *conn)
+        db::query("PRAGMA optimize = 0x10002")
+            .execute(&mut conn)
             .await?;
         Ok(())
     }
@@ -746,24 +733,27 @@ impl Store {
     /// PostgreSQL: `ANALYZE` of the tables of the current schema whose changes since their last
     /// analysis exceed 50 rows plus 10% of their estimated rows (see [`Store::optimize`]).
     async fn analyze_changed_tables(&self) -> Result<()> {
-        let tables: Vec<String> = sqlx::query_scalar(
+        let tables = db::query(
             "SELECT quote_ident(s.relname) FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid \
              WHERE s.schemaname = current_schema() \
              AND s.n_mod_since_analyze > 50 + 0.1 * GREATEST(c.reltuples, 0) ORDER BY s.relname",
         )
         .fetch_all(self.pool())
-        .await?;
+        .await?
+        .iter()
+        .map(|r| r.try_get::<String, _>(0))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
         for table in tables {
             // The wide event tables need no histogram (`KEYED_ONLY_TABLES`): a sample of 3,000
             // rows instead of 30,000 (0.3-0.6 s each at 5,000 containers against about 26 ms).
             // The others keep the server's statistics target.
             let mut tx = self.pool.begin().await?;
             if KEYED_ONLY_TABLES.contains(&table.as_str()) {
-                sqlx::query("SET LOCAL default_statistics_target = 10")
+                db::query("SET LOCAL default_statistics_target = 10")
                     .execute(self.counted(&mut tx))
                     .await?;
             }
-            sqlx::query(&format!("ANALYZE {table}"))
+            db::query(&format!("ANALYZE {table}"))
                 .execute(self.counted(&mut tx))
                 .await?;
             tx.commit().await?;
@@ -790,7 +780,7 @@ impl Store {
     /// transaction takes its executor from here, so each call counts one statement in
     /// [`Store::statement_count`]; statements inside a transaction go through
     /// [`Store::counted`].
-    pub fn pool(&self) -> &AnyPool {
+    pub fn pool(&self) -> &db::Pool {
         self.statements.fetch_add(1, Ordering::Relaxed);
         &self.pool
     }
@@ -801,7 +791,7 @@ impl Store {
     /// valid across its transactions, [`SQLITE_WRITER_CACHE_MIB`]), on PostgreSQL the pool.
     /// A writer that waits more than 10 s for the connection fails with
     /// [`sqlx::Error::PoolTimedOut`].
-    pub fn writer(&self) -> &AnyPool {
+    pub fn writer(&self) -> &db::Pool {
         self.statements.fetch_add(1, Ordering::Relaxed);
         self.writer.as_ref().unwrap_or(&self.pool)
     }
@@ -816,7 +806,14 @@ impl Store {
     }
 
     /// A transaction's connection, counting one statement (see [`Store::statement_count`]).
-    pub fn counted<'c>(&self, conn: &'c mut sqlx::AnyConnection) -> &'c mut sqlx::AnyConnection {
+    pub fn counted<'c>(&self, conn: &'c mut db::Conn) -> db::Exec<'c> {
+        self.count_statement();
+        conn.exec()
+    }
+
+    /// A held connection, counting one statement (see [`Store::statement_count`]), for a
+    /// helper that runs its statements on the connection itself.
+    pub(crate) fn counting<'c>(&self, conn: &'c mut db::Conn) -> &'c mut db::Conn {
         self.count_statement();
         conn
     }
@@ -875,12 +872,12 @@ fn hashed_body<T: serde::Serialize + Clone>(
 }
 
 /// An (id, content_hash) row.
-fn hash_row(r: &AnyRow) -> Result<(Uuid, String)> {
+fn hash_row(r: &db::DbRow) -> Result<(Uuid, String)> {
     let id: String = r.try_get("id")?;
     Ok((parse_uuid(&id, "content hash")?, r.try_get("content_hash")?))
 }
 
-fn account_row(r: &AnyRow) -> Result<Account> {
+fn account_row(r: &db::DbRow) -> Result<Account> {
     let id: String = r.try_get("id")?;
     Ok(Account {
         id: parse_uuid(&id, "account")?,
@@ -891,7 +888,7 @@ fn account_row(r: &AnyRow) -> Result<Account> {
     })
 }
 
-pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
+pub(crate) fn container_row(r: &db::DbRow) -> Result<Container> {
     let id: String = r.try_get("id")?;
     let body = stored_text(r, "body", &payloads::CONTAINER_BODIES, "container", &id)?;
     let mut c: Container = from_json(&body, "container", &id)?;
@@ -900,7 +897,7 @@ pub(crate) fn container_row(r: &AnyRow) -> Result<Container> {
     Ok(c)
 }
 
-pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
+pub(crate) fn shipment_row(r: &db::DbRow) -> Result<Shipment> {
     let id: String = r.try_get("id")?;
     let body = stored_text(r, "body", &payloads::SHIPMENT_BODIES, "shipment", &id)?;
     let mut s: Shipment = from_json(&body, "shipment", &id)?;
@@ -926,13 +923,13 @@ pub(crate) fn shipment_row(r: &AnyRow) -> Result<Shipment> {
 /// before that migration, the text itself. `what` and `id` name the row in errors
 /// ([`StoreError::Corrupt`]).
 pub(crate) fn stored_text(
-    r: &AnyRow,
+    r: &db::DbRow,
     column: &str,
     codec: &'static payloads::Codec,
     what: &'static str,
     id: &str,
 ) -> Result<String> {
-    // The Any driver types a SQLite value by what it holds, not by the column's declaration.
+    // SQLite types a value by what it holds, not by the column's declaration.
     let stored = match r.try_get::<Vec<u8>, _>(column) {
         Ok(bytes) => bytes,
         Err(_) => r.try_get::<String, _>(column)?.into_bytes(),
@@ -957,7 +954,7 @@ pub(crate) fn body_bytes(backend: Backend, column: &str) -> String {
 
 /// The JSON text of the normalized event in the `body` column of a `transport_events` row read
 /// through [`body_bytes`] ([`payloads::decode_event_body`]); `id` names the row in errors.
-pub(crate) fn event_body(r: &AnyRow, id: impl std::fmt::Display) -> Result<String> {
+pub(crate) fn event_body(r: &db::DbRow, id: impl std::fmt::Display) -> Result<String> {
     decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)
 }
 
@@ -975,7 +972,7 @@ pub(crate) fn decode_event_body(stored: &[u8], id: impl std::fmt::Display) -> Re
 /// through [`body_bytes`] and `payload` as bytes ([`payloads::decode_event`]); `id` names the
 /// row in errors ([`StoreError::Corrupt`]).
 pub(crate) fn stored_event(
-    r: &AnyRow,
+    r: &db::DbRow,
     id: impl std::fmt::Display,
 ) -> Result<payloads::StoredEvent> {
     let body = r.try_get::<Vec<u8>, _>("body")?;
@@ -989,7 +986,7 @@ pub(crate) fn stored_event(
 
 /// A `transport_events` row (`id`, `raw_event_id` and `body` read through [`body_bytes`]) as
 /// the event it stores.
-fn event_row(r: &AnyRow) -> Result<TransportEvent> {
+fn event_row(r: &db::DbRow) -> Result<TransportEvent> {
     let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
     let raw = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("raw_event_id")?, "raw event id")?;
     let event: teu_domain::model::EventRow = from_json(&event_body(r, id)?, "transport event", id)?;

@@ -8,8 +8,7 @@
 
 use std::collections::HashMap;
 
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use crate::db::DbRow;
 use uuid::Uuid;
 
 use super::reads::EventLink;
@@ -194,13 +193,10 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
-fn bind_all<'q>(
-    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
-    binds: &[Bind],
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+fn bind_all<'q>(mut q: crate::db::Query<'q>, binds: &'q [Bind]) -> crate::db::Query<'q> {
     for b in binds {
         q = match b {
-            Bind::Text(s) => q.bind(s.clone()),
+            Bind::Text(s) => q.bind(s),
             Bind::Int(i) => q.bind(*i),
         };
     }
@@ -304,7 +300,7 @@ impl Store {
         offset: i64,
         limit: i64,
         extra: &str,
-    ) -> Result<(Vec<AnyRow>, i64)> {
+    ) -> Result<(Vec<DbRow>, i64)> {
         let mut cl = Clause::new(account, "c.account_id = $1");
         let preds = container_preds(filter, &mut cl);
         cl.preds.extend(preds);
@@ -334,7 +330,7 @@ impl Store {
             n + 1,
             n + 2
         );
-        let rows = bind_all(sqlx::query(&page_sql), &cl.binds)
+        let rows = bind_all(crate::db::query(&page_sql), &cl.binds)
             .bind(limit)
             .bind(offset)
             .fetch_all(self.pool())
@@ -392,7 +388,7 @@ impl Store {
             n + 1,
             n + 2
         );
-        let rows = bind_all(sqlx::query(&page_sql), &cl.binds)
+        let rows = bind_all(crate::db::query(&page_sql), &cl.binds)
             .bind(limit)
             .bind(offset)
             .fetch_all(self.pool())
@@ -418,7 +414,7 @@ impl Store {
         counted: Counted,
         from: &str,
         cl: &Clause,
-        rows: &[AnyRow],
+        rows: &[DbRow],
     ) -> Result<i64> {
         if !cl.filters() {
             if let Some(row) = rows.first() {
@@ -428,7 +424,7 @@ impl Store {
                 "SELECT {} AS n FROM account_counts WHERE account_id = $1",
                 counted.column()
             );
-            return Ok(sqlx::query(&sql)
+            return Ok(crate::db::query(&sql)
                 .bind(account.to_string())
                 .fetch_optional(self.pool())
                 .await?
@@ -437,7 +433,7 @@ impl Store {
                 .unwrap_or(0));
         }
         let sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {}", cl.sql());
-        Ok(bind_all(sqlx::query(&sql), &cl.binds)
+        Ok(bind_all(crate::db::query(&sql), &cl.binds)
             .fetch_one(self.pool())
             .await?
             .try_get("n")?)
@@ -462,7 +458,7 @@ impl Store {
         }
         self.insert_tags(&mut tx, &account_s, &id_s, add).await?;
         for tag in remove {
-            sqlx::query(
+            crate::db::query(
                 "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 AND tag = $3",
             )
             .bind(&account_s)
@@ -484,17 +480,18 @@ impl Store {
     /// the other and none is lost. `false` when the account has no such shipment.
     pub(crate) async fn touch_shipment(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         account: &str,
         id: &str,
     ) -> Result<bool> {
-        let touched =
-            sqlx::query("UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2")
-                .bind(account)
-                .bind(id)
-                .bind(ts(now()))
-                .execute(self.counted(conn))
-                .await?;
+        let touched = crate::db::query(
+            "UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2",
+        )
+        .bind(account)
+        .bind(id)
+        .bind(ts(now()))
+        .execute(self.counted(conn))
+        .await?;
         Ok(touched.rows_affected() > 0)
     }
 
@@ -502,13 +499,13 @@ impl Store {
     /// [`Store::sync_tags_column`] must follow.
     pub(crate) async fn insert_tags(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         account: &str,
         id: &str,
         tags: &[String],
     ) -> Result<()> {
         for tag in tags {
-            sqlx::query(
+            crate::db::query(
                 "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
                  ON CONFLICT (shipment_id, tag) DO NOTHING",
             )
@@ -525,11 +522,11 @@ impl Store {
     /// rows (what filters read), and returns how many tags it carries.
     pub(crate) async fn sync_tags_column(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         account: &str,
         id: &str,
     ) -> Result<usize> {
-        let tags: Vec<String> = sqlx::query(
+        let tags: Vec<String> = crate::db::query(
             "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 ORDER BY tag",
         )
         .bind(account)
@@ -539,7 +536,7 @@ impl Store {
         .iter()
         .map(|r| r.try_get::<String, _>("tag"))
         .collect::<Result<_, _>>()?;
-        sqlx::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
+        crate::db::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
             .bind(account)
             .bind(id)
             .bind(crate::json_list(&tags))
@@ -558,23 +555,23 @@ impl Store {
         // One transaction: the `tracking_request.tracking_stopped` notifications of the
         // shipment's tracking requests commit with the stop.
         let mut tx = self.writer().begin().await?;
-        let stopped = sqlx::query(
+        let stopped = crate::db::query(
             "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $3 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NULL",
         )
         .bind(&account_s)
         .bind(id.to_string())
         .bind(ts(at))
-        .execute(&mut *tx)
+        .execute(&mut tx)
         .await?
         .rows_affected();
         if stopped > 0 {
-            let requests = sqlx::query(
+            let requests = crate::db::query(
                 "SELECT id FROM tracking_requests WHERE account_id = $1 AND shipment_id = $2",
             )
             .bind(&account_s)
             .bind(id.to_string())
-            .fetch_all(&mut *tx)
+            .fetch_all(&mut tx)
             .await?;
             let mut emissions = Vec::with_capacity(requests.len());
             for r in &requests {
@@ -607,7 +604,7 @@ impl Store {
     /// Undoes [`Store::stop_tracking`]: the shipment shows the tracking state the feeds give
     /// it again (normally not stopped). `None` when the account has no such shipment.
     pub async fn resume_tracking(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
-        sqlx::query(
+        crate::db::query(
             "UPDATE shipments SET user_stopped_at = NULL, refreshed_at = $3 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NOT NULL",
         )
@@ -625,7 +622,7 @@ impl Store {
     pub(crate) async fn backfill_filter_columns(&self) -> Result<()> {
         const BATCH: i64 = 500;
         loop {
-            let rows = sqlx::query(
+            let rows = crate::db::query(
                 "SELECT id, created_at, refreshed_at, body FROM containers WHERE filters_at IS NULL LIMIT $1",
             )
             .bind(BATCH)
@@ -641,7 +638,7 @@ impl Store {
                 let (lfd, holds) = container_row(row)
                     .map(|c| container_filter_columns(&c))
                     .unwrap_or((None, 0));
-                sqlx::query(
+                crate::db::query(
                     "UPDATE containers SET pickup_lfd = $1, has_holds = $2, filters_at = $3 WHERE id = $4",
                 )
                 .bind(lfd)
@@ -654,7 +651,7 @@ impl Store {
             tx.commit().await?;
         }
         loop {
-            let rows = sqlx::query(
+            let rows = crate::db::query(
                 "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, body FROM shipments \
                  WHERE filters_at IS NULL LIMIT $1",
             )
@@ -681,7 +678,7 @@ impl Store {
                 // Not `line_tracking_stopped`: migration 32 filled it from every body it found,
                 // and `shipment_row` folds the user's stop into the record, which the column
                 // must not hold (resuming would leave it set).
-                sqlx::query(
+                crate::db::query(
                     "UPDATE shipments SET pol_locode = $1, pod_locode = $2, shipping_line_scac = $3, \
                      pod_eta_at = $4, filters_at = $5 WHERE id = $6",
                 )

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use sqlx::postgres::{PgListener, PgPool, PgPoolOptions};
-use sqlx::{AnyPool, Row};
+use sqlx::postgres::{PgListener, PgPool};
+use sqlx::{Row, SqlitePool};
 use tokio::sync::{broadcast, OnceCell};
 use uuid::Uuid;
 
@@ -138,29 +138,21 @@ enum Transport {
     Postgres(PgPool),
     /// The store's readers (the poller) and its writer connection (publishing).
     Sqlite {
-        read: AnyPool,
-        write: AnyPool,
+        read: SqlitePool,
+        write: SqlitePool,
     },
 }
 
 impl Notifier {
-    /// A notifier over PostgreSQL at `url` (its own small native pool, connected lazily: the
-    /// store's `Any` pool cannot LISTEN).
-    ///
-    /// # Errors
-    ///
-    /// [`NotifyError::Sql`] when the URL cannot be parsed.
-    pub fn postgres(url: &str) -> Result<Notifier, NotifyError> {
-        let pool = PgPoolOptions::new()
-            .max_connections(2)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_lazy(url)?;
-        Ok(Notifier::with(Transport::Postgres(pool)))
+    /// A notifier over the PostgreSQL store's pool: `NOTIFY` through its connections, and a
+    /// listener of its own ([`Notifier::listen`]).
+    pub fn postgres(pool: PgPool) -> Notifier {
+        Notifier::with(Transport::Postgres(pool))
     }
 
     /// A notifier over the SQLite store's pools (the `updates` table): `read` for the poller,
     /// `write` (the store's writer connection) for publishing.
-    pub fn sqlite(read: AnyPool, write: AnyPool) -> Notifier {
+    pub fn sqlite(read: SqlitePool, write: SqlitePool) -> Notifier {
         Notifier::with(Transport::Sqlite { read, write })
     }
 
@@ -326,7 +318,7 @@ async fn pg_forward(mut listener: PgListener, local: broadcast::Sender<Arc<Updat
 }
 
 /// Polls the SQLite `updates` table for rows after `last`, forever.
-async fn sqlite_poll(pool: AnyPool, mut last: i64, local: broadcast::Sender<Arc<Update>>) {
+async fn sqlite_poll(pool: SqlitePool, mut last: i64, local: broadcast::Sender<Arc<Update>>) {
     let mut tick = tokio::time::interval(POLL_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

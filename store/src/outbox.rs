@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{from_json, now, parse_ts, parse_uuid, ts, Backend, Result, Store, StoreError};
@@ -24,13 +23,14 @@ use teu_domain::webhooks::{DeliveryStatus, Notification};
 
 /// Active webhooks of an account with the events each subscribes to.
 pub(crate) async fn subscriptions(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut crate::db::Conn,
     account: &str,
 ) -> Result<Vec<(Uuid, Vec<String>)>> {
-    let rows = sqlx::query("SELECT id, events FROM webhooks WHERE account_id = $1 AND active = 1")
-        .bind(account)
-        .fetch_all(&mut *conn)
-        .await?;
+    let rows =
+        crate::db::query("SELECT id, events FROM webhooks WHERE account_id = $1 AND active = 1")
+            .bind(account)
+            .fetch_all(&mut *conn)
+            .await?;
     rows.iter()
         .map(|r| {
             let id: String = r.try_get("id")?;
@@ -51,7 +51,7 @@ pub(crate) async fn subscriptions(
 /// parameters: on SQLite a statement of thousands of parameters costs the square of them in
 /// sqlx's parameter-name lookup). Returns how many.
 pub(crate) async fn enqueue(
-    conn: &mut sqlx::AnyConnection,
+    conn: &mut crate::db::Conn,
     account: &str,
     subscriptions: &[(Uuid, Vec<String>)],
     emissions: &[Emission],
@@ -94,7 +94,7 @@ pub(crate) async fn enqueue(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let mut q = sqlx::query(&sql);
+        let mut q = crate::db::query(&sql);
         for (hook, e) in chunk {
             // UUID v7 (RFC 9562: time-ordered, random below the millisecond): new rows go at the
             // end of the primary-key and list indexes instead of at random places in them.
@@ -121,7 +121,7 @@ const COLUMNS: &str = "id, account_id, webhook_id, event, reference_type, refere
      container_id, shipment_id, tracking_request_id, detail, body, delivery_status, attempts, \
      next_attempt_at, last_status_code, last_error, created_at, delivered_at";
 
-fn from_row(row: &sqlx::any::AnyRow) -> Result<Notification> {
+fn from_row(row: &crate::db::DbRow) -> Result<Notification> {
     let id: String = row.try_get("id")?;
     let corrupt = |detail: String| StoreError::Corrupt {
         what: "webhook notification",
@@ -243,7 +243,7 @@ impl Store {
             }
             Backend::Sqlite => format!("SELECT w.id FROM webhooks w WHERE EXISTS ({probe})"),
         };
-        let due: Vec<String> = sqlx::query(&sql)
+        let due: Vec<String> = crate::db::query(&sql)
             .bind(&at_s)
             .fetch_all(self.pool())
             .await?
@@ -286,7 +286,7 @@ impl Store {
                 break;
             }
             let room = left.min(*hook_room);
-            let rows = sqlx::query(&sql)
+            let rows = crate::db::query(&sql)
                 .bind(ts(until))
                 .bind(&at_s)
                 .bind(room)
@@ -327,7 +327,7 @@ impl Store {
                  next_attempt_at = $1 WHERE id IN ({}) AND delivery_status = 'pending'",
                 params.join(", ")
             );
-            let mut q = sqlx::query(&sql).bind(ts(at));
+            let mut q = crate::db::query(&sql).bind(ts(at));
             for id in chunk {
                 q = q.bind(id.to_string());
             }
@@ -407,7 +407,7 @@ impl Store {
                     )
                 }
             };
-            sqlx::query(
+            crate::db::query(
                 "UPDATE webhook_notifications SET delivery_status = $2, last_status_code = $3, \
                  last_error = $4, next_attempt_at = $5, delivered_at = $6, locked_until = NULL, \
                  body = COALESCE(body, $7) WHERE id = $1 AND delivery_status = 'pending'",
@@ -419,7 +419,7 @@ impl Store {
             .bind(ts(next))
             .bind(delivered)
             .bind(body.as_deref())
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
             statuses.push(status);
         }
@@ -474,7 +474,7 @@ impl Store {
             add("container_id", c.to_string());
         }
         let count = format!("SELECT COUNT(*) AS n FROM webhook_notifications WHERE {clause}");
-        let mut q = sqlx::query(&count);
+        let mut q = crate::db::query(&count);
         for b in &binds {
             q = q.bind(b.as_str());
         }
@@ -485,7 +485,7 @@ impl Store {
             binds.len() + 1,
             binds.len() + 2
         );
-        let mut q = sqlx::query(&select);
+        let mut q = crate::db::query(&select);
         for b in &binds {
             q = q.bind(b.as_str());
         }
@@ -499,7 +499,7 @@ impl Store {
     ///
     /// As [`Store::list_notifications`].
     pub async fn notification(&self, account: Uuid, id: Uuid) -> Result<Option<Notification>> {
-        sqlx::query(&format!(
+        crate::db::query(&format!(
             "SELECT {COLUMNS} FROM webhook_notifications WHERE account_id = $1 AND id = $2"
         ))
         .bind(account.to_string())
@@ -518,7 +518,7 @@ impl Store {
     ///
     /// [`StoreError::Sql`] on a failed query.
     pub async fn due_notification_count(&self) -> Result<i64> {
-        Ok(sqlx::query(
+        Ok(crate::db::query(
             "SELECT COUNT(*) AS n FROM webhook_notifications WHERE delivery_status = 'pending' \
              AND next_attempt_at <= $1",
         )
@@ -535,7 +535,7 @@ impl Store {
     ///
     /// [`StoreError::Sql`] on a failed query.
     pub async fn notification_counts(&self) -> Result<Vec<(String, i64)>> {
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT delivery_status, COUNT(*) AS n FROM webhook_notifications \
              GROUP BY delivery_status ORDER BY delivery_status",
         )

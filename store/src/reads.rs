@@ -3,8 +3,7 @@
 
 use std::collections::HashMap;
 
-use sqlx::any::AnyRow;
-use sqlx::Row;
+use crate::db::DbRow;
 use uuid::Uuid;
 
 use super::{
@@ -346,15 +345,14 @@ impl Store {
     /// it (no row in the table) has no links, and gets the empty value.
     pub(crate) async fn backfill_event_links(&self) -> Result<()> {
         const BATCH: i64 = 500;
-        let any: Option<String> =
-            sqlx::query_scalar("SELECT container_id FROM container_events LIMIT 1")
-                .fetch_optional(self.pool())
-                .await?;
+        let any = crate::db::query("SELECT container_id FROM container_events LIMIT 1")
+            .fetch_optional(self.pool())
+            .await?;
         if any.is_none() {
             return Ok(());
         }
         loop {
-            let rows = sqlx::query(
+            let rows = crate::db::query(
                 "SELECT id, account_id FROM containers WHERE event_links IS NULL LIMIT $1",
             )
             .bind(BATCH)
@@ -379,7 +377,7 @@ impl Store {
             }
             let mut tx = self.writer().begin().await?;
             for (id, bytes) in &values {
-                sqlx::query("UPDATE containers SET event_links = $1 WHERE id = $2")
+                crate::db::query("UPDATE containers SET event_links = $1 WHERE id = $2")
                     .bind(bytes.as_slice())
                     .bind(id.to_string())
                     .execute(self.counted(&mut tx))
@@ -387,7 +385,7 @@ impl Store {
             }
             tx.commit().await?;
         }
-        sqlx::query("DELETE FROM container_events")
+        crate::db::query("DELETE FROM container_events")
             .execute(self.writer())
             .await?;
         Ok(())
@@ -405,7 +403,10 @@ impl Store {
                 "SELECT id, {} FROM transport_events WHERE named_actual IS NULL LIMIT $1",
                 body_bytes(self.backend(), "body")
             );
-            let rows = sqlx::query(&sql).bind(BATCH).fetch_all(self.pool()).await?;
+            let rows = crate::db::query(&sql)
+                .bind(BATCH)
+                .fetch_all(self.pool())
+                .await?;
             if rows.is_empty() {
                 return Ok(());
             }
@@ -430,7 +431,7 @@ impl Store {
                         "UPDATE transport_events SET named_actual = $1 WHERE id IN ({})",
                         in_list(2, chunk.len())
                     );
-                    let mut q = sqlx::query(&sql).bind(flag);
+                    let mut q = crate::db::query(&sql).bind(flag);
                     for id in chunk {
                         q = q.bind(id.as_slice());
                     }
@@ -443,7 +444,7 @@ impl Store {
 
     /// Quarantined rows of the account, by file and index.
     pub async fn quarantined(&self, account: Uuid) -> Result<Vec<Quarantined>> {
-        let rows = sqlx::query(
+        let rows = crate::db::query(
             "SELECT source_file, row_index, pointer, reason, payload FROM quarantine WHERE account_id = $1 \
              ORDER BY source_file, row_index, pointer",
         )
@@ -483,7 +484,7 @@ impl Store {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = sql(aggregate, &in_list(2, chunk.len()));
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for id in chunk {
                 q = q.bind(id.to_string());
             }
@@ -501,7 +502,7 @@ impl Store {
         prefix: &str,
         account: Uuid,
         ids: &[Uuid],
-        read: fn(&AnyRow) -> Result<T>,
+        read: fn(&DbRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut conn = self.pool.acquire().await?;
         self.select_in_on(&mut conn, prefix, account, ids, read)
@@ -511,16 +512,16 @@ impl Store {
     /// [`Store::select_in`] on a given connection (a transaction's).
     pub(super) async fn select_in_on<T>(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         prefix: &str,
         account: Uuid,
         ids: &[Uuid],
-        read: fn(&AnyRow) -> Result<T>,
+        read: fn(&DbRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = format!("{prefix} ({})", in_list(2, chunk.len()));
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for id in chunk {
                 q = q.bind(id.to_string());
             }

@@ -1,7 +1,7 @@
 //! Scratch PostgreSQL databases and stores on them, for tests and benchmarks that need a database of their own on
 //! a shared server (CI's `TEU_TEST_POSTGRES_URL`, the benches' `TEU_BENCH_DATABASE_URL`).
 
-use sqlx::{AnyConnection, Connection};
+use sqlx::{Connection, PgConnection};
 
 use crate::{Result, Store, StoreError};
 
@@ -31,9 +31,8 @@ impl ScratchDatabase {
         if name.is_empty() || !plain || name.as_bytes()[0].is_ascii_digit() {
             return Err(StoreError::ScratchName(name.to_string()));
         }
-        sqlx::any::install_default_drivers();
         let admin = admin_url.trim_end_matches('/').to_string();
-        let mut conn = AnyConnection::connect(&admin).await?;
+        let mut conn = PgConnection::connect(&admin).await?;
         sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
             .execute(&mut conn)
             .await?;
@@ -53,7 +52,7 @@ impl ScratchDatabase {
     /// # Errors
     /// [`StoreError::Sql`] when the server cannot be reached or refuses.
     pub async fn drop(self) -> Result<()> {
-        let mut conn = AnyConnection::connect(&self.admin).await?;
+        let mut conn = PgConnection::connect(&self.admin).await?;
         sqlx::query(&format!(
             "DROP DATABASE IF EXISTS {} WITH (FORCE)",
             self.name

@@ -1,6 +1,5 @@
 //! The SQL of a user's changes to a shipment (rules: [`teu_domain::shipment_edits`]).
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{Result, Store, StoreError};
@@ -34,7 +33,7 @@ impl Store {
             return Ok(None);
         }
         if let Some(numbers) = &patch.ref_numbers {
-            sqlx::query(
+            crate::db::query(
                 "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
             )
             .bind(&account_s)
@@ -44,11 +43,13 @@ impl Store {
             .await?;
         }
         if let Some(tags) = &patch.tags {
-            sqlx::query("DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2")
-                .bind(&account_s)
-                .bind(&id_s)
-                .execute(self.counted(&mut tx))
-                .await?;
+            crate::db::query(
+                "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2",
+            )
+            .bind(&account_s)
+            .bind(&id_s)
+            .execute(self.counted(&mut tx))
+            .await?;
             self.insert_tags(&mut tx, &account_s, &id_s, tags).await?;
             self.sync_tags_column(&mut tx, &account_s, &id_s).await?;
         }
@@ -61,7 +62,7 @@ impl Store {
     /// reference numbers the user's. A no-op when both are empty.
     pub(crate) async fn add_request_fields(
         &self,
-        conn: &mut sqlx::AnyConnection,
+        conn: &mut crate::db::Conn,
         account: &str,
         shipment: &str,
         ref_numbers: &[String],
@@ -70,12 +71,13 @@ impl Store {
         if ref_numbers.is_empty() && tags.is_empty() {
             return Ok(());
         }
-        let row =
-            sqlx::query("SELECT user_ref_numbers FROM shipments WHERE account_id = $1 AND id = $2")
-                .bind(account)
-                .bind(shipment)
-                .fetch_optional(self.counted(conn))
-                .await?;
+        let row = crate::db::query(
+            "SELECT user_ref_numbers FROM shipments WHERE account_id = $1 AND id = $2",
+        )
+        .bind(account)
+        .bind(shipment)
+        .fetch_optional(self.counted(conn))
+        .await?;
         let Some(row) = row else { return Ok(()) };
         if !ref_numbers.is_empty() {
             let stored: Option<String> = row.try_get("user_ref_numbers")?;
@@ -84,7 +86,7 @@ impl Store {
                 .and_then(|s| serde_json::from_str(s).ok())
                 .unwrap_or_default();
             let merged = merged_ref_numbers(&stored, ref_numbers);
-            sqlx::query(
+            crate::db::query(
                 "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
             )
             .bind(account)

@@ -2,7 +2,6 @@
 //! shipments an ingest derived, stop and resume (rules and types: [`teu_domain::tracking_requests`]).
 
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{now, ts, Result, Store, StoreError};
@@ -55,7 +54,7 @@ impl From<InvalidTrackingRequest> for TrackingRequestError {
 const COLUMNS: &str = "id, request_number, request_type, scac, status, shipment_id, created_at, \
      updated_at, ref_numbers, shipment_tags, failed_reason";
 
-fn from_row(row: &sqlx::any::AnyRow) -> Result<TrackingRequest> {
+fn from_row(row: &crate::db::DbRow) -> Result<TrackingRequest> {
     let corrupt = |detail: String| StoreError::Corrupt {
         what: "tracking request",
         id: row.try_get::<String, _>("id").unwrap_or_default(),
@@ -133,7 +132,7 @@ impl Store {
             &[request_type, request_number, scac],
         );
         let at = ts(now());
-        sqlx::query(
+        crate::db::query(
             "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, \
              status, shipment_id, created_at, updated_at, ref_numbers, shipment_tags) \
              VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
@@ -238,7 +237,7 @@ impl Store {
     ) -> Result<Option<TrackingRequest>> {
         let mut tx = self.writer().begin().await?;
         let account_s = account.to_string();
-        let row = sqlx::query(
+        let row = crate::db::query(
             "UPDATE tracking_requests SET updated_at = $3, \
              ref_numbers = COALESCE($4, ref_numbers), shipment_tags = COALESCE($5, shipment_tags) \
              WHERE account_id = $1 AND id = $2 RETURNING shipment_id",
@@ -291,7 +290,7 @@ impl Store {
         let account_s = account.to_string();
         // One transaction: the `tracking_request.succeeded` notifications commit with the link.
         let mut tx = self.writer().begin().await?;
-        let rows = sqlx::query(&sql)
+        let rows = crate::db::query(&sql)
             .bind(&account_s)
             .bind(CREATED)
             .bind(ts(at))
@@ -337,9 +336,9 @@ impl Store {
             ));
         }
         if !emissions.is_empty() {
-            let hooks = crate::outbox::subscriptions(self.counted(&mut tx), &account_s).await?;
+            let hooks = crate::outbox::subscriptions(self.counting(&mut tx), &account_s).await?;
             super::outbox::enqueue(
-                self.counted(&mut tx),
+                self.counting(&mut tx),
                 &account_s,
                 &hooks,
                 &emissions,
@@ -372,7 +371,7 @@ impl Store {
                  WHERE account_id = $1 AND request_number IN ({}) GROUP BY request_number",
                 crate::in_list(2, chunk.len())
             );
-            let mut q = sqlx::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for n in chunk {
                 q = q.bind(*n);
             }
@@ -446,7 +445,7 @@ impl Store {
         }
         let where_sql = conditions.join(" AND ");
         let count_sql = format!("SELECT COUNT(*) AS n FROM tracking_requests WHERE {where_sql}");
-        let mut count = sqlx::query(&count_sql).bind(account.to_string());
+        let mut count = crate::db::query(&count_sql).bind(account.to_string());
         for v in &values {
             count = count.bind(v);
         }
@@ -457,7 +456,7 @@ impl Store {
             values.len() + 2,
             values.len() + 3
         );
-        let mut q = sqlx::query(&sql).bind(account.to_string());
+        let mut q = crate::db::query(&sql).bind(account.to_string());
         for v in &values {
             q = q.bind(v);
         }
@@ -484,7 +483,7 @@ impl Store {
     ) -> Result<Option<TrackingRequest>> {
         let sql =
             format!("SELECT {COLUMNS} FROM tracking_requests WHERE account_id = $1 AND id = $2");
-        sqlx::query(&sql)
+        crate::db::query(&sql)
             .bind(account.to_string())
             .bind(id.to_string())
             .fetch_optional(self.pool())

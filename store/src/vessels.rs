@@ -1,6 +1,5 @@
 //! The SQL of vessels as an account sees them ([`teu_domain::vessels`]: the rules and types).
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{body_bytes, event_body, uuid_of_bytes, Result, Store, StoreError};
@@ -11,7 +10,7 @@ use teu_domain::vessels::{Fix, Vessel};
 impl Store {
     /// IMO numbers the account's stored events name, each once (unordered).
     async fn event_imos(&self, account: Uuid) -> Result<Vec<String>> {
-        sqlx::query(
+        crate::db::query(
             "SELECT DISTINCT vessel_imo AS imo FROM transport_events WHERE account_id = $1 \
              AND vessel_imo IS NOT NULL",
         )
@@ -35,12 +34,14 @@ impl Store {
             Ok(id) => {
                 let mut candidates = self.event_imos(account).await?;
                 candidates.extend(
-                    sqlx::query("SELECT DISTINCT imo FROM vessel_positions WHERE imo IS NOT NULL")
-                        .fetch_all(self.pool())
-                        .await?
-                        .iter()
-                        .map(|r| r.try_get::<String, _>("imo"))
-                        .collect::<Result<Vec<_>, _>>()?,
+                    crate::db::query(
+                        "SELECT DISTINCT imo FROM vessel_positions WHERE imo IS NOT NULL",
+                    )
+                    .fetch_all(self.pool())
+                    .await?
+                    .iter()
+                    .map(|r| r.try_get::<String, _>("imo"))
+                    .collect::<Result<Vec<_>, _>>()?,
                 );
                 match candidates.into_iter().find(|imo| ids::vessel_id(imo) == id) {
                     Some(imo) => Imo::parse(&imo).map_err(|e| StoreError::Corrupt {
@@ -62,7 +63,7 @@ impl Store {
              ORDER BY issued_at DESC LIMIT 1",
             body_bytes(self.backend(), "body")
         );
-        let event_name: Option<String> = match sqlx::query(&sql)
+        let event_name: Option<String> = match crate::db::query(&sql)
             .bind(account.as_bytes().as_slice())
             .bind(imo.as_str())
             .fetch_optional(self.pool())
@@ -78,7 +79,7 @@ impl Store {
             }
             None => None,
         };
-        let latest = sqlx::query(&format!(
+        let latest = crate::db::query(&format!(
             "SELECT {} FROM vessel_positions WHERE imo = $1 ORDER BY observed_at DESC LIMIT 1",
             super::facts::POSITION_READ
         ))

@@ -1,6 +1,5 @@
 //! Stored webhooks: create, read, update, delete, always within one account.
 
-use sqlx::Row;
 use uuid::Uuid;
 
 use super::{from_json, now, parse_ts, ts, Result, Store, StoreError};
@@ -20,7 +19,7 @@ pub enum WebhookError {
 const COLUMNS: &str =
     "id, account_id, url, active, events, headers, secret, created_at, updated_at";
 
-fn from_row(row: &sqlx::any::AnyRow) -> Result<Webhook> {
+fn from_row(row: &crate::db::DbRow) -> Result<Webhook> {
     let id: String = row.try_get("id")?;
     let corrupt = |detail: String| StoreError::Corrupt {
         what: "webhook",
@@ -77,7 +76,7 @@ impl Store {
             created_at: at,
             updated_at: at,
         };
-        sqlx::query(&format!(
+        crate::db::query(&format!(
             "INSERT INTO webhooks ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)"
         ))
         .bind(hook.id.to_string())
@@ -105,12 +104,13 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<Webhook>, i64)> {
-        let total: i64 = sqlx::query("SELECT COUNT(*) AS n FROM webhooks WHERE account_id = $1")
-            .bind(account.to_string())
-            .fetch_one(self.pool())
-            .await?
-            .try_get("n")?;
-        let rows = sqlx::query(&format!(
+        let total: i64 =
+            crate::db::query("SELECT COUNT(*) AS n FROM webhooks WHERE account_id = $1")
+                .bind(account.to_string())
+                .fetch_one(self.pool())
+                .await?
+                .try_get("n")?;
+        let rows = crate::db::query(&format!(
             "SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 \
              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
         ))
@@ -128,7 +128,7 @@ impl Store {
     ///
     /// As [`Store::list_webhooks`].
     pub async fn webhook(&self, account: Uuid, id: Uuid) -> Result<Option<Webhook>> {
-        sqlx::query(&format!(
+        crate::db::query(&format!(
             "SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 AND id = $2"
         ))
         .bind(account.to_string())
@@ -185,7 +185,7 @@ impl Store {
             hook.headers = headers;
         }
         hook.updated_at = now();
-        sqlx::query(
+        crate::db::query(
             "UPDATE webhooks SET url = $3, active = $4, events = $5, headers = $6, updated_at = $7 \
              WHERE account_id = $1 AND id = $2",
         )
@@ -210,21 +210,21 @@ impl Store {
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn delete_webhook(&self, account: Uuid, id: Uuid) -> Result<bool> {
         let mut tx = self.writer().begin().await?;
-        let deleted = sqlx::query("DELETE FROM webhooks WHERE account_id = $1 AND id = $2")
+        let deleted = crate::db::query("DELETE FROM webhooks WHERE account_id = $1 AND id = $2")
             .bind(account.to_string())
             .bind(id.to_string())
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?
             .rows_affected();
         if deleted > 0 {
-            sqlx::query(
+            crate::db::query(
                 "UPDATE webhook_notifications SET delivery_status = 'failed', \
                  last_error = 'the webhook was deleted', locked_until = NULL \
                  WHERE account_id = $1 AND webhook_id = $2 AND delivery_status = 'pending'",
             )
             .bind(account.to_string())
             .bind(id.to_string())
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
         }
         tx.commit().await?;
@@ -238,7 +238,7 @@ impl Store {
     ///
     /// As [`Store::list_webhooks`].
     pub async fn webhook_for_delivery(&self, id: Uuid) -> Result<Option<Webhook>> {
-        sqlx::query(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1"))
+        crate::db::query(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1"))
             .bind(id.to_string())
             .fetch_optional(self.pool())
             .await?

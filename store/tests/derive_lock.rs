@@ -6,13 +6,13 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::{AnyConnection, Connection};
+use sqlx::{Connection, PgConnection};
 
 use teu_store::scratch::ScratchStore;
 
 /// The 64-bit keys of the advisory locks granted in this database (PostgreSQL manual,
 /// "pg_locks": a bigint key is split into classid, the high half, and objid, the low half).
-async fn advisory_keys(conn: &mut AnyConnection) -> Vec<i64> {
+async fn advisory_keys(conn: &mut PgConnection) -> Vec<i64> {
     sqlx::query_scalar::<_, i64>(
         "SELECT (classid::bigint << 32) | objid::bigint FROM pg_locks \
          WHERE locktype = 'advisory' AND granted AND objsubid = 1 \
@@ -24,7 +24,7 @@ async fn advisory_keys(conn: &mut AnyConnection) -> Vec<i64> {
 }
 
 /// The backend process holding the advisory lock `key` in this database, if any.
-async fn holder(conn: &mut AnyConnection, key: i64) -> Option<i32> {
+async fn holder(conn: &mut PgConnection, key: i64) -> Option<i32> {
     sqlx::query_scalar::<_, i32>(
         "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 \
          AND (classid::bigint << 32) | objid::bigint = $1 \
@@ -60,7 +60,7 @@ async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_stateme
         return;
     };
     let store = db.store.clone();
-    let mut other = AnyConnection::connect(&db.database.url).await.unwrap();
+    let mut other = PgConnection::connect(&db.database.url).await.unwrap();
     let (account, _) = store.create_account("acme", false).await.unwrap();
 
     let lock = store.lock_derivation(account.id).await.unwrap();

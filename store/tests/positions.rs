@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use chrono::{DateTime, SecondsFormat};
-use sqlx::{AnyPool, Row};
+use sqlx::AnyPool;
 use teu_domain::model::VesselPosition;
 use teu_store::scratch::ScratchDatabase;
 use teu_store::Store;
@@ -106,7 +106,7 @@ fn expected_for(
 /// Checks the store holds exactly the files' reports and answers each vessel's by IMO.
 async fn check(store: &Store, files: &[(String, Vec<(usize, VesselPosition)>)]) {
     let expected = expected_reports(files);
-    let rows = sqlx::query(
+    let rows = teu_store::db::query(
         "SELECT vessel_key, observed_at, imo, vessel_name, latitude, longitude, speed_knots, \
          course_deg, heading_deg FROM vessel_positions ORDER BY vessel_key, observed_at",
     )
@@ -117,16 +117,16 @@ async fn check(store: &Store, files: &[(String, Vec<(usize, VesselPosition)>)]) 
         .iter()
         .map(|r| {
             (
-                r.get("vessel_key"),
-                r.get("observed_at"),
-                r.get("imo"),
-                r.get("vessel_name"),
+                r.try_get("vessel_key").unwrap(),
+                r.try_get("observed_at").unwrap(),
+                r.try_get("imo").unwrap(),
+                r.try_get("vessel_name").unwrap(),
                 [
-                    r.get("latitude"),
-                    r.get("longitude"),
-                    r.get("speed_knots"),
-                    r.get("course_deg"),
-                    r.get("heading_deg"),
+                    r.try_get("latitude").unwrap(),
+                    r.try_get("longitude").unwrap(),
+                    r.try_get("speed_knots").unwrap(),
+                    r.try_get("course_deg").unwrap(),
+                    r.try_get("heading_deg").unwrap(),
                 ],
             )
         })

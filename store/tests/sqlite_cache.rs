@@ -3,23 +3,28 @@
 //! `SQLITE_WRITER_AUTOCHECKPOINT_PAGES`. A test binary of its own: it changes the process
 //! environment, which other tests' connections would read.
 
+use teu_store::db::{query, Pool};
 use teu_store::{
     Store, StoreError, SQLITE_CACHE_MIB, SQLITE_WRITER_AUTOCHECKPOINT_PAGES,
     SQLITE_WRITER_CACHE_MIB,
 };
 
-async fn cache_size(store: &Store) -> i64 {
-    sqlx::query_scalar::<_, i64>("PRAGMA cache_size")
-        .fetch_one(store.pool())
+/// The integer a `PRAGMA` answers on a connection of `pool`.
+async fn pragma(pool: &Pool, name: &str) -> i64 {
+    query(&format!("PRAGMA {name}"))
+        .fetch_one(pool)
         .await
+        .unwrap()
+        .try_get(0)
         .unwrap()
 }
 
+async fn cache_size(store: &Store) -> i64 {
+    pragma(store.pool(), "cache_size").await
+}
+
 async fn writer_cache_size(store: &Store) -> i64 {
-    sqlx::query_scalar::<_, i64>("PRAGMA cache_size")
-        .fetch_one(store.writer())
-        .await
-        .unwrap()
+    pragma(store.writer(), "cache_size").await
 }
 
 #[tokio::test]
@@ -75,27 +80,21 @@ async fn the_writer_checkpoints_a_large_log_only() {
     let store = Store::connect(&format!("sqlite:{}", path.display()))
         .await
         .unwrap();
-    let autocheckpoint = |pool| async move {
-        sqlx::query_scalar::<_, i64>("PRAGMA wal_autocheckpoint")
-            .fetch_one(pool)
-            .await
-            .unwrap()
-    };
     assert_eq!(
-        autocheckpoint(store.writer()).await,
+        pragma(store.writer(), "wal_autocheckpoint").await,
         i64::from(SQLITE_WRITER_AUTOCHECKPOINT_PAGES)
     );
-    assert_eq!(autocheckpoint(store.pool()).await, 1000);
+    assert_eq!(pragma(store.pool(), "wal_autocheckpoint").await, 1000);
 
     // 1,500 pages of 16 KiB in one transaction, more than SQLite's default threshold.
     let mut tx = store.writer().begin().await.unwrap();
-    sqlx::query("CREATE TABLE filler (b BLOB)")
-        .execute(&mut *tx)
+    query("CREATE TABLE filler (b BLOB)")
+        .execute(&mut tx)
         .await
         .unwrap();
     for _ in 0..1500 {
-        sqlx::query("INSERT INTO filler (b) VALUES (zeroblob(16000))")
-            .execute(&mut *tx)
+        query("INSERT INTO filler (b) VALUES (zeroblob(16000))")
+            .execute(&mut tx)
             .await
             .unwrap();
     }
@@ -108,7 +107,7 @@ async fn the_writer_checkpoints_a_large_log_only() {
         before < filled,
         "database file {before} bytes after the commit"
     );
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+    query("PRAGMA wal_checkpoint(TRUNCATE)")
         .execute(store.writer())
         .await
         .unwrap();

@@ -1,0 +1,438 @@
+//! The two native sqlx drivers (`sqlx::Sqlite`, `sqlx::Postgres`) behind the small surface the
+//! store's statements use: a [`Pool`] of either backend, a [`Conn`] held for several statements
+//! (a transaction or a pooled connection), a [`Query`] whose values are bound as the native
+//! driver's own types when it runs ([`Arg`]), and the native rows it returns ([`DbRow`]).
+//!
+//! Both backends share most of the store's SQL (numbered `$n` placeholders, which both drivers
+//! accept), so a statement is written once and bound once; when it runs, its values become the
+//! driver's arguments (`SqliteArguments`, `PgArguments`) and its rows stay the driver's rows,
+//! decoded in place by [`DbRow::try_get`]. sqlx's `Any` driver, which teu used before, copied
+//! every bound value and every column of every row into its own value type first (about 8% of
+//! a `/v2` page's instructions: docs/NOTES.md, thirty-second session).
+
+use std::borrow::Cow;
+
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
+use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqlitePool, SqliteRow};
+use sqlx::{Arguments, ColumnIndex, Decode, Postgres, Sqlite, Transaction, Type};
+
+/// A connection pool of one backend. Cheap to clone.
+#[derive(Clone, Debug)]
+pub enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+impl Pool {
+    /// Begins a transaction on a connection of the pool; [`Conn::commit`] ends it (a dropped
+    /// transaction rolls back).
+    ///
+    /// # Errors
+    /// [`sqlx::Error::PoolTimedOut`] when no connection frees up within the pool's acquire
+    /// timeout; the driver's error when `BEGIN` fails.
+    pub async fn begin(&self) -> Result<Conn, sqlx::Error> {
+        Ok(Conn(match self {
+            Pool::Sqlite(p) => Held::SqliteTx(p.begin().await?),
+            Pool::Postgres(p) => Held::PgTx(p.begin().await?),
+        }))
+    }
+
+    /// Takes a connection of the pool for several statements outside a transaction; it goes
+    /// back to the pool when dropped.
+    ///
+    /// # Errors
+    /// [`sqlx::Error::PoolTimedOut`] when no connection frees up within the pool's acquire
+    /// timeout.
+    pub async fn acquire(&self) -> Result<Conn, sqlx::Error> {
+        Ok(Conn(match self {
+            Pool::Sqlite(p) => Held::Sqlite(p.acquire().await?),
+            Pool::Postgres(p) => Held::Postgres(p.acquire().await?),
+        }))
+    }
+
+    /// Closes every connection of the pool: later statements fail with
+    /// [`sqlx::Error::PoolClosed`].
+    pub async fn close(&self) {
+        match self {
+            Pool::Sqlite(p) => p.close().await,
+            Pool::Postgres(p) => p.close().await,
+        }
+    }
+}
+
+/// A connection held for several statements: a transaction ([`Pool::begin`]) or a pooled
+/// connection ([`Pool::acquire`]).
+pub struct Conn(Held);
+
+enum Held {
+    SqliteTx(Transaction<'static, Sqlite>),
+    PgTx(Transaction<'static, Postgres>),
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+impl Conn {
+    /// Commits the transaction; a pooled connection outside a transaction just goes back.
+    ///
+    /// # Errors
+    /// The driver's error when `COMMIT` fails (the transaction is then rolled back).
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        match self.0 {
+            Held::SqliteTx(tx) => tx.commit().await,
+            Held::PgTx(tx) => tx.commit().await,
+            Held::Sqlite(_) | Held::Postgres(_) => Ok(()),
+        }
+    }
+
+    /// The connection, to run one statement on.
+    pub fn exec(&mut self) -> Exec<'_> {
+        match &mut self.0 {
+            Held::SqliteTx(tx) => Exec::Sqlite(tx),
+            Held::PgTx(tx) => Exec::Postgres(tx),
+            Held::Sqlite(c) => Exec::Sqlite(c),
+            Held::Postgres(c) => Exec::Postgres(c),
+        }
+    }
+}
+
+/// Where one statement runs: a pool (which lends a connection for it) or a held connection.
+pub enum Exec<'e> {
+    SqlitePool(&'e SqlitePool),
+    PgPool(&'e PgPool),
+    Sqlite(&'e mut SqliteConnection),
+    Postgres(&'e mut PgConnection),
+}
+
+impl<'e> From<&'e Pool> for Exec<'e> {
+    fn from(pool: &'e Pool) -> Self {
+        match pool {
+            Pool::Sqlite(p) => Exec::SqlitePool(p),
+            Pool::Postgres(p) => Exec::PgPool(p),
+        }
+    }
+}
+
+impl<'e> From<&'e mut Conn> for Exec<'e> {
+    fn from(conn: &'e mut Conn) -> Self {
+        conn.exec()
+    }
+}
+
+impl<'e> From<&'e SqlitePool> for Exec<'e> {
+    fn from(pool: &'e SqlitePool) -> Self {
+        Exec::SqlitePool(pool)
+    }
+}
+
+impl<'e> From<&'e PgPool> for Exec<'e> {
+    fn from(pool: &'e PgPool) -> Self {
+        Exec::PgPool(pool)
+    }
+}
+
+impl<'e> From<&'e mut SqliteConnection> for Exec<'e> {
+    fn from(conn: &'e mut SqliteConnection) -> Self {
+        Exec::Sqlite(conn)
+    }
+}
+
+impl<'e> From<&'e mut PgConnection> for Exec<'e> {
+    fn from(conn: &'e mut PgConnection) -> Self {
+        Exec::Postgres(conn)
+    }
+}
+
+/// The SQL type of a bound `NULL`: PostgreSQL types every parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Float,
+    Bool,
+    Text,
+    Bytes,
+}
+
+/// One bound value, borrowed from the caller where it can be.
+#[derive(Debug, Clone)]
+pub enum Arg<'q> {
+    /// `BIGINT` / SQLite `INTEGER`.
+    Int(i64),
+    /// `DOUBLE PRECISION` / SQLite `REAL`.
+    Float(f64),
+    /// `BOOLEAN` / SQLite `INTEGER` 0 or 1.
+    Bool(bool),
+    /// `TEXT`.
+    Text(Cow<'q, str>),
+    /// `BYTEA` / SQLite `BLOB`.
+    Bytes(Cow<'q, [u8]>),
+    /// `NULL` of the given type.
+    Null(Kind),
+}
+
+/// A value [`Query::bind`] takes: integers, floats, booleans, text, bytes and `Option`s of them.
+pub trait Bind<'q> {
+    /// The SQL type of the value's `NULL` (for `Option::None`).
+    const KIND: Kind;
+    /// The value as an argument.
+    fn arg(self) -> Arg<'q>;
+}
+
+macro_rules! bind_as {
+    ($kind:ident, $($t:ty => |$v:ident| $e:expr),+ $(,)?) => {
+        $(impl<'q> Bind<'q> for $t {
+            const KIND: Kind = Kind::$kind;
+            fn arg(self) -> Arg<'q> {
+                let $v = self;
+                $e
+            }
+        })+
+    };
+}
+
+bind_as!(
+    Int,
+    i64 => |v| Arg::Int(v),
+    i32 => |v| Arg::Int(i64::from(v)),
+    i16 => |v| Arg::Int(i64::from(v)),
+    u32 => |v| Arg::Int(i64::from(v)),
+);
+bind_as!(Float, f64 => |v| Arg::Float(v));
+bind_as!(Bool, bool => |v| Arg::Bool(v));
+bind_as!(
+    Text,
+    &'q str => |v| Arg::Text(Cow::Borrowed(v)),
+    &'q String => |v| Arg::Text(Cow::Borrowed(v.as_str())),
+    String => |v| Arg::Text(Cow::Owned(v)),
+);
+bind_as!(
+    Bytes,
+    &'q [u8] => |v| Arg::Bytes(Cow::Borrowed(v)),
+    &'q Vec<u8> => |v| Arg::Bytes(Cow::Borrowed(v.as_slice())),
+    Vec<u8> => |v| Arg::Bytes(Cow::Owned(v)),
+);
+
+impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
+    const KIND: Kind = T::KIND;
+    fn arg(self) -> Arg<'q> {
+        match self {
+            Some(v) => v.arg(),
+            None => Arg::Null(T::KIND),
+        }
+    }
+}
+
+impl<'q, T> Bind<'q> for &'q Option<T>
+where
+    &'q T: Bind<'q>,
+{
+    const KIND: Kind = <&'q T as Bind<'q>>::KIND;
+    fn arg(self) -> Arg<'q> {
+        self.as_ref().arg()
+    }
+}
+
+/// One SQL statement and its bound values ([`query`]).
+#[must_use = "a query does nothing until it is executed or fetched"]
+pub struct Query<'q> {
+    sql: &'q str,
+    args: Vec<Arg<'q>>,
+    persistent: bool,
+}
+
+/// A statement of `sql` (numbered `$n` placeholders, or anonymous `?` on SQLite), prepared once
+/// per connection and kept ([`Query::persistent`]).
+pub fn query(sql: &str) -> Query<'_> {
+    Query {
+        sql,
+        args: Vec::new(),
+        persistent: true,
+    }
+}
+
+/// What a statement that returns no rows did.
+#[derive(Debug, Clone, Copy)]
+pub struct Done {
+    rows_affected: u64,
+}
+
+impl Done {
+    /// Rows the statement inserted, updated or deleted.
+    pub fn rows_affected(&self) -> u64 {
+        self.rows_affected
+    }
+}
+
+/// Turns the bound values into a driver's arguments: `$args` is the driver's type.
+macro_rules! native_arguments {
+    ($args:ty, $values:expr) => {{
+        let mut out = <$args>::default();
+        for value in $values {
+            match value {
+                Arg::Int(v) => out.add(v),
+                Arg::Float(v) => out.add(v),
+                Arg::Bool(v) => out.add(v),
+                Arg::Text(Cow::Borrowed(v)) => out.add(v),
+                Arg::Text(Cow::Owned(v)) => out.add(v),
+                Arg::Bytes(Cow::Borrowed(v)) => out.add(v),
+                Arg::Bytes(Cow::Owned(v)) => out.add(v),
+                Arg::Null(Kind::Int) => out.add(None::<i64>),
+                Arg::Null(Kind::Float) => out.add(None::<f64>),
+                Arg::Null(Kind::Bool) => out.add(None::<bool>),
+                Arg::Null(Kind::Text) => out.add(None::<String>),
+                Arg::Null(Kind::Bytes) => out.add(None::<Vec<u8>>),
+            }
+            .map_err(sqlx::Error::Encode)?;
+        }
+        out
+    }};
+}
+
+/// Runs `$method` of the native query built from `$q` on `$exec`, mapping each native result
+/// with `$sqlite` or `$pg`.
+macro_rules! run {
+    ($q:expr, $exec:expr, $method:ident, $sqlite:expr, $pg:expr) => {{
+        let Query {
+            sql,
+            args,
+            persistent,
+        } = $q;
+        match $exec {
+            Exec::SqlitePool(p) => {
+                let a = native_arguments!(SqliteArguments<'_>, args);
+                ($sqlite)(
+                    sqlx::query_with(sql, a)
+                        .persistent(persistent)
+                        .$method(p)
+                        .await?,
+                )
+            }
+            Exec::Sqlite(c) => {
+                let a = native_arguments!(SqliteArguments<'_>, args);
+                ($sqlite)(
+                    sqlx::query_with(sql, a)
+                        .persistent(persistent)
+                        .$method(c)
+                        .await?,
+                )
+            }
+            Exec::PgPool(p) => {
+                let a = native_arguments!(PgArguments, args);
+                ($pg)(
+                    sqlx::query_with(sql, a)
+                        .persistent(persistent)
+                        .$method(p)
+                        .await?,
+                )
+            }
+            Exec::Postgres(c) => {
+                let a = native_arguments!(PgArguments, args);
+                ($pg)(
+                    sqlx::query_with(sql, a)
+                        .persistent(persistent)
+                        .$method(c)
+                        .await?,
+                )
+            }
+        }
+    }};
+}
+
+impl<'q> Query<'q> {
+    /// Binds the next parameter (`$1` first).
+    pub fn bind(mut self, value: impl Bind<'q>) -> Self {
+        self.args.push(value.arg());
+        self
+    }
+
+    /// Whether the connection keeps the prepared statement for the next run of the same SQL
+    /// (the default); `false` for a statement whose text is seldom repeated.
+    pub fn persistent(mut self, value: bool) -> Self {
+        self.persistent = value;
+        self
+    }
+
+    /// Runs the statement; what it did.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub async fn execute<'e>(self, exec: impl Into<Exec<'e>>) -> Result<Done, sqlx::Error> {
+        Ok(run!(
+            self,
+            exec.into(),
+            execute,
+            |r: sqlx::sqlite::SqliteQueryResult| Done {
+                rows_affected: r.rows_affected()
+            },
+            |r: sqlx::postgres::PgQueryResult| Done {
+                rows_affected: r.rows_affected()
+            }
+        ))
+    }
+
+    /// Runs the statement; every row it returns.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub async fn fetch_all<'e>(self, exec: impl Into<Exec<'e>>) -> Result<Vec<DbRow>, sqlx::Error> {
+        Ok(run!(
+            self,
+            exec.into(),
+            fetch_all,
+            |rows: Vec<SqliteRow>| rows.into_iter().map(DbRow::Sqlite).collect(),
+            |rows: Vec<PgRow>| rows.into_iter().map(DbRow::Postgres).collect()
+        ))
+    }
+
+    /// Runs the statement; its first row, if any.
+    ///
+    /// # Errors
+    /// The driver's error.
+    pub async fn fetch_optional<'e>(
+        self,
+        exec: impl Into<Exec<'e>>,
+    ) -> Result<Option<DbRow>, sqlx::Error> {
+        Ok(run!(
+            self,
+            exec.into(),
+            fetch_optional,
+            |row: Option<SqliteRow>| row.map(DbRow::Sqlite),
+            |row: Option<PgRow>| row.map(DbRow::Postgres)
+        ))
+    }
+
+    /// Runs the statement; its first row.
+    ///
+    /// # Errors
+    /// [`sqlx::Error::RowNotFound`] when it returns none; the driver's error.
+    pub async fn fetch_one<'e>(self, exec: impl Into<Exec<'e>>) -> Result<DbRow, sqlx::Error> {
+        self.fetch_optional(exec)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)
+    }
+}
+
+/// A row as its driver returned it.
+pub enum DbRow {
+    Sqlite(SqliteRow),
+    Postgres(PgRow),
+}
+
+impl DbRow {
+    /// Column `index` (a name or a position) decoded by the row's driver as `T`.
+    ///
+    /// # Errors
+    /// [`sqlx::Error::ColumnNotFound`], or [`sqlx::Error::ColumnDecode`] when the stored value's
+    /// type is not one `T` reads (SQLite types a value by what it holds, PostgreSQL by the
+    /// column's type: a PostgreSQL `INTEGER` is read as `i32`, not `i64`).
+    pub fn try_get<'r, T, I>(&'r self, index: I) -> Result<T, sqlx::Error>
+    where
+        I: ColumnIndex<SqliteRow> + ColumnIndex<PgRow>,
+        T: Decode<'r, Sqlite> + Type<Sqlite> + Decode<'r, Postgres> + Type<Postgres>,
+    {
+        match self {
+            DbRow::Sqlite(r) => sqlx::Row::try_get(r, index),
+            DbRow::Postgres(r) => sqlx::Row::try_get(r, index),
+        }
+    }
+}
