@@ -294,11 +294,10 @@ async fn demo_with_fixed_account_id() -> (TestDb, Server) {
     let db = TestDb::sqlite();
     // Any command creates and migrates the database; this account stays empty.
     db.create_account("migrations");
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+    let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
-    sqlx::query(
+    teu_store::db::query(
         "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
          VALUES ($1, 'demo', 'demo', 1, '2026-01-01T00:00:00.000Z')",
     )

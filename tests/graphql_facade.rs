@@ -62,21 +62,21 @@ async fn containers(server: &Server, key: &str, filter: Value, order: &str) -> (
 
 /// Blanks the filter columns as if the rows were written before migration 09.
 async fn forget_filter_columns(db: &TestDb) {
-    sqlx::any::install_default_drivers();
     let url = if db.url.starts_with("sqlite:") {
         format!("{}?mode=rw", db.url)
     } else {
         db.url.clone()
     };
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&url)
-        .await
-        .expect("connect");
+    let mut conn = teu_store::db::Conn::connect(&url).await.expect("connect");
     for sql in [
         "UPDATE containers SET pickup_lfd = NULL, has_holds = NULL, filters_at = NULL",
         "UPDATE shipments SET pol_locode = NULL, pod_locode = NULL, shipping_line_scac = NULL, \
          pod_eta_at = NULL, filters_at = NULL",
     ] {
-        sqlx::query(sql).execute(&mut conn).await.expect(sql);
+        teu_store::db::query(sql)
+            .execute(&mut conn)
+            .await
+            .expect(sql);
     }
 }
 

@@ -206,20 +206,18 @@ async fn repeated_rows_in_one_file_are_one_row(db: &TestDb) {
     assert_eq!(rows[0].1, n + 1, "{out}");
     assert_eq!(rows[0].3, 1, "the repeated eventID is quarantined: {out}");
     assert_eq!(rows[1].1, lines.len() - 1, "{out}");
-
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+    let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
-    use sqlx::Row;
-    let count = |sql: &'static str| sqlx::query(sql);
+    let count = |sql: &'static str| teu_store::db::query(sql);
     let events_stored: i64 = count("SELECT COUNT(*) FROM transport_events")
         .fetch_one(&mut conn)
         .await
         .unwrap()
-        .get(0);
+        .try_get(0)
+        .expect("column");
     assert_eq!(events_stored as usize, n, "one row per eventID");
-    let remarks = sqlx::query(&format!(
+    let remarks = teu_store::db::query(&format!(
         "SELECT {} FROM transport_events",
         db.body_bytes("body")
     ))
@@ -227,7 +225,9 @@ async fn repeated_rows_in_one_file_are_one_row(db: &TestDb) {
     .await
     .unwrap()
     .iter()
-    .filter(|r| common::event_body(&r.get::<Vec<u8>, _>(0)).contains("re-issued"))
+    .filter(|r| {
+        common::event_body(&r.try_get::<Vec<u8>, _>(0).expect("column")).contains("re-issued")
+    })
     .count();
     assert_eq!(
         remarks, 1,
@@ -237,7 +237,8 @@ async fn repeated_rows_in_one_file_are_one_row(db: &TestDb) {
         .fetch_one(&mut conn)
         .await
         .unwrap()
-        .get(0);
+        .try_get(0)
+        .expect("column");
     assert_eq!(
         checks_stored as usize,
         lines.len() - 2,

@@ -8,7 +8,6 @@ mod common;
 
 use common::TestDb;
 use serde_json::Value;
-use sqlx::Row;
 
 /// Rewrites the account's stored events the way the previous release stored them (the first
 /// container, bill of lading and booking only, no references or transport call id), keeps the first
@@ -17,18 +16,17 @@ use sqlx::Row;
 /// back beside the body, as text, where that release kept it (the one-frame layout,
 /// `teu_store::payloads::EVENTS`, keeps both in one frame).
 async fn downgrade(db: &TestDb) {
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+    let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
-    let rows = sqlx::query(&format!(
+    let rows = teu_store::db::query(&format!(
         "SELECT id, account_id, {} AS body FROM transport_events",
         db.body_bytes("body")
     ))
     .fetch_all(&mut conn)
     .await
     .expect("events");
-    sqlx::query("DELETE FROM event_keys")
+    teu_store::db::query("DELETE FROM event_keys")
         .execute(&mut conn)
         .await
         .expect("keys");
@@ -40,10 +38,13 @@ async fn downgrade(db: &TestDb) {
     let mut multi = 0;
     for r in rows {
         // Ids as the event tables keep them, their 16 bytes (migration 28).
-        let id: Vec<u8> = r.get("id");
-        let account: Vec<u8> = r.get("account_id");
-        let stored = teu_store::payloads::decode_event(&r.get::<Vec<u8>, _>("body"), None)
-            .expect("a stored event");
+        let id: Vec<u8> = r.try_get("id").expect("column");
+        let account: Vec<u8> = r.try_get("account_id").expect("column");
+        let stored = teu_store::payloads::decode_event(
+            &r.try_get::<Vec<u8>, _>("body").expect("column"),
+            None,
+        )
+        .expect("a stored event");
         let payload = stored.payload.expect("the carrier's payload");
         let mut body: Value = serde_json::from_str(&stored.body).expect("body");
         let map = body.as_object_mut().expect("object");
@@ -65,7 +66,7 @@ async fn downgrade(db: &TestDb) {
         map.remove("references");
         map.remove("transport_call_id");
         // As text, as the previous release stored it (its bytes on PostgreSQL's BYTEA).
-        sqlx::query("UPDATE transport_events SET body = $1, payload = $3 WHERE id = $2")
+        teu_store::db::query("UPDATE transport_events SET body = $1, payload = $3 WHERE id = $2")
             .bind(body.to_string().into_bytes())
             .bind(&id)
             .bind(payload.into_bytes())
@@ -77,7 +78,7 @@ async fn downgrade(db: &TestDb) {
         // drains it, and must keep the keys the event still names.
         for (kind, value) in firsts {
             // One row per key, its events' ids appended (migration 29).
-            sqlx::query(&format!(
+            teu_store::db::query(&format!(
                 "INSERT INTO event_keys (account_id, kind, value, event_ids) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = {appended}"
             ))
@@ -92,7 +93,7 @@ async fn downgrade(db: &TestDb) {
     }
     assert!(multi > 0, "the feed has events naming several keys");
     for table in ["container_events", "containers", "shipments"] {
-        sqlx::query(&format!("DELETE FROM {table}"))
+        teu_store::db::query(&format!("DELETE FROM {table}"))
             .execute(&mut conn)
             .await
             .expect("drop derived rows");

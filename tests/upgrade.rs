@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sqlx::{AnyConnection, Connection, Row};
 
 use common::{Server, TestDb};
 
@@ -62,15 +61,13 @@ async fn load_dump(url: &str, backend: &str) {
         &fixture_dir().join(format!("{RELEASE}-{backend}.sql.zst")),
     ))
     .expect("UTF-8 dump");
-    sqlx::any::install_default_drivers();
     let url = if backend == "sqlite" {
         format!("{url}?mode=rwc")
     } else {
         url.to_string()
     };
-    let mut conn = AnyConnection::connect(&url).await.expect("connect");
-    sqlx::raw_sql(&sql)
-        .execute(&mut conn)
+    let mut conn = teu_store::db::Conn::connect(&url).await.expect("connect");
+    conn.run_script(&sql)
         .await
         .expect("load the release's dump");
     conn.close().await.expect("close");
@@ -177,8 +174,10 @@ async fn answers(server: &Server, key: &str) -> BTreeMap<String, Value> {
 /// payload, the DCSA event of the body's `event_id`, in whichever layout holds it (apart before the
 /// one-frame layout of `payloads::EVENTS`, inside the body's frame since).
 async fn event_columns_match_their_bodies(db: &TestDb) {
-    let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
-    let rows = sqlx::query(&format!(
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let rows = teu_store::db::query(&format!(
         "SELECT id, raw_event_id, {}, {}, {} AS body, {} AS payload FROM transport_events",
         db.millis("event_at"),
         db.millis("issued_at"),
@@ -201,12 +200,14 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
         })
     };
     for r in rows {
-        let id: Vec<u8> = r.get(0);
-        let raw: Vec<u8> = r.get(1);
+        let id: Vec<u8> = r.try_get(0).expect("column");
+        let raw: Vec<u8> = r.try_get(1).expect("column");
         assert_eq!((id.len(), raw.len()), (16, 16), "ids as 16 bytes");
         let stored = teu_store::payloads::decode_event(
-            &r.get::<Vec<u8>, _>("body"),
-            r.get::<Option<Vec<u8>>, _>("payload").as_deref(),
+            &r.try_get::<Vec<u8>, _>("body").expect("column"),
+            r.try_get::<Option<Vec<u8>>, _>("payload")
+                .expect("column")
+                .as_deref(),
         )
         .expect("a stored event");
         let body: Value = serde_json::from_str(&stored.body).expect("body");
@@ -220,9 +221,17 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
             "the payload of {body}"
         );
         let at = millis(&body, "event_at").expect("an event time");
-        assert_eq!(r.get::<i64, _>(2), at, "event_at of {body}");
+        assert_eq!(
+            r.try_get::<i64, _>(2).expect("column"),
+            at,
+            "event_at of {body}"
+        );
         let issued = millis(&body, "event_created_at").unwrap_or(at);
-        assert_eq!(r.get::<i64, _>(3), issued, "issued_at of {body}");
+        assert_eq!(
+            r.try_get::<i64, _>(3).expect("column"),
+            issued,
+            "issued_at of {body}"
+        );
     }
     conn.close().await.expect("close");
 }
@@ -233,7 +242,9 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
 /// container, and the frames are under a quarter of the text they hold.
 async fn stored_text_is_compressed(db: &TestDb) {
     use teu_store::payloads::{CONTAINER_BODIES, SHIPMENT_BODIES, TERMINAL_CHECKS};
-    let mut conn = AnyConnection::connect(&db.url).await.expect("connect");
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
     for (table, codec, column_of_number, raw) in [
         ("containers", &CONTAINER_BODIES, "number", None),
         ("shipments", &SHIPMENT_BODIES, "bill_of_lading_number", None),
@@ -244,7 +255,7 @@ async fn stored_text_is_compressed(db: &TestDb) {
             Some("raw"),
         ),
     ] {
-        let rows = sqlx::query(&format!(
+        let rows = teu_store::db::query(&format!(
             "SELECT {column_of_number} AS number, {} AS body, {} AS raw FROM {table}",
             db.body_bytes("body"),
             db.body_bytes(raw.unwrap_or("body")),
@@ -255,9 +266,9 @@ async fn stored_text_is_compressed(db: &TestDb) {
         assert!(rows.len() > 10, "{table}: {} rows", rows.len());
         let (mut stored, mut text) = (0, 0);
         for r in &rows {
-            let number: String = r.get("number");
+            let number: String = r.try_get("number").expect("column");
             for column in ["body", "raw"] {
-                let frame: Vec<u8> = r.get(column);
+                let frame: Vec<u8> = r.try_get(column).expect("column");
                 assert!(
                     frame.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]),
                     "{table}.{column}: not a zstd frame"
@@ -282,12 +293,14 @@ async fn stored_text_is_compressed(db: &TestDb) {
     // Each event is one frame of its body and payload (`payloads::EVENTS`), under a quarter of
     // their text, and no payload is kept apart.
     let apart: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM transport_events WHERE payload IS NOT NULL")
+        teu_store::db::query("SELECT COUNT(*) FROM transport_events WHERE payload IS NOT NULL")
             .fetch_one(&mut conn)
             .await
-            .expect("payloads apart");
+            .expect("payloads apart")
+            .try_get(0)
+            .expect("column");
     assert_eq!(apart, 0, "payloads kept apart from their events' frames");
-    let rows = sqlx::query(&format!(
+    let rows = teu_store::db::query(&format!(
         "SELECT {} AS body FROM transport_events",
         db.body_bytes("body")
     ))
@@ -297,7 +310,7 @@ async fn stored_text_is_compressed(db: &TestDb) {
     assert!(rows.len() > 100, "{} events", rows.len());
     let (mut stored, mut text) = (0, 0);
     for r in &rows {
-        let frame: Vec<u8> = r.get("body");
+        let frame: Vec<u8> = r.try_get("body").expect("column");
         assert!(
             teu_store::payloads::EVENTS.names(&frame),
             "an event's frame"
@@ -348,23 +361,29 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         _ => TestDb::postgres().await.expect("PostgreSQL is set"),
     };
     fresh.create_account("bootstrap");
-    let mut old = AnyConnection::connect(&db.url).await.expect("connect");
-    let account =
-        sqlx::query("SELECT id, company_name, created_at FROM accounts WHERE name = 'acme'")
+    let mut old = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let account = teu_store::db::query(
+        "SELECT id, company_name, created_at FROM accounts WHERE name = 'acme'",
+    )
+    .fetch_one(&mut old)
+    .await
+    .expect("the release's account");
+    let key_hash: String =
+        teu_store::db::query("SELECT key_hash FROM api_keys WHERE account_id = $1")
+            .bind(account.try_get::<String, _>("id").expect("id"))
             .fetch_one(&mut old)
             .await
-            .expect("the release's account");
-    let key_hash: String = sqlx::query("SELECT key_hash FROM api_keys WHERE account_id = $1")
-        .bind(account.try_get::<String, _>("id").expect("id"))
-        .fetch_one(&mut old)
-        .await
-        .expect("the release's key")
-        .try_get("key_hash")
-        .expect("key_hash");
+            .expect("the release's key")
+            .try_get("key_hash")
+            .expect("key_hash");
     old.close().await.expect("close");
-    let mut new = AnyConnection::connect(&fresh.url).await.expect("connect");
+    let mut new = teu_store::db::Conn::connect(&fresh.url)
+        .await
+        .expect("connect");
     let id: String = account.try_get("id").expect("id");
-    sqlx::query(
+    teu_store::db::query(
         "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
          VALUES ($1, 'acme', $2, 1, $3)",
     )
@@ -382,13 +401,15 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     .execute(&mut new)
     .await
     .expect("insert account");
-    sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
-        .bind(&key_hash)
-        .bind(&id)
-        .bind("2026-11-25T00:00:00.000Z")
-        .execute(&mut new)
-        .await
-        .expect("insert key");
+    teu_store::db::query(
+        "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)",
+    )
+    .bind(&key_hash)
+    .bind(&id)
+    .bind("2026-11-25T00:00:00.000Z")
+    .execute(&mut new)
+    .await
+    .expect("insert key");
     new.close().await.expect("close");
     let feed = feed();
     fresh.ingest("acme", &[feed.path().to_path_buf()]);

@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 
+use futures_util::TryStreamExt;
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
 use sqlx::sqlite::{SqliteArguments, SqliteConnection, SqlitePool, SqliteRow};
@@ -70,9 +71,51 @@ enum Held {
     PgTx(Transaction<'static, Postgres>),
     Sqlite(PoolConnection<Sqlite>),
     Postgres(PoolConnection<Postgres>),
+    SqliteOwn(SqliteConnection),
+    PgOwn(PgConnection),
 }
 
 impl Conn {
+    /// A connection of its own to `url` (`sqlite:PATH`, created if missing, or `postgres://…`),
+    /// outside any pool and without the store's settings or migrations: for tools and tests
+    /// that look at a database from outside the store.
+    ///
+    /// # Errors
+    /// [`sqlx::Error::Configuration`] for another scheme; the driver's error when the database
+    /// cannot be opened or reached.
+    pub async fn connect(url: &str) -> Result<Conn, sqlx::Error> {
+        use sqlx::ConnectOptions;
+        use std::str::FromStr;
+        if url.starts_with("sqlite:") {
+            let options =
+                sqlx::sqlite::SqliteConnectOptions::from_str(url)?.create_if_missing(true);
+            Ok(Conn(Held::SqliteOwn(options.connect().await?)))
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = sqlx::postgres::PgConnectOptions::from_str(url)?;
+            Ok(Conn(Held::PgOwn(options.connect().await?)))
+        } else {
+            Err(sqlx::Error::Configuration(
+                format!("unsupported database URL {url:?}: use sqlite:PATH or postgres://...")
+                    .into(),
+            ))
+        }
+    }
+
+    /// Runs `sql`: any number of statements separated by semicolons, without parameters (a
+    /// schema, or a database's dump).
+    ///
+    /// # Errors
+    /// The driver's error for the first statement that fails (the earlier ones stay run unless
+    /// the connection is in a transaction).
+    pub async fn run_script(&mut self, sql: &str) -> Result<(), sqlx::Error> {
+        match self.exec() {
+            Exec::Sqlite(c) => sqlx::raw_sql(sql).execute(c).await.map(drop),
+            Exec::Postgres(c) => sqlx::raw_sql(sql).execute(c).await.map(drop),
+            Exec::SqlitePool(p) => sqlx::raw_sql(sql).execute(p).await.map(drop),
+            Exec::PgPool(p) => sqlx::raw_sql(sql).execute(p).await.map(drop),
+        }
+    }
+
     /// Commits the transaction; a pooled connection outside a transaction just goes back.
     ///
     /// # Errors
@@ -81,7 +124,21 @@ impl Conn {
         match self.0 {
             Held::SqliteTx(tx) => tx.commit().await,
             Held::PgTx(tx) => tx.commit().await,
-            Held::Sqlite(_) | Held::Postgres(_) => Ok(()),
+            Held::Sqlite(_) | Held::Postgres(_) | Held::SqliteOwn(_) | Held::PgOwn(_) => Ok(()),
+        }
+    }
+
+    /// Closes a connection of its own ([`Conn::connect`]) cleanly; a pooled one goes back to its
+    /// pool, and a transaction not committed rolls back.
+    ///
+    /// # Errors
+    /// The driver's error when the connection does not close cleanly.
+    pub async fn close(self) -> Result<(), sqlx::Error> {
+        use sqlx::Connection;
+        match self.0 {
+            Held::SqliteOwn(c) => c.close().await,
+            Held::PgOwn(c) => c.close().await,
+            _ => Ok(()),
         }
     }
 
@@ -92,6 +149,8 @@ impl Conn {
             Held::PgTx(tx) => Exec::Postgres(tx),
             Held::Sqlite(c) => Exec::Sqlite(c),
             Held::Postgres(c) => Exec::Postgres(c),
+            Held::SqliteOwn(c) => Exec::Sqlite(c),
+            Held::PgOwn(c) => Exec::Postgres(c),
         }
     }
 }
@@ -338,6 +397,48 @@ macro_rules! run {
     }};
 }
 
+/// Maps each row of the native query built from `$q` on `$exec` with `$f` as the driver
+/// streams it, pushing the results onto `$out`.
+macro_rules! stream {
+    ($q:expr, $exec:expr, $f:expr, $out:expr) => {{
+        let Query {
+            sql,
+            args,
+            persistent,
+        } = $q;
+        match $exec {
+            Exec::SqlitePool(p) => {
+                let a = native_arguments!(SqliteArguments<'_>, args);
+                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(p);
+                while let Some(row) = rows.try_next().await? {
+                    $out.push(($f)(DbRow::Sqlite(row))?);
+                }
+            }
+            Exec::Sqlite(c) => {
+                let a = native_arguments!(SqliteArguments<'_>, args);
+                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(c);
+                while let Some(row) = rows.try_next().await? {
+                    $out.push(($f)(DbRow::Sqlite(row))?);
+                }
+            }
+            Exec::PgPool(p) => {
+                let a = native_arguments!(PgArguments, args);
+                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(p);
+                while let Some(row) = rows.try_next().await? {
+                    $out.push(($f)(DbRow::Postgres(row))?);
+                }
+            }
+            Exec::Postgres(c) => {
+                let a = native_arguments!(PgArguments, args);
+                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(c);
+                while let Some(row) = rows.try_next().await? {
+                    $out.push(($f)(DbRow::Postgres(row))?);
+                }
+            }
+        }
+    }};
+}
+
 impl<'q> Query<'q> {
     /// Binds the next parameter (`$1` first).
     pub fn bind(mut self, value: impl Bind<'q>) -> Self {
@@ -382,6 +483,27 @@ impl<'q> Query<'q> {
             |rows: Vec<SqliteRow>| rows.into_iter().map(DbRow::Sqlite).collect(),
             |rows: Vec<PgRow>| rows.into_iter().map(DbRow::Postgres).collect()
         ))
+    }
+
+    /// Runs the statement and maps each row with `f` as the driver hands it over, so that only
+    /// the mapped values are held, never all the rows: for statements that return many large
+    /// rows (a derivation's events). On SQLite a row's values are copies SQLite allocated
+    /// (`sqlite3_value_dup`) on its worker thread, and holding tens of thousands of them at
+    /// once grew that allocator's memory by about 100 MiB at 5,000 containers.
+    ///
+    /// # Errors
+    /// The driver's error, or the first error of `f` (the statement is then abandoned).
+    pub async fn fetch_map<'e, T, E>(
+        self,
+        exec: impl Into<Exec<'e>>,
+        mut f: impl FnMut(DbRow) -> Result<T, E>,
+    ) -> Result<Vec<T>, E>
+    where
+        E: From<sqlx::Error>,
+    {
+        let mut out = Vec::new();
+        stream!(self, exec.into(), f, out);
+        Ok(out)
     }
 
     /// Runs the statement; its first row, if any.

@@ -433,17 +433,18 @@ impl Store {
             body_bytes(self.backend(), "body"),
         );
         let ids: Vec<String> = ids.iter().map(|id| id.simple().to_string()).collect();
-        let rows = crate::db::query(&sql)
+        // Decoded as they arrive: a derivation's history is tens of thousands of rows.
+        let events = crate::db::query(&sql)
             .bind(serde_json::Value::from(ids).to_string())
-            .fetch_all(self.pool())
+            .fetch_map(self.pool(), |row| -> Result<_> {
+                if row.try_get::<&[u8], _>("account_id")? == account.as_bytes() {
+                    event_row(&row).map(Some)
+                } else {
+                    Ok(None)
+                }
+            })
             .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            if row.try_get::<Vec<u8>, _>("account_id")? == account.as_bytes() {
-                out.push(event_row(&row)?);
-            }
-        }
-        Ok(out)
+        Ok(events.into_iter().flatten().collect())
     }
 }
 

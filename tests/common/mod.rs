@@ -17,7 +17,6 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
-use sqlx::Row;
 use teu_store::scratch::ScratchDatabase;
 
 /// Runs each named scenario `async fn NAME(db: &TestDb)` twice: `sqlite::NAME` on a temporary
@@ -394,16 +393,16 @@ fn without_ids_and_clock(v: &mut Value) {
 /// Everything an ingest wrote for `account`: per table, the sorted normalized bodies, and the
 /// row counts of the other tables.
 pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String>> {
-    sqlx::any::install_default_drivers();
-    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&db.url)
+    let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
-    let account_id: String = sqlx::query("SELECT id FROM accounts WHERE name = $1")
+    let account_id: String = teu_store::db::query("SELECT id FROM accounts WHERE name = $1")
         .bind(account)
         .fetch_one(&mut conn)
         .await
         .expect("account")
-        .get(0);
+        .try_get(0)
+        .expect("column");
     // The event tables keep the account's id as its 16 bytes (migrations 24, 25, 28).
     let account_bytes = uuid::Uuid::parse_str(&account_id)
         .expect("account id")
@@ -414,7 +413,7 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         // Every body is a zstd frame of its table's codec (derived records since migration 32).
         let body = db.body_bytes("body");
         let sql = format!("SELECT {body} FROM {table} WHERE account_id = $1");
-        let q = sqlx::query(&sql);
+        let q = teu_store::db::query(&sql);
         let q = match table {
             "transport_events" => q.bind(account_bytes.clone()),
             _ => q.bind(account_id.clone()),
@@ -423,7 +422,7 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let mut bodies: Vec<String> = rows
             .iter()
             .map(|r| {
-                let stored = r.get::<Vec<u8>, _>(0);
+                let stored = r.try_get::<Vec<u8>, _>(0).expect("column");
                 let text = match table {
                     "transport_events" => event_body(&stored),
                     "containers" => teu_store::payloads::CONTAINER_BODIES
@@ -448,15 +447,16 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     let store = teu_store::Store::connect(&db.url).await.expect("store");
     let account_uuid = uuid::Uuid::parse_str(&account_id).expect("account id");
     let containers: Vec<(uuid::Uuid, String)> =
-        sqlx::query("SELECT id, number FROM containers WHERE account_id = $1")
+        teu_store::db::query("SELECT id, number FROM containers WHERE account_id = $1")
             .bind(&account_id)
             .fetch_all(&mut conn)
             .await
             .expect("container ids")
             .iter()
             .map(|r| {
-                let id = uuid::Uuid::parse_str(&r.get::<String, _>(0)).expect("container id");
-                (id, r.get::<String, _>(1))
+                let id = uuid::Uuid::parse_str(&r.try_get::<String, _>(0).expect("column"))
+                    .expect("container id");
+                (id, r.try_get::<String, _>(1).expect("column"))
             })
             .collect();
     let ids: Vec<uuid::Uuid> = containers.iter().map(|(id, _)| *id).collect();
@@ -465,7 +465,7 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .await
         .expect("event links");
     let events: std::collections::HashMap<uuid::Uuid, (uuid::Uuid, i64, i64)> =
-        sqlx::query(&format!(
+        teu_store::db::query(&format!(
             "SELECT id, raw_event_id, {}, COALESCE(named_actual, -1) FROM transport_events \
              WHERE account_id = $1",
             db.millis("event_at")
@@ -476,8 +476,18 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .expect("events")
         .iter()
         .map(|r| {
-            let id = |i| uuid::Uuid::from_slice(&r.get::<Vec<u8>, _>(i)).expect("16-byte id");
-            (id(0), (id(1), r.get(2), r.get(3)))
+            let id = |i| {
+                uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(i).expect("column"))
+                    .expect("16-byte id")
+            };
+            (
+                id(0),
+                (
+                    id(1),
+                    r.try_get(2).expect("column"),
+                    r.try_get(3).expect("column"),
+                ),
+            )
         })
         .collect();
     let mut link_rows: Vec<String> = Vec::new();
@@ -512,14 +522,15 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     link_rows.sort();
     out.insert("container links".to_string(), link_rows);
     // The derivation stores the value of each container it derives.
-    let stored: i64 = sqlx::query(
+    let stored: i64 = teu_store::db::query(
         "SELECT COUNT(*) FROM containers WHERE account_id = $1 AND event_links IS NOT NULL",
     )
     .bind(&account_id)
     .fetch_one(&mut conn)
     .await
     .expect("stored event links")
-    .get(0);
+    .try_get(0)
+    .expect("column");
     assert_eq!(
         stored as usize,
         ids.len(),
@@ -527,12 +538,17 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     );
     for table in COUNTED_TABLES {
         let sql = format!("SELECT COUNT(*) FROM {table} WHERE account_id = $1");
-        let q = sqlx::query_scalar::<_, i64>(&sql);
+        let q = teu_store::db::query(&sql);
         let q = match table {
             "transport_events" => q.bind(account_bytes.clone()),
             _ => q.bind(account_id.clone()),
         };
-        let n: i64 = q.fetch_one(&mut conn).await.expect("count");
+        let n: i64 = q
+            .fetch_one(&mut conn)
+            .await
+            .expect("count")
+            .try_get(0)
+            .expect("column");
         out.insert(format!("{table} rows"), vec![n.to_string()]);
     }
     out
