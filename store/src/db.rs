@@ -347,93 +347,40 @@ macro_rules! native_arguments {
     }};
 }
 
-/// Runs `$method` of the native query built from `$q` on `$exec`, mapping each native result
-/// with `$sqlite` or `$pg`.
-macro_rules! run {
-    ($q:expr, $exec:expr, $method:ident, $sqlite:expr, $pg:expr) => {{
+/// Builds the driver's own query from `$q` for the executor of `$exec` and evaluates `$body`
+/// with it as `$query`, the executor as `$e`, and as `$row` the function that wraps the
+/// driver's row in a [`DbRow`]: one arm per executor, so each use compiles its body four times.
+macro_rules! with_native {
+    ($q:expr, $exec:expr, |$query:ident, $e:ident, $row:ident| $body:expr) => {{
         let Query {
             sql,
             args,
             persistent,
         } = $q;
         match $exec {
-            Exec::SqlitePool(p) => {
-                let a = native_arguments!(SqliteArguments<'_>, args);
-                ($sqlite)(
-                    sqlx::query_with(sql, a)
-                        .persistent(persistent)
-                        .$method(p)
-                        .await?,
-                )
+            Exec::SqlitePool($e) => {
+                let args = native_arguments!(SqliteArguments<'_>, args);
+                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $row = DbRow::Sqlite;
+                $body
             }
-            Exec::Sqlite(c) => {
-                let a = native_arguments!(SqliteArguments<'_>, args);
-                ($sqlite)(
-                    sqlx::query_with(sql, a)
-                        .persistent(persistent)
-                        .$method(c)
-                        .await?,
-                )
+            Exec::Sqlite($e) => {
+                let args = native_arguments!(SqliteArguments<'_>, args);
+                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $row = DbRow::Sqlite;
+                $body
             }
-            Exec::PgPool(p) => {
-                let a = native_arguments!(PgArguments, args);
-                ($pg)(
-                    sqlx::query_with(sql, a)
-                        .persistent(persistent)
-                        .$method(p)
-                        .await?,
-                )
+            Exec::PgPool($e) => {
+                let args = native_arguments!(PgArguments, args);
+                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $row = DbRow::Postgres;
+                $body
             }
-            Exec::Postgres(c) => {
-                let a = native_arguments!(PgArguments, args);
-                ($pg)(
-                    sqlx::query_with(sql, a)
-                        .persistent(persistent)
-                        .$method(c)
-                        .await?,
-                )
-            }
-        }
-    }};
-}
-
-/// Maps each row of the native query built from `$q` on `$exec` with `$f` as the driver
-/// streams it, pushing the results onto `$out`.
-macro_rules! stream {
-    ($q:expr, $exec:expr, $f:expr, $out:expr) => {{
-        let Query {
-            sql,
-            args,
-            persistent,
-        } = $q;
-        match $exec {
-            Exec::SqlitePool(p) => {
-                let a = native_arguments!(SqliteArguments<'_>, args);
-                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(p);
-                while let Some(row) = rows.try_next().await? {
-                    $out.push(($f)(DbRow::Sqlite(row))?);
-                }
-            }
-            Exec::Sqlite(c) => {
-                let a = native_arguments!(SqliteArguments<'_>, args);
-                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(c);
-                while let Some(row) = rows.try_next().await? {
-                    $out.push(($f)(DbRow::Sqlite(row))?);
-                }
-            }
-            Exec::PgPool(p) => {
-                let a = native_arguments!(PgArguments, args);
-                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(p);
-                while let Some(row) = rows.try_next().await? {
-                    $out.push(($f)(DbRow::Postgres(row))?);
-                }
-            }
-            Exec::Postgres(c) => {
-                let a = native_arguments!(PgArguments, args);
-                let mut rows = sqlx::query_with(sql, a).persistent(persistent).fetch(c);
-                while let Some(row) = rows.try_next().await? {
-                    $out.push(($f)(DbRow::Postgres(row))?);
-                }
+            Exec::Postgres($e) => {
+                let args = native_arguments!(PgArguments, args);
+                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $row = DbRow::Postgres;
+                $body
             }
         }
     }};
@@ -458,17 +405,11 @@ impl<'q> Query<'q> {
     /// # Errors
     /// The driver's error.
     pub async fn execute<'e>(self, exec: impl Into<Exec<'e>>) -> Result<Done, sqlx::Error> {
-        Ok(run!(
-            self,
-            exec.into(),
-            execute,
-            |r: sqlx::sqlite::SqliteQueryResult| Done {
-                rows_affected: r.rows_affected()
-            },
-            |r: sqlx::postgres::PgQueryResult| Done {
-                rows_affected: r.rows_affected()
-            }
-        ))
+        let rows_affected = with_native!(self, exec.into(), |q, e, _row| q
+            .execute(e)
+            .await?
+            .rows_affected());
+        Ok(Done { rows_affected })
     }
 
     /// Runs the statement; every row it returns.
@@ -476,13 +417,12 @@ impl<'q> Query<'q> {
     /// # Errors
     /// The driver's error.
     pub async fn fetch_all<'e>(self, exec: impl Into<Exec<'e>>) -> Result<Vec<DbRow>, sqlx::Error> {
-        Ok(run!(
-            self,
-            exec.into(),
-            fetch_all,
-            |rows: Vec<SqliteRow>| rows.into_iter().map(DbRow::Sqlite).collect(),
-            |rows: Vec<PgRow>| rows.into_iter().map(DbRow::Postgres).collect()
-        ))
+        Ok(with_native!(self, exec.into(), |q, e, row| q
+            .fetch_all(e)
+            .await?
+            .into_iter()
+            .map(row)
+            .collect()))
     }
 
     /// Runs the statement and maps each row with `f` as the driver hands it over, so that only
@@ -502,7 +442,12 @@ impl<'q> Query<'q> {
         E: From<sqlx::Error>,
     {
         let mut out = Vec::new();
-        stream!(self, exec.into(), f, out);
+        with_native!(self, exec.into(), |q, e, row| {
+            let mut rows = q.fetch(e);
+            while let Some(r) = rows.try_next().await? {
+                out.push(f(row(r))?);
+            }
+        });
         Ok(out)
     }
 
@@ -514,13 +459,10 @@ impl<'q> Query<'q> {
         self,
         exec: impl Into<Exec<'e>>,
     ) -> Result<Option<DbRow>, sqlx::Error> {
-        Ok(run!(
-            self,
-            exec.into(),
-            fetch_optional,
-            |row: Option<SqliteRow>| row.map(DbRow::Sqlite),
-            |row: Option<PgRow>| row.map(DbRow::Postgres)
-        ))
+        Ok(with_native!(self, exec.into(), |q, e, row| q
+            .fetch_optional(e)
+            .await?
+            .map(row)))
     }
 
     /// Runs the statement; its first row.
