@@ -7,8 +7,9 @@
 //! accept), so a statement is written once and bound once; when it runs, its values become the
 //! driver's arguments (`SqliteArguments`, `PgArguments`) and its rows stay the driver's rows,
 //! decoded in place by [`DbRow::try_get`]. sqlx's `Any` driver, which teu used before, copied
-//! every bound value and every column of every row into its own value type first (about 8% of
-//! a `/v2` page's instructions: docs/NOTES.md, thirty-second session).
+//! every bound value and every column of every row into its own value type first; dropping
+//! that copy saved 1-2% of a page's instructions (7.06 -> 6.91 M for the `/v2` page; README,
+//! "Thirty-third session").
 
 use std::borrow::Cow;
 
@@ -62,8 +63,8 @@ impl Pool {
     }
 }
 
-/// A connection held for several statements: a transaction ([`Pool::begin`]) or a pooled
-/// connection ([`Pool::acquire`]).
+/// A connection held for several statements: a transaction ([`Pool::begin`]), a pooled
+/// connection ([`Pool::acquire`]) or one of its own ([`Conn::connect`]).
 pub struct Conn(Held);
 
 enum Held {
