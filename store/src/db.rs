@@ -179,30 +179,6 @@ impl<'e> From<&'e mut Conn> for Exec<'e> {
     }
 }
 
-impl<'e> From<&'e SqlitePool> for Exec<'e> {
-    fn from(pool: &'e SqlitePool) -> Self {
-        Exec::SqlitePool(pool)
-    }
-}
-
-impl<'e> From<&'e PgPool> for Exec<'e> {
-    fn from(pool: &'e PgPool) -> Self {
-        Exec::PgPool(pool)
-    }
-}
-
-impl<'e> From<&'e mut SqliteConnection> for Exec<'e> {
-    fn from(conn: &'e mut SqliteConnection) -> Self {
-        Exec::Sqlite(conn)
-    }
-}
-
-impl<'e> From<&'e mut PgConnection> for Exec<'e> {
-    fn from(conn: &'e mut PgConnection) -> Self {
-        Exec::Postgres(conn)
-    }
-}
-
 /// The SQL type of a bound `NULL`: PostgreSQL types every parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -146,7 +146,6 @@ pub struct Store {
     /// SQLite: the one connection every write goes through ([`Store::writer`]), with a page
     /// cache of its own; `None` on PostgreSQL, whose pool serves both.
     writer: Option<db::Pool>,
-    backend: Backend,
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
@@ -553,7 +552,7 @@ impl Store {
     /// Rows per multi-row statement (or keys per `IN` list) of `width` bind parameters each:
     /// [`CHUNK`] on PostgreSQL, [`SQLITE_PARAMS`] / `width` (at least 1) on SQLite.
     fn rows_per_statement(&self, width: usize) -> usize {
-        match self.backend {
+        match self.backend() {
             Backend::Sqlite => (SQLITE_PARAMS / width.max(1)).max(1),
             Backend::Postgres => CHUNK,
         }
@@ -563,7 +562,7 @@ impl Store {
     /// statement whose only parameters are the list ([`Store::values`], [`Store::list`]):
     /// [`CHUNK`] on PostgreSQL, [`SQLITE_ANONYMOUS_PARAMS`] / `width` (at least 1) on SQLite.
     fn rows_per_list(&self, width: usize) -> usize {
-        match self.backend {
+        match self.backend() {
             Backend::Sqlite => (SQLITE_ANONYMOUS_PARAMS / width.max(1)).max(1),
             Backend::Postgres => CHUNK,
         }
@@ -580,7 +579,7 @@ impl Store {
     /// anonymous parameters when they appear once each and in order ([`anonymous_parameters`]),
     /// so that a statement may bind [`SQLITE_ANONYMOUS_PARAMS`]; unchanged otherwise.
     fn positional(&self, sql: String) -> String {
-        match self.backend {
+        match self.backend() {
             Backend::Sqlite => anonymous_parameters(&sql).unwrap_or(sql),
             Backend::Postgres => sql,
         }
@@ -661,7 +660,6 @@ impl Store {
         let store = Store {
             pool,
             writer,
-            backend,
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
@@ -686,7 +684,7 @@ impl Store {
             db::Pool::Postgres(pool) => sqlx::migrate!("./migrations/postgres").run(pool).await,
         };
         result.map_err(|source| StoreError::Migrate {
-            backend: match self.backend {
+            backend: match self.backend() {
                 Backend::Sqlite => "SQLite",
                 Backend::Postgres => "PostgreSQL",
             },
@@ -715,7 +713,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Sql`] when a statement fails.
     pub async fn optimize(&self) -> Result<()> {
-        if self.backend == Backend::Postgres {
+        if self.backend() == Backend::Postgres {
             return self.analyze_changed_tables().await;
         }
         // Both pragmas on one connection: `analysis_limit` is a connection setting. The writer:
@@ -761,9 +759,12 @@ impl Store {
         Ok(())
     }
 
-    /// The backend this store uses.
+    /// The backend this store uses (its pool's).
     pub fn backend(&self) -> Backend {
-        self.backend
+        match self.pool {
+            db::Pool::Sqlite(_) => Backend::Sqlite,
+            db::Pool::Postgres(_) => Backend::Postgres,
+        }
     }
 
     /// The change notifier of this database (see [`crate::notify`]).

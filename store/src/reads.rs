@@ -183,7 +183,7 @@ impl Store {
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<Vec<(Shipment, Vec<Uuid>)>> {
-        let aggregate = match self.backend {
+        let aggregate = match self.backend() {
             super::Backend::Sqlite => "group_concat",
             super::Backend::Postgres => "string_agg",
         };
@@ -477,7 +477,7 @@ impl Store {
         ids: &[Uuid],
         sql: impl Fn(&str, &str) -> String,
     ) -> Result<Vec<(String, String)>> {
-        let aggregate = match self.backend {
+        let aggregate = match self.backend() {
             super::Backend::Sqlite => "group_concat",
             super::Backend::Postgres => "string_agg",
         };
