@@ -6,14 +6,16 @@
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
 //! their shape differs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
+use sqlx::postgres::PgConnection;
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
-use super::events::{DroppedKeys, ReplacedKeys};
-use super::{decode_event_body, ts, uuid_of_bytes, NewEvent, Result, Store};
+use super::db::Conn;
+use super::events::DroppedKeys;
+use super::{ts, NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -23,10 +25,10 @@ const BULK_ROWS: usize = 2_000;
 
 impl Store {
     /// [`Store::upsert_events`] on PostgreSQL: `events` (one version per event id, the one the
-    /// rule of `upsert_events` keeps) in one transaction of `UNNEST` statements on `pg`.
+    /// rule of `upsert_events` keeps) in one transaction of `UNNEST` statements on the store's
+    /// PostgreSQL pool.
     pub(super) async fn upsert_events_pg(
         &self,
-        pg: &PgPool,
         account: Uuid,
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
@@ -34,7 +36,7 @@ impl Store {
         // Times go over as the text `ts` writes, one `timestamptz` cast on the server (sqlx's
         // driver is built without chrono); milliseconds, as SQLite keeps them.
         let now = ts(now);
-        let mut tx = pg.begin().await?;
+        let mut tx = self.writer().begin().await?;
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
         for chunk in events.chunks(BULK_ROWS) {
@@ -89,7 +91,7 @@ impl Store {
             .bind(&imos)
             .bind(&files)
             .bind(&indexes)
-            .fetch_all(&mut *tx)
+            .fetch_all(postgres(&mut tx))
             .await?;
             let returned: HashSet<Vec<u8>> = rows
                 .iter()
@@ -112,16 +114,19 @@ impl Store {
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
     /// `events` (versions just written) to the `event_keys` list of every container, bill of
     /// lading and booking each names, after taking the replaced versions out of the keys they
-    /// no longer name (as `Store::delete_replaced_keys`). Each key's row is locked by the
+    /// no longer name (`Store::delete_replaced_keys`, whose statements are shared: a statement's
+    /// text is prepared once per connection with the parameter types of its first run, so the
+    /// same text bound with other types, say a `smallint` key kind where the shared code binds
+    /// a `bigint`, fails on PostgreSQL with "incorrect binary data format"). Each key's row is locked by the
     /// append until the transaction ends; keys go in in key order, so two workers appending
     /// to the same keys wait for each other instead of deadlocking.
     async fn insert_event_keys_pg(
         &self,
-        tx: &mut sqlx::PgConnection,
+        tx: &mut Conn,
         account: Uuid,
         events: &[&TransportEvent],
     ) -> Result<DroppedKeys> {
-        let drained = self.delete_replaced_keys_pg(tx).await?;
+        let drained = self.delete_replaced_keys(tx).await?;
         let lists = super::events::key_lists(events, &drained.listed);
         for chunk in lists.chunks(BULK_ROWS * 3) {
             let kinds: Vec<i16> = chunk.iter().map(|k| k.0.code()).collect();
@@ -139,73 +144,10 @@ impl Store {
             .bind(&kinds)
             .bind(&values)
             .bind(&ids)
-            .execute(&mut *tx)
+            .execute(postgres(tx))
             .await?;
         }
         Ok(DroppedKeys::of(&drained.stale))
-    }
-
-    /// `Store::delete_replaced_keys` on PostgreSQL: empties `replaced_event_versions` and takes
-    /// each replaced version's event out of the keys its stored version no longer names
-    /// (`events::replaced_keys`), deleting a list left empty.
-    async fn delete_replaced_keys_pg(&self, tx: &mut sqlx::PgConnection) -> Result<ReplacedKeys> {
-        self.count_statement();
-        let rows =
-            sqlx::query("DELETE FROM replaced_event_versions RETURNING event_id, account_id, body")
-                .fetch_all(&mut *tx)
-                .await?;
-        if rows.is_empty() {
-            return Ok(ReplacedKeys::default());
-        }
-        let mut replaced = Vec::with_capacity(rows.len());
-        for r in rows {
-            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("event_id")?, "replaced event id")?;
-            let account = uuid_of_bytes(
-                &r.try_get::<Vec<u8>, _>("account_id")?,
-                "replaced event account",
-            )?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)?;
-            replaced.push((id, account, body));
-        }
-        let ids: Vec<&[u8]> = replaced
-            .iter()
-            .map(|(id, _, _)| id.as_bytes().as_slice())
-            .collect();
-        self.count_statement();
-        let mut current = HashMap::new();
-        for r in sqlx::query("SELECT id, body FROM transport_events WHERE id = ANY($1::bytea[])")
-            .bind(&ids)
-            .fetch_all(&mut *tx)
-            .await?
-        {
-            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-            let body = decode_event_body(&r.try_get::<Vec<u8>, _>("body")?, id)?;
-            current.insert(id, body);
-        }
-        let keys = super::events::replaced_keys(&replaced, &current)?;
-        // Rare (an event that changed its keys): one read and one write per key.
-        let select = format!("{} FOR UPDATE", super::events::KEY_LIST);
-        for ((account, kind, value), gone) in super::events::stale_by_key(&keys.stale) {
-            self.count_statement();
-            let Some(row) = sqlx::query(&select)
-                .bind(account.as_bytes().as_slice())
-                .bind(kind.code())
-                .bind(value)
-                .fetch_optional(&mut *tx)
-                .await?
-            else {
-                continue;
-            };
-            let left = super::events::without_ids(&row.try_get::<Vec<u8>, _>("event_ids")?, &gone);
-            self.count_statement();
-            let q = sqlx::query(super::events::key_list_write(&left))
-                .bind(account.as_bytes().as_slice())
-                .bind(kind.code())
-                .bind(value);
-            let q = if left.is_empty() { q } else { q.bind(left) };
-            q.execute(&mut *tx).await?;
-        }
-        Ok(keys)
     }
 
     /// [`Store::upsert_vessel_positions`] on PostgreSQL: the positions and their bookkeeping
@@ -285,5 +227,14 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(())
+    }
+}
+
+/// The PostgreSQL connection of `tx`, a transaction begun on the store's writer pool, which
+/// `bulk_pg`'s callers have matched as `Pool::Postgres`.
+fn postgres(tx: &mut Conn) -> &mut PgConnection {
+    match tx.postgres() {
+        Some(c) => c,
+        None => unreachable!("bulk_pg runs only on a PostgreSQL store"),
     }
 }

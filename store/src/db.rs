@@ -143,6 +143,15 @@ impl Conn {
         }
     }
 
+    /// The PostgreSQL connection underneath, for statements written for sqlx's PostgreSQL
+    /// driver alone (the bulk `UNNEST` writes of `bulk_pg`); `None` on SQLite.
+    pub fn postgres(&mut self) -> Option<&mut PgConnection> {
+        match self.exec() {
+            Exec::Postgres(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The connection, to run one statement on.
     pub fn exec(&mut self) -> Exec<'_> {
         match &mut self.0 {

@@ -48,8 +48,8 @@ impl Store {
             .into_iter()
             .map(|(_, e)| e)
             .collect();
-        if let crate::db::Pool::Postgres(pg) = &self.pool {
-            return self.upsert_events_pg(pg, account, &mut events, now).await;
+        if let crate::db::Pool::Postgres(_) = &self.pool {
+            return self.upsert_events_pg(account, &mut events, now).await;
         }
         let now = now.timestamp_millis();
         // Rows go in in the order of their id: the ids are random UUIDs, and in file order
