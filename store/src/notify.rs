@@ -303,12 +303,13 @@ fn deliver(local: &broadcast::Sender<Arc<Update>>, payload: &str) {
     }
 }
 
-/// Forwards notifications until the process ends. `PgListener::recv` reconnects by itself
-/// after a lost connection (notifications sent in the gap are lost).
+/// Forwards notifications until the store's pool closes (`Store::close`). `PgListener::recv`
+/// reconnects by itself after a lost connection (notifications sent in the gap are lost).
 async fn pg_forward(mut listener: PgListener, local: broadcast::Sender<Arc<Update>>) {
     loop {
         match listener.recv().await {
             Ok(n) => deliver(&local, n.payload()),
+            Err(sqlx::Error::PoolClosed) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "change listener: connection lost; retrying");
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -317,7 +318,8 @@ async fn pg_forward(mut listener: PgListener, local: broadcast::Sender<Arc<Updat
     }
 }
 
-/// Polls the SQLite `updates` table for rows after `last`, forever.
+/// Polls the SQLite `updates` table for rows after `last` until `pool` closes
+/// (`Store::close`).
 async fn sqlite_poll(pool: SqlitePool, mut last: i64, local: broadcast::Sender<Arc<Update>>) {
     let mut tick = tokio::time::interval(POLL_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -329,6 +331,7 @@ async fn sqlite_poll(pool: SqlitePool, mut last: i64, local: broadcast::Sender<A
             .await;
         let rows = match rows {
             Ok(rows) => rows,
+            Err(sqlx::Error::PoolClosed) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "change poller: reading updates failed");
                 continue;
@@ -351,6 +354,35 @@ async fn sqlite_poll(pool: SqlitePool, mut last: i64, local: broadcast::Sender<A
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_poller_ends_when_its_pool_closes() {
+        use std::str::FromStr;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite:{}", dir.path().join("updates.db").display());
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&url)
+            .expect("url")
+            .create_if_missing(true);
+        let pool = SqlitePool::connect_with(options).await.expect("open");
+        sqlx::query(
+            "CREATE TABLE updates (id INTEGER PRIMARY KEY, created_at INTEGER, payload TEXT)",
+        )
+        .execute(&pool)
+        .await
+        .expect("table");
+        let (local, _) = broadcast::channel(4);
+        let poller = tokio::spawn(sqlite_poll(pool.clone(), 0, local));
+        tokio::time::sleep(POLL_INTERVAL * 2).await;
+        assert!(
+            !poller.is_finished(),
+            "the poller polls while the pool is open"
+        );
+        pool.close().await;
+        tokio::time::timeout(POLL_INTERVAL * 20, poller)
+            .await
+            .expect("the poller ends after its pool closed")
+            .expect("the poller does not panic");
+    }
 
     #[test]
     fn chunks_stay_under_the_postgres_limit() {
