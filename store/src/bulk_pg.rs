@@ -114,12 +114,12 @@ impl Store {
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
     /// `events` (versions just written) to the `event_keys` list of every container, bill of
     /// lading and booking each names, after taking the replaced versions out of the keys they
-    /// no longer name (`Store::delete_replaced_keys`, whose statements are shared: a statement's
-    /// text is prepared once per connection with the parameter types of its first run, so the
-    /// same text bound with other types, say a `smallint` key kind where the shared code binds
-    /// a `bigint`, fails on PostgreSQL with "incorrect binary data format"). Each key's row is locked by the
-    /// append until the transaction ends; keys go in in key order, so two workers appending
-    /// to the same keys wait for each other instead of deadlocking.
+    /// no longer name with the shared `Store::delete_replaced_keys`. Shared, not copied: sqlx
+    /// prepares a statement text once per connection with the parameter types of its first
+    /// run, so one text bound with other types elsewhere (a `smallint` key kind where the
+    /// shared code binds a `bigint`) fails with "incorrect binary data format". Each key's row
+    /// is locked by the append until the transaction ends; keys go in in key order, so two
+    /// workers appending to the same keys wait for each other instead of deadlocking.
     async fn insert_event_keys_pg(
         &self,
         tx: &mut Conn,
