@@ -549,6 +549,15 @@ pub struct NewEvent<'a> {
 }
 
 impl Store {
+    /// The backend's aggregate that joins text values with a separator, `ORDER BY` allowed
+    /// inside its call: `group_concat` on SQLite (3.44 and later), `string_agg` on PostgreSQL.
+    fn string_aggregate(&self) -> &'static str {
+        match self.backend() {
+            Backend::Sqlite => "group_concat",
+            Backend::Postgres => "string_agg",
+        }
+    }
+
     /// Rows per multi-row statement (or keys per `IN` list) of `width` bind parameters each:
     /// [`CHUNK`] on PostgreSQL, [`SQLITE_PARAMS`] / `width` (at least 1) on SQLite.
     fn rows_per_statement(&self, width: usize) -> usize {

@@ -183,10 +183,7 @@ impl Store {
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<Vec<(Shipment, Vec<Uuid>)>> {
-        let aggregate = match self.backend() {
-            super::Backend::Sqlite => "group_concat",
-            super::Backend::Postgres => "string_agg",
-        };
+        let aggregate = self.string_aggregate();
         let prefix = format!(
             "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, \
              s.body, (SELECT {aggregate}(c.id, ',' ORDER BY c.number, c.id) FROM containers c \
@@ -477,10 +474,7 @@ impl Store {
         ids: &[Uuid],
         sql: impl Fn(&str, &str) -> String,
     ) -> Result<Vec<(String, String)>> {
-        let aggregate = match self.backend() {
-            super::Backend::Sqlite => "group_concat",
-            super::Backend::Postgres => "string_agg",
-        };
+        let aggregate = self.string_aggregate();
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = sql(aggregate, &in_list(2, chunk.len()));
