@@ -12,6 +12,10 @@
 # rail/rail-events-NNNNN.*, email/NNNNN-*.eml), in chunk order, so the workers' files are
 # disjoint and a container's files all go to one worker. SQLite takes one worker (one writer).
 # TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each).
+# TEU_SCALE_INGEST_ARGS is added to each worker's `teu ingest` (say `--derive-every 200000`).
+# TEU_SCALE_PAGE_SIZE=N creates the SQLite database with pages of N bytes (512 to 65536, a
+# power of two) instead of teu's `SQLITE_PAGE_SIZE`: a database keeps the page size it was
+# created with (SQLite manual, "PRAGMA page_size").
 #
 # The database is SQLite at $TEU_SCALE_DIR/scale.db (default: FEED_DIR/..) or database
 # `teu_scale` on the PostgreSQL at TEU_SCALE_PG (default postgres://postgres@127.0.0.1:5432),
@@ -39,7 +43,11 @@ case $backend in
   sqlite)
     [ "$workers" = 1 ] || { echo "SQLite has one writer: use 1 worker" >&2; exit 2; }
     rm -f "$dir/scale.db" "$dir/scale.db-wal" "$dir/scale.db-shm"
-    url="sqlite:$dir/scale.db" ;;
+    url="sqlite:$dir/scale.db"
+    if [ -n "${TEU_SCALE_PAGE_SIZE:-}" ]; then
+      # Fixed once the file is in WAL mode, before teu creates its first table.
+      sqlite3 "$dir/scale.db" "PRAGMA page_size = $TEU_SCALE_PAGE_SIZE; PRAGMA journal_mode = WAL;" >/dev/null
+    fi ;;
   postgres)
     psql "$pg/postgres" -qc 'DROP DATABASE IF EXISTS teu_scale WITH (FORCE)' -c 'CREATE DATABASE teu_scale' >/dev/null
     url="$pg/teu_scale" ;;
@@ -65,7 +73,7 @@ pids=()
 for ((k = 0; k < workers; k++)); do
   mapfile -t files < <(files_of "$k")
   /usr/bin/time -f 'worker exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB' \
-    "$TEU_BIN" ingest --account scale "${files[@]}" >"$dir/worker-$k.log" 2>&1 &
+    "$TEU_BIN" ingest --account scale ${TEU_SCALE_INGEST_ARGS:-} "${files[@]}" >"$dir/worker-$k.log" 2>&1 &
   pids+=($!)
 done
 status=0
