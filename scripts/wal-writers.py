@@ -28,6 +28,7 @@ log after the ingest, 2 on bad arguments.
 """
 import collections
 import os
+import signal
 import sqlite3
 import struct
 import subprocess
@@ -103,4 +104,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into `head`
     sys.exit(main(sys.argv))
