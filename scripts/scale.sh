@@ -11,7 +11,8 @@
 # number is k modulo W (chunk NNNNN of dcsa/events-NNNNN.json.zst, terminal/*-NNNNN.*,
 # rail/rail-events-NNNNN.*, email/NNNNN-*.eml), in chunk order, so the workers' files are
 # disjoint and a container's files all go to one worker. SQLite takes one worker (one writer).
-# TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each).
+# TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each). The kind
+# directories may be symbolic links (a variant of a feed sharing the unchanged files).
 # TEU_SCALE_INGEST_ARGS is added to each worker's `teu ingest` (say `--derive-every 200000`).
 # TEU_SCALE_PAGE_SIZE=N creates the SQLite database with pages of N bytes (512 to 65536, a
 # power of two) instead of teu's `SQLITE_PAGE_SIZE`: a database keeps the page size it was
@@ -58,7 +59,7 @@ export DATABASE_URL=$url RUST_LOG=warn
 
 # Worker k's files, chunk by chunk: the chunk number is the first 5-digit run of the file name.
 files_of() { # k
-  find "$feed"/dcsa "$feed"/terminal "$feed"/rail "$feed"/email -type f 2>/dev/null |
+  find -L "$feed"/dcsa "$feed"/terminal "$feed"/rail "$feed"/email -type f 2>/dev/null |
     awk -v k="$1" -v w="$workers" -v last="${TEU_SCALE_CHUNKS:-0}" '
       { name = $0; sub(/.*\//, "", name)
         if (match(name, /[0-9][0-9][0-9][0-9][0-9]/)) {
