@@ -48,6 +48,12 @@ case $backend in
     if [ -n "${TEU_SCALE_PAGE_SIZE:-}" ]; then
       # Fixed once the file is in WAL mode, before teu creates its first table.
       sqlite3 "$dir/scale.db" "PRAGMA page_size = $TEU_SCALE_PAGE_SIZE; PRAGMA journal_mode = WAL;" >/dev/null
+      # SQLite ignores a size it does not support instead of refusing it.
+      made=$(sqlite3 "$dir/scale.db" 'PRAGMA page_size')
+      [ "$made" = "$TEU_SCALE_PAGE_SIZE" ] || {
+        echo "TEU_SCALE_PAGE_SIZE=$TEU_SCALE_PAGE_SIZE: not a page size SQLite takes (512 to 65536, a power of two); the database got $made" >&2
+        exit 2
+      }
     fi ;;
   postgres)
     psql "$pg/postgres" -qc 'DROP DATABASE IF EXISTS teu_scale WITH (FORCE)' -c 'CREATE DATABASE teu_scale' >/dev/null

@@ -24,7 +24,8 @@ Example, the cost of one more chunk at the million (docs/NOTES.md, "Thirty-fifth
   scripts/wal-writers.py /work/runA/scale.db scale /tmp/s2/feed/{dcsa,terminal,rail,email}/*
 
 Needs Python's sqlite3 module built with dbstat (Debian's python3 is). Exits 1 when DB has no
-log after the ingest, 2 on bad arguments.
+log after the ingest or `teu ingest` failed (what it wrote is still reported), 2 on bad
+arguments, a database that cannot be opened or a teu that cannot be run.
 """
 import collections
 import os
@@ -61,18 +62,28 @@ def main(argv):
         return 2
     db, account, files = argv[1], argv[2], argv[3:]
     teu = os.environ.get("TEU_BIN", "teu")
-    holder = sqlite3.connect(db)
-    holder.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    try:
+        # `mode=rw`: an existing database only (a plain connect would create an empty one).
+        holder = sqlite3.connect(f"file:{db}?mode=rw", uri=True)
+        holder.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error as e:
+        print(f"{db}: cannot open the database: {e}", file=sys.stderr)
+        return 2
     env = dict(os.environ, DATABASE_URL=f"sqlite:{db}", RUST_LOG="warn")
-    ingest = subprocess.run(
-        [teu, "ingest", "--account", account, *files],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
+    try:
+        ingest = subprocess.run(
+            [teu, "ingest", "--account", account, *files],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    except OSError as e:
+        print(f"{teu}: cannot run teu (set TEU_BIN): {e}", file=sys.stderr)
+        return 2
     if ingest.returncode != 0:
+        # What it stored before failing is still in the log: reported below, exit status 1.
         print(f"teu ingest exited with {ingest.returncode}:\n{ingest.stderr}", file=sys.stderr)
     try:
         with open(db + "-wal", "rb") as f:
@@ -100,7 +111,7 @@ def main(argv):
             f"{name:40} {n:8d} {n * page_size / 1e6:8.1f} {100 * n / total:5.1f}% "
             f"{distinct[name]:9d}"
         )
-    return 0
+    return 0 if ingest.returncode == 0 else 1
 
 
 if __name__ == "__main__":
