@@ -440,3 +440,138 @@ async fn later_versions_replace_keys_on(store: &Store) {
     assert!(naming(store, a.id, "MSKU1000016").await.is_empty());
     assert_eq!(naming(store, a.id, "MSKU1000037").await, vec![original.id]);
 }
+
+#[tokio::test]
+async fn event_ids_live_in_one_of_two_runs() {
+    let (_dir, store) = sqlite().await;
+    event_ids_live_in_one_of_two_runs_on(&store).await;
+}
+
+/// `(id, seq)` of every stored event by a scan of `transport_events` (no index), and of each
+/// run of ids (migration 35): the large `event_ids` and `event_ids_recent`.
+async fn id_runs(
+    store: &Store,
+) -> (
+    std::collections::BTreeSet<(uuid::Uuid, i64)>,
+    std::collections::BTreeSet<(uuid::Uuid, i64)>,
+    std::collections::BTreeSet<(uuid::Uuid, i64)>,
+) {
+    let read = |table: &'static str| async move {
+        teu_pipeline::store::db::query(&format!("SELECT id, seq FROM {table}"))
+            .fetch_all(store.pool())
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let id: Vec<u8> = r.try_get("id").unwrap();
+                (
+                    uuid::Uuid::from_slice(&id).unwrap(),
+                    r.try_get::<i64, _>("seq").unwrap(),
+                )
+            })
+            .collect()
+    };
+    (
+        read("transport_events").await,
+        read("event_ids").await,
+        read("event_ids_recent").await,
+    )
+}
+
+/// On SQLite every stored event's id is in exactly one of the two runs, with its row's `seq`,
+/// whether it was stored before the last merge or after; a re-ingest adds no row; a later
+/// version of an event in either run replaces it in place; `events_by_id` and
+/// `raw_events_after` find events of both runs, the latter in id order. The truth is a scan
+/// of `transport_events` itself and the events of the real DCSA samples.
+async fn event_ids_live_in_one_of_two_runs_on(store: &Store) {
+    let (a, _) = store.create_account("runs", false).await.unwrap();
+    ingest::ingest_file(store, &a, &sample("tnt-220-response.json"))
+        .await
+        .unwrap();
+    let (rows, merged, recent) = id_runs(store).await;
+    assert_eq!(rows.len(), 7, "the 2.2 sample's seven good events");
+    assert!(merged.is_empty());
+    assert_eq!(recent, rows, "new ids go to the recent run");
+
+    assert_eq!(store.merge_event_ids().await.unwrap(), 7);
+    let (rows, merged, recent) = id_runs(store).await;
+    assert_eq!((merged.clone(), recent.len()), (rows.clone(), 0));
+    let first = merged;
+
+    for f in [
+        "tnt-300-response.json",
+        "tnt-220-response-wrong-event-ids.json",
+        "tnt-220-response.json",
+    ] {
+        ingest::ingest_file(store, &a, &sample(f)).await.unwrap();
+    }
+    let (rows, merged, recent) = id_runs(store).await;
+    // The 3.0 sample's shipment, transport and equipment events (its IoT and reefer events
+    // are quarantined: `teu_feeds::dcsa`) and two new ids of the wrong-event-ids file; the
+    // repeated 2.2 sample adds nothing.
+    assert_eq!(rows.len(), 7 + 3 + 2);
+    assert_eq!(merged, first, "the large run changes only at a merge");
+    assert!(merged.is_disjoint(&recent));
+    assert_eq!(
+        merged
+            .union(&recent)
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>(),
+        rows,
+        "each row's id in exactly one run, with its seq"
+    );
+
+    let ids: Vec<uuid::Uuid> = rows.iter().map(|(id, _)| *id).collect();
+    let mut found: Vec<uuid::Uuid> = store
+        .events_by_id(a.id, &ids)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    found.sort();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(found, sorted);
+    let mut paged = Vec::new();
+    let mut after = None;
+    loop {
+        let page = store.raw_events_after(a.id, after, 3).await.unwrap();
+        let Some(last) = page.last() else { break };
+        after = Some(last.0);
+        assert!(page.iter().all(|(_, payload)| payload.is_some()));
+        paged.extend(page.into_iter().map(|(id, _)| id));
+    }
+    assert_eq!(
+        paged, sorted,
+        "every event once, in id order, across both runs"
+    );
+
+    // A later version of an event of each run replaces it where it is.
+    let recent_id = recent.iter().next().unwrap().0;
+    let merged_id = first.iter().next().unwrap().0;
+    for id in [merged_id, recent_id] {
+        let mut later = store.events_by_id(a.id, &[id]).await.unwrap().remove(0);
+        let issued = later.event.event_created_at.unwrap_or(later.event.event_at);
+        later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
+        later.event.containers = vec!["MSKU1000016".to_string()];
+        upsert_version(store, a.id, &later, "correction.json").await;
+        let stored = store.events_by_id(a.id, &[id]).await.unwrap();
+        assert_eq!(stored.len(), 1);
+        assert_eq!(
+            stored[0].event.event_created_at,
+            later.event.event_created_at
+        );
+    }
+    assert_eq!(naming(store, a.id, "MSKU1000016").await, {
+        let mut both = vec![merged_id, recent_id];
+        both.sort();
+        both
+    });
+    let (after_rows, after_merged, after_recent) = id_runs(store).await;
+    assert_eq!(
+        (after_rows, after_merged, after_recent),
+        (rows, merged, recent),
+        "replacing versions moves no row and no id"
+    );
+}

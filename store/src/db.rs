@@ -40,6 +40,22 @@ impl Pool {
         }))
     }
 
+    /// Begins a transaction that holds SQLite's write lock from its start (`BEGIN IMMEDIATE`,
+    /// SQLite manual, "BEGIN TRANSACTION"), for a writer that reads what it then writes on:
+    /// another process's commit cannot come between the reads and the writes (a plain
+    /// deferred transaction would fail with `SQLITE_BUSY` at its first write instead). On
+    /// PostgreSQL, [`Pool::begin`].
+    ///
+    /// # Errors
+    /// As [`Pool::begin`]; on SQLite also `SQLITE_BUSY` when another process holds the write
+    /// lock past the connection's busy timeout.
+    pub async fn begin_immediate(&self) -> Result<Conn, sqlx::Error> {
+        Ok(Conn(match self {
+            Pool::Sqlite(p) => Held::SqliteTx(p.begin_with("BEGIN IMMEDIATE").await?),
+            Pool::Postgres(p) => Held::PgTx(p.begin().await?),
+        }))
+    }
+
     /// Takes a connection of the pool for several statements outside a transaction; it goes
     /// back to the pool when dropped.
     ///

@@ -20,7 +20,9 @@ impl Store {
     /// Upserts events: each row of `transport_events` holds the normalized event and the
     /// carrier's payload it was read from (migration 30). A stored event is replaced only by a version the carrier
     /// issued later (`eventCreatedDateTime` / `eventUpdatedDateTime`); an older or equally old
-    /// version of the same `eventID` (a late or repeated file) leaves it as it is.
+    /// version of the same `eventID` (a late or repeated file) leaves it as it is. On SQLite
+    /// the events' ids go into `event_ids_recent`, merged into `event_ids` now and then
+    /// (migration 35, [`Store::merge_event_ids_when_due`]), in the same transaction.
     ///
     /// Returns the keys that versions replaced here named and their events no longer name
     /// ([`DroppedKeys`]): what was derived from those versions is derived again from these
@@ -33,7 +35,8 @@ impl Store {
         let now = Utc::now();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
         // the same time the greater stored form (body and payload, compressed), so that any
-        // order of files keeps the same one (the rule of the `WHERE` below).
+        // order of files keeps the same one (the rule of the stored versions below, and of
+        // `bulk_pg`'s `WHERE`).
         let issued = |e: &NewEvent<'_>| {
             e.event
                 .event
@@ -52,43 +55,58 @@ impl Store {
             return self.upsert_events_pg(account, &mut events, now).await;
         }
         let now = now.timestamp_millis();
-        // Rows go in in the order of their id: the ids are random UUIDs, and in file order
-        // every insert would land on another leaf of the id index (`transport_events_id`,
-        // migration 31; the rows themselves are appended), a B-tree larger than SQLite's page
-        // cache, which would spill and read the same pages again within the transaction.
+        // Rows go in in the order of their id, and so do their ids into `event_ids_recent`
+        // (migration 35), each leaf of which a file's ids then touch once.
         events.sort_unstable_by_key(|e| e.event.id);
-        let mut tx = self.writer().begin().await?;
-        let mut written: Vec<&TransportEvent> = Vec::new();
-        // The payload is inside `body` (`payloads::EVENTS`); a version replacing a row of the older
-        // layout clears its `payload`.
-        for chunk in events.chunks(self.rows_per_list(11)) {
+        // The write lock from the start: what is stored is read first, then written on.
+        let mut tx = self.writer().begin_immediate().await?;
+        let stored = self.stored_versions(&mut tx, &events).await?;
+        // The rule of PostgreSQL's `ON CONFLICT … WHERE` (`bulk_pg`): a later-issued version
+        // replaces the stored one; an equally old one when its stored form is greater (SQLite
+        // compares BLOBs bytewise, then by length, as slices compare, and any BLOB is greater
+        // than the TEXT bodies of rows written before migration 23).
+        let mut new: Vec<&NewEvent<'_>> = Vec::new();
+        let mut replacing: Vec<(i64, &NewEvent<'_>)> = Vec::new();
+        for &e in &events {
+            let issued_at = issued(e).timestamp_millis();
+            match stored.get(&e.event.id) {
+                None => new.push(e),
+                Some(s)
+                    if issued_at > s.issued_at
+                        || (issued_at == s.issued_at
+                            && s.body.as_ref().is_none_or(|b| e.forms.stored > *b)) =>
+                {
+                    replacing.push((s.seq, e))
+                }
+                Some(_) => {}
+            }
+        }
+        let first_seq: i64 =
+            crate::db::query("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transport_events")
+                .fetch_one(self.counted(&mut tx))
+                .await?
+                .try_get("seq")?;
+        let numbered = new.iter().zip(first_seq..);
+        for chunk in numbered
+            .clone()
+            .collect::<Vec<_>>()
+            .chunks(self.rows_per_list(12))
+        {
             let sql = format!(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-                 named_actual, vessel_imo, source_file, source_index, received_at) VALUES {} \
-                 ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, \
-                 issued_at = excluded.issued_at, body = excluded.body, named_actual = excluded.named_actual, \
-                 vessel_imo = excluded.vessel_imo, payload = NULL, \
-                 source_file = excluded.source_file, source_index = excluded.source_index, \
-                 received_at = excluded.received_at \
-                 WHERE excluded.issued_at > transport_events.issued_at \
-                 OR (excluded.issued_at = transport_events.issued_at \
-                 AND excluded.body > transport_events.body) \
-                 RETURNING id",
-                self.values(chunk.len(), 11)
+                "INSERT INTO transport_events (seq, id, account_id, raw_event_id, event_at, issued_at, \
+                 body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {}",
+                self.values(chunk.len(), 12)
             );
             let mut q = crate::db::query(&sql);
-            for e in chunk {
+            for (e, seq) in chunk {
                 let ev = &e.event.event;
                 q = q
+                    .bind(*seq)
                     .bind(e.event.id.as_bytes().as_slice())
                     .bind(account.as_bytes().as_slice())
                     .bind(e.event.raw_event_id.as_bytes().as_slice())
                     .bind(ev.event_at.timestamp_millis())
-                    .bind(
-                        ev.event_created_at
-                            .unwrap_or(ev.event_at)
-                            .timestamp_millis(),
-                    )
+                    .bind(issued(e).timestamp_millis())
                     .bind(e.forms.stored.as_slice())
                     .bind(i64::from(named_actual(ev)))
                     .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
@@ -96,23 +114,143 @@ impl Store {
                     .bind(e.source_index as i64)
                     .bind(now);
             }
-            let returned: HashSet<Uuid> = q
-                .fetch_all(self.counted(&mut tx))
-                .await?
-                .iter()
-                .map(|r| uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "returned event id"))
-                .collect::<Result<_>>()?;
-            written.extend(
-                chunk
-                    .iter()
-                    .map(|e| e.event)
-                    .filter(|e| returned.contains(&e.id)),
-            );
+            q.execute(self.counted(&mut tx)).await?;
         }
+        for chunk in numbered.collect::<Vec<_>>().chunks(self.rows_per_list(2)) {
+            let sql = format!(
+                "INSERT INTO event_ids_recent (id, seq) VALUES {}",
+                self.values(chunk.len(), 2)
+            );
+            let mut q = crate::db::query(&sql);
+            for (e, seq) in chunk {
+                q = q.bind(e.event.id.as_bytes().as_slice()).bind(*seq);
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        // A replaced version leaves by the trigger `transport_events_version_replaced`
+        // (migration 31), as on PostgreSQL. The payload is inside `body`
+        // (`payloads::EVENTS`); a version replacing a row of the older layout clears its
+        // `payload`.
+        for (seq, e) in &replacing {
+            let ev = &e.event.event;
+            crate::db::query(
+                "UPDATE transport_events SET event_at = $1, issued_at = $2, body = $3, \
+                 named_actual = $4, vessel_imo = $5, payload = NULL, source_file = $6, \
+                 source_index = $7, received_at = $8 WHERE seq = $9",
+            )
+            .bind(ev.event_at.timestamp_millis())
+            .bind(issued(e).timestamp_millis())
+            .bind(e.forms.stored.as_slice())
+            .bind(i64::from(named_actual(ev)))
+            .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
+            .bind(e.source_file)
+            .bind(e.source_index as i64)
+            .bind(now)
+            .bind(*seq)
+            .execute(self.counted(&mut tx))
+            .await?;
+        }
+        let mut written: Vec<&TransportEvent> = new
+            .iter()
+            .chain(replacing.iter().map(|(_, e)| e))
+            .map(|e| e.event)
+            .collect();
+        written.sort_unstable_by_key(|e| e.id);
         // Every written event's keys at once, in key order.
         let dropped = self.insert_event_keys(&mut tx, account, &written).await?;
+        self.merge_event_ids_when_due(&mut tx, first_seq + new.len() as i64 - 1)
+            .await?;
         tx.commit().await?;
         Ok(dropped)
+    }
+
+    /// The stored versions of `events` on SQLite, by id: each found in `event_ids` or
+    /// `event_ids_recent` (migration 35), with its row's `seq`, `issued_at` and `body`
+    /// (`None` for a body stored as TEXT, before migration 23). One statement for the whole
+    /// list.
+    async fn stored_versions(
+        &self,
+        tx: &mut crate::db::Conn,
+        events: &[&NewEvent<'_>],
+    ) -> Result<HashMap<Uuid, StoredVersion>> {
+        let sql = format!(
+            "SELECT seq, id, issued_at, CASE WHEN typeof(body) = 'blob' THEN body END AS body \
+             FROM transport_events WHERE {}",
+            with_event_id_in(
+                Backend::Sqlite,
+                "transport_events",
+                &id_list(Backend::Sqlite, "$1")
+            )
+        );
+        let rows = crate::db::query(&sql)
+            .bind(id_list_json(events.iter().map(|e| &e.event.id)))
+            .fetch_all(self.counted(tx))
+            .await?;
+        let mut out = HashMap::with_capacity(rows.len());
+        for r in &rows {
+            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+            out.insert(
+                id,
+                StoredVersion {
+                    seq: r.try_get("seq")?,
+                    issued_at: r.try_get("issued_at")?,
+                    body: r.try_get("body")?,
+                },
+            );
+        }
+        Ok(out)
+    }
+
+    /// Moves the ids of `event_ids_recent` into `event_ids` (migration 35) when the recent run
+    /// holds a sixteenth of the events stored, `last_seq` the highest `seq` (and at least
+    /// [`RECENT_EVENT_IDS_MIN`]): one sorted pass that writes each leaf of the large run once
+    /// for the ids of many files, where inserting each file's ids there would rewrite most of
+    /// its leaves per file. SQLite only; in the writer's transaction `tx`.
+    async fn merge_event_ids_when_due(
+        &self,
+        tx: &mut crate::db::Conn,
+        last_seq: i64,
+    ) -> Result<()> {
+        let recent: i64 = crate::db::query("SELECT COUNT(*) AS n FROM event_ids_recent")
+            .fetch_one(self.counted(tx))
+            .await?
+            .try_get("n")?;
+        if recent >= (last_seq / 16).max(RECENT_EVENT_IDS_MIN) {
+            self.merge_recent_event_ids(tx).await?;
+        }
+        Ok(())
+    }
+
+    /// Moves every id of `event_ids_recent` into `event_ids` in `tx` (SQLite, migration 35);
+    /// returns how many moved.
+    async fn merge_recent_event_ids(&self, tx: &mut crate::db::Conn) -> Result<u64> {
+        let moved = crate::db::query(
+            "INSERT INTO event_ids (id, seq) SELECT id, seq FROM event_ids_recent ORDER BY id",
+        )
+        .execute(self.counted(tx))
+        .await?
+        .rows_affected();
+        crate::db::query("DELETE FROM event_ids_recent")
+            .execute(self.counted(tx))
+            .await?;
+        Ok(moved)
+    }
+
+    /// Merges the ids of the events stored since the last merge into the large run now, as
+    /// [`Store::upsert_events`] does once they are many (SQLite, migration 35): for tests and
+    /// tools that look at the two runs. Returns how many ids moved; 0 on PostgreSQL, which
+    /// keeps one unique index.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the writer's transaction fails (nothing moves).
+    pub async fn merge_event_ids(&self) -> Result<u64> {
+        if self.backend() == Backend::Postgres {
+            return Ok(0);
+        }
+        let mut tx = self.writer().begin_immediate().await?;
+        let moved = self.merge_recent_event_ids(&mut tx).await?;
+        tx.commit().await?;
+        Ok(moved)
     }
 
     /// Appends the ids of `events` (versions just written in `tx`) to the `event_keys` list of
@@ -181,20 +319,22 @@ impl Store {
             replaced.push((id, account, event_body(r, id)?));
         }
         let mut current = HashMap::new();
-        for chunk in replaced.chunks(self.rows_per_list(1)) {
-            let sql = format!(
-                "SELECT id, {} FROM transport_events WHERE id IN ({})",
-                body_bytes(self.backend(), "body"),
-                self.list(chunk.len())
-            );
-            let mut q = crate::db::query(&sql);
-            for (id, _, _) in chunk {
-                q = q.bind(id.as_bytes().as_slice());
-            }
-            for r in q.fetch_all(self.counted(tx)).await? {
-                let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                current.insert(id, event_body(&r, id)?);
-            }
+        let sql = format!(
+            "SELECT id, {} FROM transport_events WHERE {}",
+            body_bytes(self.backend(), "body"),
+            with_event_id_in(
+                self.backend(),
+                "transport_events",
+                &id_list(self.backend(), "$1")
+            )
+        );
+        let rows = crate::db::query(&sql)
+            .bind(id_list_json(replaced.iter().map(|(id, _, _)| id)))
+            .fetch_all(self.counted(tx))
+            .await?;
+        for r in rows {
+            let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+            current.insert(id, event_body(&r, id)?);
         }
         let keys = replaced_keys(&replaced, &current)?;
         // Rare (an event that changed its keys): one read and one write per key.
@@ -234,12 +374,32 @@ impl Store {
         after: Option<Uuid>,
         limit: i64,
     ) -> Result<Vec<(Uuid, Option<String>)>> {
-        let sql = format!(
-            "SELECT id, {}, {} FROM transport_events \
-             WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
-            body_bytes(self.backend(), "body"),
-            payload_bytes(self.backend())
+        let (body, payload) = (
+            body_bytes(self.backend(), "e.body"),
+            payload_bytes(self.backend()),
         );
+        let sql = match self.backend() {
+            Backend::Postgres => format!(
+                "SELECT id, {body}, {payload} FROM transport_events e \
+                 WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+            ),
+            // Each run of ids (migration 35) in its key's order, merged by SQLite as they are
+            // read ("ORDER BY" of a compound SELECT); the rows by their rowid.
+            Backend::Sqlite => {
+                let run = |table: &str| {
+                    format!(
+                        "SELECT x.id AS id, {body}, {payload} FROM {table} x \
+                         CROSS JOIN transport_events e ON e.seq = x.seq \
+                         WHERE x.id > $2 AND e.account_id = $1"
+                    )
+                };
+                format!(
+                    "{} UNION ALL {} ORDER BY id LIMIT $3",
+                    run("event_ids"),
+                    run("event_ids_recent")
+                )
+            }
+        };
         let rows = crate::db::query(&sql)
             .bind(account.as_bytes().as_slice())
             .bind(after.map(|a| a.as_bytes().to_vec()).unwrap_or_default())
@@ -264,21 +424,24 @@ impl Store {
         events: &[TransportEvent],
     ) -> Result<(usize, DroppedKeys)> {
         let mut stored: HashMap<Uuid, StoredEvent> = HashMap::new();
-        for chunk in events.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
-            let sql = format!(
-                "SELECT id, {}, {} FROM transport_events WHERE account_id = $1 AND id IN ({})",
-                body_bytes(self.backend(), "body"),
-                payload_bytes(self.backend()),
-                in_list(2, chunk.len())
-            );
-            let mut q = crate::db::query(&sql).bind(account.as_bytes().as_slice());
-            for e in chunk {
-                q = q.bind(e.id.as_bytes().as_slice());
-            }
-            for row in q.fetch_all(self.pool()).await? {
-                let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
-                stored.insert(id, stored_event(&row, id)?);
-            }
+        let sql = format!(
+            "SELECT id, {}, {} FROM transport_events WHERE account_id = $1 AND {}",
+            body_bytes(self.backend(), "body"),
+            payload_bytes(self.backend()),
+            with_event_id_in(
+                self.backend(),
+                "transport_events",
+                &id_list(self.backend(), "$2")
+            )
+        );
+        let rows = crate::db::query(&sql)
+            .bind(account.as_bytes().as_slice())
+            .bind(id_list_json(events.iter().map(|e| &e.id)))
+            .fetch_all(self.pool())
+            .await?;
+        for row in rows {
+            let id = uuid_of_bytes(&row.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
+            stored.insert(id, stored_event(&row, id)?);
         }
         // A rewritten event takes the one-frame layout (`payloads::EVENTS`): body and payload in
         // one frame.
@@ -294,18 +457,20 @@ impl Store {
             changed.push((e, frame));
         }
         let mut tx = self.writer().begin().await?;
+        let update = format!(
+            "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5, payload = NULL \
+             WHERE account_id = $1 AND {}",
+            with_event_id(self.backend(), "transport_events", "$2")
+        );
         for (e, body) in &changed {
-            crate::db::query(
-                "UPDATE transport_events SET body = $3, named_actual = $4, vessel_imo = $5, payload = NULL \
-                 WHERE account_id = $1 AND id = $2",
-            )
-            .bind(account.as_bytes().as_slice())
-            .bind(e.id.as_bytes().as_slice())
-            .bind(body.as_slice())
-            .bind(i64::from(named_actual(&e.event)))
-            .bind(e.event.vessel_imo.as_ref().map(|imo| imo.as_str()))
-            .execute(self.counted(&mut tx))
-            .await?;
+            crate::db::query(&update)
+                .bind(account.as_bytes().as_slice())
+                .bind(e.id.as_bytes().as_slice())
+                .bind(body.as_slice())
+                .bind(i64::from(named_actual(&e.event)))
+                .bind(e.event.vessel_imo.as_ref().map(|imo| imo.as_str()))
+                .execute(self.counted(&mut tx))
+                .await?;
         }
         let written: Vec<&TransportEvent> = changed.iter().map(|(e, _)| *e).collect();
         let dropped = self.insert_event_keys(&mut tx, account, &written).await?;
@@ -424,18 +589,18 @@ impl Store {
         // (40.6 s against 9 s for the derive stage of 5,000 containers). The account is
         // checked on the rows.
         // The ids as 32 hex digits each, made into their 16 bytes by the database.
-        let list = match self.backend() {
-            Backend::Sqlite => "SELECT unhex(value) FROM json_each($1)",
-            Backend::Postgres => "SELECT decode(json_array_elements_text($1::json), 'hex')",
-        };
         let sql = format!(
-            "SELECT id, raw_event_id, {}, account_id FROM transport_events WHERE id IN ({list})",
+            "SELECT id, raw_event_id, {}, account_id FROM transport_events WHERE {}",
             body_bytes(self.backend(), "body"),
+            with_event_id_in(
+                self.backend(),
+                "transport_events",
+                &id_list(self.backend(), "$1")
+            ),
         );
-        let ids: Vec<String> = ids.iter().map(|id| id.simple().to_string()).collect();
         // Decoded as they arrive: a derivation's history is tens of thousands of rows.
         let events = crate::db::query(&sql)
-            .bind(serde_json::Value::from(ids).to_string())
+            .bind(id_list_json(ids))
             .fetch_map(self.pool(), |row| -> Result<_> {
                 if row.try_get::<&[u8], _>("account_id")? == account.as_bytes() {
                     event_row(&row).map(Some)
@@ -445,6 +610,68 @@ impl Store {
             })
             .await?;
         Ok(events.into_iter().flatten().collect())
+    }
+}
+
+/// How many ids `event_ids_recent` holds, at the least, before it is merged into `event_ids`
+/// (migration 35, [`Store::merge_event_ids_when_due`]); past 16 times as many events stored,
+/// the merge waits for a sixteenth of them. At 131,072 ids (about three DCSA files of the
+/// simulated feeds) the recent run is some 3 MB.
+const RECENT_EVENT_IDS_MIN: i64 = 131_072;
+
+/// A stored version of an event as [`Store::upsert_events`] compares a new one with it.
+struct StoredVersion {
+    /// Its `transport_events` rowid.
+    seq: i64,
+    /// When the carrier issued it, ms since the epoch (UTC).
+    issued_at: i64,
+    /// Its stored form; `None` when stored as TEXT (before migration 23).
+    body: Option<Vec<u8>>,
+}
+
+/// The subquery listing the 16-byte ids of the JSON array of 32-hex-digit ids bound as `param`
+/// ([`id_list_json`]): one parameter however many ids.
+pub(crate) fn id_list(backend: Backend, param: &str) -> String {
+    match backend {
+        Backend::Sqlite => format!("SELECT unhex(value) FROM json_each({param})"),
+        Backend::Postgres => {
+            format!("SELECT decode(json_array_elements_text({param}::json), 'hex')")
+        }
+    }
+}
+
+/// `ids` as the JSON array [`id_list`] reads: 32 hex digits each.
+pub(crate) fn id_list_json<'a>(ids: impl IntoIterator<Item = &'a Uuid>) -> String {
+    let ids: Vec<String> = ids.into_iter().map(|id| id.simple().to_string()).collect();
+    serde_json::Value::from(ids).to_string()
+}
+
+/// The condition that the `transport_events` row named `table` (the table or its alias) is an
+/// event whose id `ids` lists (a subquery or list of 16-byte ids, such as [`id_list`]). On
+/// SQLite the ids are found in `event_ids` and `event_ids_recent` (migration 35), each by its
+/// primary key, and the rows by their rowid; `ids` appears twice, so its parameters must be
+/// numbered. On PostgreSQL by the unique index on `id`.
+pub(crate) fn with_event_id_in(backend: Backend, table: &str, ids: &str) -> String {
+    match backend {
+        Backend::Sqlite => format!(
+            "{table}.seq IN (SELECT seq FROM event_ids WHERE id IN ({ids}) \
+             UNION ALL SELECT seq FROM event_ids_recent WHERE id IN ({ids}))"
+        ),
+        Backend::Postgres => format!("{table}.id IN ({ids})"),
+    }
+}
+
+/// The condition that the `transport_events` row named `table` is the event whose 16-byte id
+/// is the expression `id` (a parameter, or a column of a table joined before it), for a
+/// lookup per row of a join: on SQLite its `seq` from `event_ids` or `event_ids_recent`
+/// (migration 35), on PostgreSQL by `id`.
+pub(crate) fn with_event_id(backend: Backend, table: &str, id: &str) -> String {
+    match backend {
+        Backend::Sqlite => format!(
+            "{table}.seq = COALESCE((SELECT seq FROM event_ids WHERE id = {id}), \
+             (SELECT seq FROM event_ids_recent WHERE id = {id}))"
+        ),
+        Backend::Postgres => format!("{table}.id = {id}"),
     }
 }
 

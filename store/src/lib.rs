@@ -27,7 +27,10 @@
 //! carrier payload too since migration 30, `event_keys`, one row per key since 29, and
 //! `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
 //! integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
-//! (migrations 24, 25, 28); `vessel_positions` is keyed by transmitter and time, as integer
+//! (migrations 24, 25, 28). On SQLite an event's id leads to its row (its rowid `seq`) through
+//! `event_ids` and the small `event_ids_recent`, merged now and then (migration 35:
+//! `events::with_event_id_in`); PostgreSQL keeps a unique index on `transport_events.id`.
+//! `vessel_positions` is keyed by transmitter and time, as integer
 //! milliseconds on both backends (migration 34); the other tables keep ids as UUID text and timestamps as
 //! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use crate::db::DbRow;
+use crate::events::{id_list, with_event_id, with_event_id_in};
 use uuid::Uuid;
 
 use super::{
@@ -312,13 +313,14 @@ impl Store {
                 "encode(e.raw_event_id, 'hex')",
             ),
         };
+        let by_id = with_event_id(self.backend(), "e", bytes_of);
         let rows = self
             .aggregated(account, container_ids, |aggregate, list| {
                 format!(
                     "SELECT ce.container_id, {aggregate}({id_hex} || ' ' || {raw_hex} || ' ' || \
                      COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
                      FROM container_events ce CROSS JOIN transport_events e \
-                     WHERE e.id = {bytes_of} AND ce.account_id = $1 \
+                     WHERE {by_id} AND ce.account_id = $1 \
                      AND ce.container_id IN ({list}) GROUP BY ce.container_id"
                 )
             })
@@ -425,14 +427,20 @@ impl Store {
             for (flag, ids) in [(1_i64, &listed), (0, &unlisted)] {
                 for chunk in ids.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
                     let sql = format!(
-                        "UPDATE transport_events SET named_actual = $1 WHERE id IN ({})",
-                        in_list(2, chunk.len())
+                        "UPDATE transport_events SET named_actual = $1 WHERE {}",
+                        with_event_id_in(
+                            self.backend(),
+                            "transport_events",
+                            &id_list(self.backend(), "$2")
+                        )
                     );
-                    let mut q = crate::db::query(&sql).bind(flag);
-                    for id in chunk {
-                        q = q.bind(id.as_slice());
-                    }
-                    q.execute(self.counted(&mut tx)).await?;
+                    // The ids as the JSON list of hex digits `id_list` reads.
+                    let hex: Vec<String> = chunk.iter().map(hex::encode).collect();
+                    crate::db::query(&sql)
+                        .bind(flag)
+                        .bind(serde_json::Value::from(hex).to_string())
+                        .execute(self.counted(&mut tx))
+                        .await?;
                 }
             }
             tx.commit().await?;
