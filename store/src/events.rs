@@ -176,11 +176,7 @@ impl Store {
         let sql = format!(
             "SELECT seq, id, issued_at, CASE WHEN typeof(body) = 'blob' THEN body END AS body \
              FROM transport_events WHERE {}",
-            with_event_id_in(
-                Backend::Sqlite,
-                "transport_events",
-                &id_list(Backend::Sqlite, "$1")
-            )
+            self.events_with_ids_in("$1")
         );
         let rows = crate::db::query(&sql)
             .bind(id_list_json(events.iter().map(|e| &e.event.id)))
@@ -253,6 +249,16 @@ impl Store {
         Ok(moved)
     }
 
+    /// [`with_event_id_in`] for `transport_events` and the JSON list of ids bound as `param`
+    /// ([`id_list`], [`id_list_json`]): the condition of every read of events by id.
+    pub(crate) fn events_with_ids_in(&self, param: &str) -> String {
+        with_event_id_in(
+            self.backend(),
+            "transport_events",
+            &id_list(self.backend(), param),
+        )
+    }
+
     /// Appends the ids of `events` (versions just written in `tx`) to the `event_keys` list of
     /// every container, bill of lading and booking each names (migration 29: one row per key),
     /// after taking the ids of the versions they replaced out of the keys those no longer
@@ -322,11 +328,7 @@ impl Store {
         let sql = format!(
             "SELECT id, {} FROM transport_events WHERE {}",
             body_bytes(self.backend(), "body"),
-            with_event_id_in(
-                self.backend(),
-                "transport_events",
-                &id_list(self.backend(), "$1")
-            )
+            self.events_with_ids_in("$1")
         );
         let rows = crate::db::query(&sql)
             .bind(id_list_json(replaced.iter().map(|(id, _, _)| id)))
@@ -428,11 +430,7 @@ impl Store {
             "SELECT id, {}, {} FROM transport_events WHERE account_id = $1 AND {}",
             body_bytes(self.backend(), "body"),
             payload_bytes(self.backend()),
-            with_event_id_in(
-                self.backend(),
-                "transport_events",
-                &id_list(self.backend(), "$2")
-            )
+            self.events_with_ids_in("$2")
         );
         let rows = crate::db::query(&sql)
             .bind(account.as_bytes().as_slice())
@@ -592,11 +590,7 @@ impl Store {
         let sql = format!(
             "SELECT id, raw_event_id, {}, account_id FROM transport_events WHERE {}",
             body_bytes(self.backend(), "body"),
-            with_event_id_in(
-                self.backend(),
-                "transport_events",
-                &id_list(self.backend(), "$1")
-            ),
+            self.events_with_ids_in("$1"),
         );
         // Decoded as they arrive: a derivation's history is tens of thousands of rows.
         let events = crate::db::query(&sql)
@@ -631,7 +625,7 @@ struct StoredVersion {
 
 /// The subquery listing the 16-byte ids of the JSON array of 32-hex-digit ids bound as `param`
 /// ([`id_list_json`]): one parameter however many ids.
-pub(crate) fn id_list(backend: Backend, param: &str) -> String {
+fn id_list(backend: Backend, param: &str) -> String {
     match backend {
         Backend::Sqlite => format!("SELECT unhex(value) FROM json_each({param})"),
         Backend::Postgres => {
@@ -641,7 +635,7 @@ pub(crate) fn id_list(backend: Backend, param: &str) -> String {
 }
 
 /// `ids` as the JSON array [`id_list`] reads: 32 hex digits each.
-pub(crate) fn id_list_json<'a>(ids: impl IntoIterator<Item = &'a Uuid>) -> String {
+fn id_list_json<'a>(ids: impl IntoIterator<Item = &'a Uuid>) -> String {
     let ids: Vec<String> = ids.into_iter().map(|id| id.simple().to_string()).collect();
     serde_json::Value::from(ids).to_string()
 }
@@ -651,7 +645,7 @@ pub(crate) fn id_list_json<'a>(ids: impl IntoIterator<Item = &'a Uuid>) -> Strin
 /// SQLite the ids are found in `event_ids` and `event_ids_recent` (migration 35), each by its
 /// primary key, and the rows by their rowid; `ids` appears twice, so its parameters must be
 /// numbered. On PostgreSQL by the unique index on `id`.
-pub(crate) fn with_event_id_in(backend: Backend, table: &str, ids: &str) -> String {
+fn with_event_id_in(backend: Backend, table: &str, ids: &str) -> String {
     match backend {
         Backend::Sqlite => format!(
             "{table}.seq IN (SELECT seq FROM event_ids WHERE id IN ({ids}) \

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::db::DbRow;
-use crate::events::{id_list, with_event_id, with_event_id_in};
+use crate::events::with_event_id;
 use uuid::Uuid;
 
 use super::{
@@ -424,24 +424,18 @@ impl Store {
                 }
             }
             let mut tx = self.writer().begin().await?;
+            let sql = format!(
+                "UPDATE transport_events SET named_actual = $1 WHERE {}",
+                self.events_with_ids_in("$2")
+            );
             for (flag, ids) in [(1_i64, &listed), (0, &unlisted)] {
-                for chunk in ids.chunks(self.rows_per_statement(1).saturating_sub(1).max(1)) {
-                    let sql = format!(
-                        "UPDATE transport_events SET named_actual = $1 WHERE {}",
-                        with_event_id_in(
-                            self.backend(),
-                            "transport_events",
-                            &id_list(self.backend(), "$2")
-                        )
-                    );
-                    // The ids as the JSON list of hex digits `id_list` reads.
-                    let hex: Vec<String> = chunk.iter().map(hex::encode).collect();
-                    crate::db::query(&sql)
-                        .bind(flag)
-                        .bind(serde_json::Value::from(hex).to_string())
-                        .execute(self.counted(&mut tx))
-                        .await?;
-                }
+                // The ids as the JSON list of hex digits `Store::events_with_ids_in` reads.
+                let hex: Vec<String> = ids.iter().map(hex::encode).collect();
+                crate::db::query(&sql)
+                    .bind(flag)
+                    .bind(serde_json::Value::from(hex).to_string())
+                    .execute(self.counted(&mut tx))
+                    .await?;
             }
             tx.commit().await?;
         }
