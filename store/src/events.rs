@@ -86,12 +86,8 @@ impl Store {
                 .fetch_one(self.counted(&mut tx))
                 .await?
                 .try_get("seq")?;
-        let numbered = new.iter().zip(first_seq..);
-        for chunk in numbered
-            .clone()
-            .collect::<Vec<_>>()
-            .chunks(self.rows_per_list(12))
-        {
+        let numbered: Vec<(&&NewEvent<'_>, i64)> = new.iter().zip(first_seq..).collect();
+        for chunk in numbered.chunks(self.rows_per_list(12)) {
             let sql = format!(
                 "INSERT INTO transport_events (seq, id, account_id, raw_event_id, event_at, issued_at, \
                  body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {}",
@@ -116,7 +112,7 @@ impl Store {
             }
             q.execute(self.counted(&mut tx)).await?;
         }
-        for chunk in numbered.collect::<Vec<_>>().chunks(self.rows_per_list(2)) {
+        for chunk in numbered.chunks(self.rows_per_list(2)) {
             let sql = format!(
                 "INSERT INTO event_ids_recent (id, seq) VALUES {}",
                 self.values(chunk.len(), 2)
