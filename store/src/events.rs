@@ -61,40 +61,53 @@ impl Store {
         // The write lock from the start: what is stored is read first, then written on.
         let mut tx = self.writer().begin_immediate().await?;
         let stored = self.stored_versions(&mut tx, &events).await?;
-        // The rule of PostgreSQL's `ON CONFLICT … WHERE` (`bulk_pg`): a later-issued version
-        // replaces the stored one; an equally old one when its stored form is greater (SQLite
-        // compares BLOBs bytewise, then by length, as slices compare, and any BLOB is greater
-        // than the TEXT bodies of rows written before migration 23).
-        let mut new: Vec<&NewEvent<'_>> = Vec::new();
-        let mut replacing: Vec<(i64, &NewEvent<'_>)> = Vec::new();
+        let mut next_seq: i64 =
+            crate::db::query("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transport_events")
+                .fetch_one(self.counted(&mut tx))
+                .await?
+                .try_get("seq")?;
+        // Each written version with the `seq` it goes under (a replaced version's stored one,
+        // the next free one for an event not stored before, `true` beside it), still in id
+        // order. Which version is written is the rule of PostgreSQL's `ON CONFLICT … WHERE`
+        // (`bulk_pg`): a later-issued version replaces the stored one; an equally old one when
+        // its stored form is greater (SQLite compares BLOBs bytewise, then by length, as slices
+        // compare, and any BLOB is greater than the TEXT bodies of rows written before
+        // migration 23).
+        let mut written: Vec<(&NewEvent<'_>, i64, bool)> = Vec::with_capacity(events.len());
         for &e in &events {
             let issued_at = issued(e).timestamp_millis();
             match stored.get(&e.event.id) {
-                None => new.push(e),
+                None => {
+                    written.push((e, next_seq, true));
+                    next_seq += 1;
+                }
                 Some(s)
                     if issued_at > s.issued_at
                         || (issued_at == s.issued_at
                             && s.body.as_ref().is_none_or(|b| e.forms.stored > *b)) =>
                 {
-                    replacing.push((s.seq, e))
+                    written.push((e, s.seq, false))
                 }
                 Some(_) => {}
             }
         }
-        let first_seq: i64 =
-            crate::db::query("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transport_events")
-                .fetch_one(self.counted(&mut tx))
-                .await?
-                .try_get("seq")?;
-        let numbered: Vec<(&&NewEvent<'_>, i64)> = new.iter().zip(first_seq..).collect();
-        for chunk in numbered.chunks(self.rows_per_list(12)) {
+        // New and replacing versions alike, by `seq`: a replaced version's row is updated in
+        // place, and leaves by the trigger `transport_events_version_replaced` (migration 31,
+        // which SQLite fires for an upsert's update too), as on PostgreSQL. The payload is
+        // inside `body` (`payloads::EVENTS`); a version replacing a row of the older layout
+        // clears its `payload`.
+        for chunk in written.chunks(self.rows_per_list(12)) {
             let sql = format!(
                 "INSERT INTO transport_events (seq, id, account_id, raw_event_id, event_at, issued_at, \
-                 body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {}",
+                 body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {} \
+                 ON CONFLICT (seq) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
+                 payload = NULL, source_file = excluded.source_file, source_index = excluded.source_index, \
+                 received_at = excluded.received_at",
                 self.values(chunk.len(), 12)
             );
             let mut q = crate::db::query(&sql);
-            for (e, seq) in chunk {
+            for (e, seq, _) in chunk {
                 let ev = &e.event.event;
                 q = q
                     .bind(*seq)
@@ -112,50 +125,26 @@ impl Store {
             }
             q.execute(self.counted(&mut tx)).await?;
         }
-        for chunk in numbered.chunks(self.rows_per_list(2)) {
+        let new: Vec<(&[u8], i64)> = written
+            .iter()
+            .filter(|(_, _, new)| *new)
+            .map(|(e, seq, _)| (e.event.id.as_bytes().as_slice(), *seq))
+            .collect();
+        for chunk in new.chunks(self.rows_per_list(2)) {
             let sql = format!(
                 "INSERT INTO event_ids_recent (id, seq) VALUES {}",
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
-            for (e, seq) in chunk {
-                q = q.bind(e.event.id.as_bytes().as_slice()).bind(*seq);
+            for (id, seq) in chunk {
+                q = q.bind(*id).bind(*seq);
             }
             q.execute(self.counted(&mut tx)).await?;
         }
-        // A replaced version leaves by the trigger `transport_events_version_replaced`
-        // (migration 31), as on PostgreSQL. The payload is inside `body`
-        // (`payloads::EVENTS`); a version replacing a row of the older layout clears its
-        // `payload`.
-        for (seq, e) in &replacing {
-            let ev = &e.event.event;
-            crate::db::query(
-                "UPDATE transport_events SET event_at = $1, issued_at = $2, body = $3, \
-                 named_actual = $4, vessel_imo = $5, payload = NULL, source_file = $6, \
-                 source_index = $7, received_at = $8 WHERE seq = $9",
-            )
-            .bind(ev.event_at.timestamp_millis())
-            .bind(issued(e).timestamp_millis())
-            .bind(e.forms.stored.as_slice())
-            .bind(i64::from(named_actual(ev)))
-            .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
-            .bind(e.source_file)
-            .bind(e.source_index as i64)
-            .bind(now)
-            .bind(*seq)
-            .execute(self.counted(&mut tx))
-            .await?;
-        }
-        let mut written: Vec<&TransportEvent> = new
-            .iter()
-            .chain(replacing.iter().map(|(_, e)| e))
-            .map(|e| e.event)
-            .collect();
-        written.sort_unstable_by_key(|e| e.id);
+        let written: Vec<&TransportEvent> = written.iter().map(|(e, _, _)| e.event).collect();
         // Every written event's keys at once, in key order.
         let dropped = self.insert_event_keys(&mut tx, account, &written).await?;
-        self.merge_event_ids_when_due(&mut tx, first_seq + new.len() as i64 - 1)
-            .await?;
+        self.merge_event_ids_when_due(&mut tx, next_seq - 1).await?;
         tx.commit().await?;
         Ok(dropped)
     }
