@@ -81,8 +81,10 @@ pub struct IngestArgs {
     pub paths: Vec<PathBuf>,
     /// Derive shipments and containers once this many feed rows (events, terminal checks, line
     /// deadlines; not AIS positions) are stored, and after the last file, instead of after
-    /// every file: a container named by several files of a group is derived once. 1 derives
-    /// after every file. Larger groups ingest faster and hold more history in memory at once.
+    /// every file: a container named by several files of a group is derived once. The keys of
+    /// the file that reaches the count wait for the next group, with the files after it that
+    /// name them again. 1 derives after every file. Larger groups ingest faster and hold more
+    /// history in memory at once.
     #[arg(long, default_value_t = crate::commands::DERIVE_EVERY_ROWS, value_name = "ROWS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub derive_every: u64,

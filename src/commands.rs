@@ -122,8 +122,10 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
 }
 
 /// Feed rows stored before a derivation runs, by default (`teu ingest --derive-every`): about
-/// two chunks of a `teu simulate` feed (a DCSA file of some 2,000 containers with the terminal,
-/// rail and email files of the same containers), so most containers are derived once.
+/// one chunk of a `teu simulate` feed (a DCSA file of some 2,000 containers, about 44,000
+/// events, with the terminal, rail and email files of the same containers, about 4,700 rows
+/// more). The last file's keys wait for the next group, so each container of such a feed is
+/// derived once.
 pub const DERIVE_EVERY_ROWS: u64 = 50_000;
 
 /// Files `teu ingest` reads ahead of the one it stores (each held parsed in memory).
@@ -131,8 +133,9 @@ const READ_AHEAD: usize = 2;
 
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
 /// first quarantined rows). Files are stored one by one and derived together once
-/// `derive_every` feed rows are stored, and after the last file
-/// ([`ingest::PendingDerivation`]); each derivation prints a line of its own. Returns how many
+/// `derive_every` feed rows are stored (all but the keys of the file that reached the count,
+/// which wait for the next group: [`ingest::PendingDerivation::take_group_but_last`]), and
+/// after the last file; each derivation prints a line of its own. Returns how many
 /// files failed (unreadable, or stored but their derivation failed); the others are kept.
 ///
 /// Three things go on at once: the next files are read on a blocking thread, the current one
@@ -226,7 +229,14 @@ pub async fn ingest_files(
             if let Some(previous) = deriving.take() {
                 failures += previous.finish(&bar, &mut totals).await;
             }
-            if let Some(group) = pending.take_group() {
+            // Before the end, the last file's keys wait for the files after it, which are
+            // likely to name them again (`PendingDerivation::take_group_but_last`).
+            let group = if last {
+                pending.take_group()
+            } else {
+                pending.take_group_but_last()
+            };
+            if let Some(group) = group {
                 bar.set_message(format!("deriving {} files", group.files().len()));
                 deriving = Some(Deriving::start(store, account, group, &turns));
             }

@@ -504,21 +504,36 @@ pub async fn derive_stored(
 /// is read and derived once instead of once per file. The tables come out the same as file by
 /// file, since a derivation reads the whole linked history of what it derives; what differs
 /// is what is published: one change per record for the group, not one per file.
+///
+/// A group taken before the end ([`PendingDerivation::take_group_but_last`]) leaves the keys
+/// of the last file added waiting with it: files about the same containers tend to come
+/// together (a carrier's events, then the terminals' checks of the same boxes), so the files
+/// after it are likely to name them again, and a container is then derived once with all of
+/// them rather than once on each side of the cut.
 #[derive(Debug, Default)]
 pub struct PendingDerivation {
+    /// Every key added, the last file's included.
     keys: Keys,
     files: Vec<String>,
     rows: usize,
+    /// The keys and feed rows of the last file added that named a key.
+    last_keys: Keys,
+    last_rows: usize,
 }
 
 impl PendingDerivation {
     /// Adds a stored file's keys and rows (AIS positions do not count: they derive nothing).
+    /// A file that names no key (AIS positions, an email) leaves the group as it was.
     pub fn add(&mut self, stored: &Stored) {
-        self.keys.extend(&stored.keys);
-        if !stored.keys.is_empty() {
-            self.files.push(stored.summary.file.clone());
-            self.rows += stored.summary.accepted - stored.summary.positions;
+        if stored.keys.is_empty() {
+            return;
         }
+        let rows = stored.summary.accepted - stored.summary.positions;
+        self.keys.extend(&stored.keys);
+        self.files.push(stored.summary.file.clone());
+        self.rows += rows;
+        self.last_keys = stored.keys.clone();
+        self.last_rows = rows;
     }
 
     /// Feed rows (not AIS positions) of the files waiting to be derived.
@@ -538,10 +553,36 @@ impl PendingDerivation {
     }
 
     /// Takes every key and file added so far as one [`DerivationGroup`] and starts a new,
-    /// empty group; `None` when no key waits.
+    /// empty group; `None` when no key waits. For the end of an ingest.
     pub fn take_group(&mut self) -> Option<DerivationGroup> {
         let Self { keys, files, .. } = std::mem::take(self);
         (!keys.is_empty()).then_some(DerivationGroup { keys, files })
+    }
+
+    /// Takes the files added before the last one as a [`DerivationGroup`] of their keys that
+    /// the last file does not name; the last file and all its keys (those earlier files named
+    /// too) stay, as the start of the next group. Takes everything, as
+    /// [`PendingDerivation::take_group`], when the last file names every key that waits.
+    /// `None` when no key waits. For a group cut before the end of an ingest.
+    pub fn take_group_but_last(&mut self) -> Option<DerivationGroup> {
+        let earlier = self.keys.without(&self.last_keys);
+        if earlier.is_empty() {
+            return self.take_group();
+        }
+        let mut files = std::mem::take(&mut self.files);
+        let last_file = files.pop().into_iter().collect();
+        let last_keys = std::mem::take(&mut self.last_keys);
+        *self = Self {
+            keys: last_keys.clone(),
+            files: last_file,
+            rows: self.last_rows,
+            last_keys,
+            last_rows: self.last_rows,
+        };
+        Some(DerivationGroup {
+            keys: earlier,
+            files,
+        })
     }
 }
 
@@ -625,6 +666,15 @@ impl Keys {
         self.containers.extend(other.containers.iter().cloned());
         self.bills.extend(other.bills.iter().cloned());
         self.bookings.extend(other.bookings.iter().cloned());
+    }
+
+    /// The keys of `self` that `other` does not name, kind by kind.
+    pub fn without(&self, other: &Keys) -> Keys {
+        Keys {
+            containers: self.containers.difference(&other.containers).cloned().collect(),
+            bills: self.bills.difference(&other.bills).cloned().collect(),
+            bookings: self.bookings.difference(&other.bookings).cloned().collect(),
+        }
     }
 
     /// Adds the keys replaced event versions named and their stored versions no longer name
@@ -836,4 +886,104 @@ async fn derive_and_write(
         changes,
         linked,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored file named `file` of `rows` feed rows naming `containers` and `bills`.
+    fn stored(file: &str, rows: usize, containers: &[&str], bills: &[&str]) -> Stored {
+        Stored {
+            summary: FileSummary {
+                file: file.to_string(),
+                format: FeedFormat::DcsaTnt22,
+                rows_read: rows,
+                accepted: rows,
+                positions: 0,
+                quarantined: Vec::new(),
+                shipments: 0,
+                containers: 0,
+                waiting: 0,
+                timings: StageTimings::default(),
+            },
+            keys: Keys {
+                containers: containers.iter().map(ToString::to_string).collect(),
+                bills: bills.iter().map(ToString::to_string).collect(),
+                bookings: BTreeSet::new(),
+            },
+        }
+    }
+
+    fn names(set: &BTreeSet<String>) -> Vec<&str> {
+        set.iter().map(String::as_str).collect()
+    }
+
+    /// The order of `teu simulate`'s chunks: a carrier's events, then the terminal's checks of
+    /// the same containers; the cut falls at the next chunk's events, which wait for their own
+    /// terminal file, so each container is derived in one group.
+    #[test]
+    fn a_cut_leaves_the_last_files_keys_waiting() {
+        let mut pending = PendingDerivation::default();
+        pending.add(&stored(
+            "events-00001",
+            40,
+            &["CMAU8552593", "BEAU7970164"],
+            &["CMDUPTM7481389"],
+        ));
+        pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
+        pending.add(&stored("00001-notice.eml", 0, &[], &[]));
+        pending.add(&stored(
+            "events-00002",
+            40,
+            &["MSKU1000016", "MSKU1000021"],
+            &["MAEU240915487"],
+        ));
+        assert_eq!(pending.rows(), 85);
+        let group = pending
+            .take_group_but_last()
+            .expect("earlier files wait");
+        assert_eq!(group.files(), ["events-00001", "terminal-checks-00001"]);
+        assert_eq!(
+            names(&group.keys.containers),
+            ["BEAU7970164", "CMAU8552593"]
+        );
+        assert_eq!(names(&group.keys.bills), ["CMDUPTM7481389"]);
+        // The last file waits, with its rows, as the start of the next group.
+        assert_eq!(pending.files(), ["events-00002"]);
+        assert_eq!(pending.rows(), 40);
+        pending.add(&stored("terminal-checks-00002", 5, &["MSKU1000021"], &[]));
+        pending.add(&stored("events-00003", 40, &["APZU4812090"], &[]));
+        let group = pending.take_group_but_last().expect("earlier files wait");
+        assert_eq!(group.files(), ["events-00002", "terminal-checks-00002"]);
+        assert_eq!(
+            names(&group.keys.containers),
+            ["MSKU1000016", "MSKU1000021"]
+        );
+        assert_eq!(names(&group.keys.bills), ["MAEU240915487"]);
+        // The end takes everything.
+        let group = pending.take_group().expect("the last file waits");
+        assert_eq!(group.files(), ["events-00003"]);
+        assert_eq!(names(&group.keys.containers), ["APZU4812090"]);
+        assert!(pending.is_empty() && pending.take_group().is_none());
+    }
+
+    /// A key the last file names waits with it even when an earlier file named it first; when
+    /// the last file names every waiting key, the cut takes them all.
+    #[test]
+    fn keys_the_last_file_names_wait_and_a_cut_never_takes_nothing() {
+        let mut pending = PendingDerivation::default();
+        pending.add(&stored("events-00001", 40, &["CMAU8552593", "BEAU7970164"], &[]));
+        pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
+        let group = pending.take_group_but_last().expect("a key waits");
+        assert_eq!(names(&group.keys.containers), ["BEAU7970164"]);
+        assert_eq!(group.files(), ["events-00001"]);
+        assert_eq!(names(&pending.keys.containers), ["CMAU8552593"]);
+        // Only the last file's keys wait: the cut derives them rather than nothing.
+        let group = pending.take_group_but_last().expect("a key waits");
+        assert_eq!(names(&group.keys.containers), ["CMAU8552593"]);
+        assert_eq!(group.files(), ["terminal-checks-00001"]);
+        assert!(pending.is_empty() && pending.take_group_but_last().is_none());
+        assert_eq!(pending.rows(), 0);
+    }
 }
