@@ -671,7 +671,11 @@ impl Keys {
     /// The keys of `self` that `other` does not name, kind by kind.
     pub fn without(&self, other: &Keys) -> Keys {
         Keys {
-            containers: self.containers.difference(&other.containers).cloned().collect(),
+            containers: self
+                .containers
+                .difference(&other.containers)
+                .cloned()
+                .collect(),
             bills: self.bills.difference(&other.bills).cloned().collect(),
             bookings: self.bookings.difference(&other.bookings).cloned().collect(),
         }
@@ -940,9 +944,7 @@ mod tests {
             &["MAEU240915487"],
         ));
         assert_eq!(pending.rows(), 85);
-        let group = pending
-            .take_group_but_last()
-            .expect("earlier files wait");
+        let group = pending.take_group_but_last().expect("earlier files wait");
         assert_eq!(group.files(), ["events-00001", "terminal-checks-00001"]);
         assert_eq!(
             names(&group.keys.containers),
@@ -973,7 +975,12 @@ mod tests {
     #[test]
     fn keys_the_last_file_names_wait_and_a_cut_never_takes_nothing() {
         let mut pending = PendingDerivation::default();
-        pending.add(&stored("events-00001", 40, &["CMAU8552593", "BEAU7970164"], &[]));
+        pending.add(&stored(
+            "events-00001",
+            40,
+            &["CMAU8552593", "BEAU7970164"],
+            &[],
+        ));
         pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
         let group = pending.take_group_but_last().expect("a key waits");
         assert_eq!(names(&group.keys.containers), ["BEAU7970164"]);
