@@ -619,9 +619,10 @@ fn id_list(backend: Backend, param: &str) -> String {
     }
 }
 
-/// `ids` as the JSON array [`id_list`] reads: 32 hex digits each.
-fn id_list_json<'a>(ids: impl IntoIterator<Item = &'a Uuid>) -> String {
-    let ids: Vec<String> = ids.into_iter().map(|id| id.simple().to_string()).collect();
+/// `ids` (16-byte event ids: [`Uuid`]s or their stored bytes) as the JSON array [`id_list`]
+/// reads: 32 lowercase hex digits each.
+pub(crate) fn id_list_json(ids: impl IntoIterator<Item = impl AsRef<[u8]>>) -> String {
+    let ids: Vec<String> = ids.into_iter().map(hex::encode).collect();
     serde_json::Value::from(ids).to_string()
 }
 

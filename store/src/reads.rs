@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::db::DbRow;
-use crate::events::with_event_id;
+use crate::events::{id_list_json, with_event_id};
 use uuid::Uuid;
 
 use super::{
@@ -429,11 +429,9 @@ impl Store {
                 self.events_with_ids_in("$2")
             );
             for (flag, ids) in [(1_i64, &listed), (0, &unlisted)] {
-                // The ids as the JSON list of hex digits `Store::events_with_ids_in` reads.
-                let hex: Vec<String> = ids.iter().map(hex::encode).collect();
                 crate::db::query(&sql)
                     .bind(flag)
-                    .bind(serde_json::Value::from(hex).to_string())
+                    .bind(id_list_json(ids.iter()))
                     .execute(self.counted(&mut tx))
                     .await?;
             }

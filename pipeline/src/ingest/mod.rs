@@ -923,6 +923,13 @@ mod tests {
         set.iter().map(String::as_str).collect()
     }
 
+    /// Asserts that `group` holds these files, container numbers and bills of lading.
+    fn assert_group(group: &DerivationGroup, files: &[&str], containers: &[&str], bills: &[&str]) {
+        assert_eq!(group.files(), files);
+        assert_eq!(names(&group.keys.containers), containers);
+        assert_eq!(names(&group.keys.bills), bills);
+    }
+
     /// The order of `teu simulate`'s chunks: a carrier's events, then the terminal's checks of
     /// the same containers; the cut falls at the next chunk's events, which wait for their own
     /// terminal file, so each container is derived in one group.
@@ -945,28 +952,27 @@ mod tests {
         ));
         assert_eq!(pending.rows(), 85);
         let group = pending.take_group_but_last().expect("earlier files wait");
-        assert_eq!(group.files(), ["events-00001", "terminal-checks-00001"]);
-        assert_eq!(
-            names(&group.keys.containers),
-            ["BEAU7970164", "CMAU8552593"]
+        assert_group(
+            &group,
+            &["events-00001", "terminal-checks-00001"],
+            &["BEAU7970164", "CMAU8552593"],
+            &["CMDUPTM7481389"],
         );
-        assert_eq!(names(&group.keys.bills), ["CMDUPTM7481389"]);
         // The last file waits, with its rows, as the start of the next group.
         assert_eq!(pending.files(), ["events-00002"]);
         assert_eq!(pending.rows(), 40);
         pending.add(&stored("terminal-checks-00002", 5, &["MSKU1000021"], &[]));
         pending.add(&stored("events-00003", 40, &["APZU4812090"], &[]));
         let group = pending.take_group_but_last().expect("earlier files wait");
-        assert_eq!(group.files(), ["events-00002", "terminal-checks-00002"]);
-        assert_eq!(
-            names(&group.keys.containers),
-            ["MSKU1000016", "MSKU1000021"]
+        assert_group(
+            &group,
+            &["events-00002", "terminal-checks-00002"],
+            &["MSKU1000016", "MSKU1000021"],
+            &["MAEU240915487"],
         );
-        assert_eq!(names(&group.keys.bills), ["MAEU240915487"]);
         // The end takes everything.
         let group = pending.take_group().expect("the last file waits");
-        assert_eq!(group.files(), ["events-00003"]);
-        assert_eq!(names(&group.keys.containers), ["APZU4812090"]);
+        assert_group(&group, &["events-00003"], &["APZU4812090"], &[]);
         assert!(pending.is_empty() && pending.take_group().is_none());
     }
 
@@ -983,13 +989,11 @@ mod tests {
         ));
         pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
         let group = pending.take_group_but_last().expect("a key waits");
-        assert_eq!(names(&group.keys.containers), ["BEAU7970164"]);
-        assert_eq!(group.files(), ["events-00001"]);
+        assert_group(&group, &["events-00001"], &["BEAU7970164"], &[]);
         assert_eq!(names(&pending.keys.containers), ["CMAU8552593"]);
         // Only the last file's keys wait: the cut derives them rather than nothing.
         let group = pending.take_group_but_last().expect("a key waits");
-        assert_eq!(names(&group.keys.containers), ["CMAU8552593"]);
-        assert_eq!(group.files(), ["terminal-checks-00001"]);
+        assert_group(&group, &["terminal-checks-00001"], &["CMAU8552593"], &[]);
         assert!(pending.is_empty() && pending.take_group_but_last().is_none());
         assert_eq!(pending.rows(), 0);
     }
