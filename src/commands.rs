@@ -143,7 +143,9 @@ const READ_AHEAD: usize = 2;
 /// Three things go on at once: the next files are read on a blocking thread, the current one
 /// is stored, and the last group of stored files is derived in a task of its own
 /// ([`ingest::DerivationGroup`]): its history reads and polars work run beside the store,
-/// while its writes and the store's take turns ([`ingest::WriteTurns`]). Derivations run one
+/// while on SQLite its writes and the store's take turns ([`ingest::WriteTurns`]; PostgreSQL
+/// writes both at once). The planner statistics are refreshed before each group's derivation
+/// starts ([`Store::optimize`]). Derivations run one
 /// after another, each after its group's files are stored, so every key is last derived from
 /// its whole stored history, as when the steps ran one by one (`tests/order.rs`).
 pub async fn ingest_files(
@@ -165,7 +167,7 @@ pub async fn ingest_files(
     let mut totals = StageTimings::default();
     let mut totals_rows = Rows::default();
     let mut pending = ingest::PendingDerivation::default();
-    let turns = ingest::WriteTurns::default();
+    let turns = ingest::WriteTurns::of(store);
     let mut deriving: Option<Deriving> = None;
     // Files are read, parsed and prepared in order on one blocking thread, up to
     // `READ_AHEAD` files ahead of the one being stored and derived (the read stage is CPU
@@ -239,6 +241,16 @@ pub async fn ingest_files(
                 pending.take_group_but_last()
             };
             if let Some(group) = group {
+                // The group's store grew the tables the derivation reads, and the previous
+                // group's writes the links it reads back: fresh planner statistics first,
+                // here, where nothing else writes (the previous derivation has ended), rather
+                // than in the derivation's task, where it would wait for the next file's
+                // store (a failure costs only speed).
+                let refreshed = std::time::Instant::now();
+                if let Err(e) = store.optimize().await {
+                    tracing::warn!("planner statistics not refreshed: {e}");
+                }
+                totals.store += refreshed.elapsed();
                 bar.set_message(format!("deriving {} files", group.files().len()));
                 deriving = Some(Deriving::start(store, account, group, &turns));
             }
@@ -351,7 +363,8 @@ struct Rows {
 }
 
 /// The end-of-ingest report on stderr: rows, wall time, time and throughput per stage (read
-/// and store over every row; derive and write over the rows that feed the derivation), peak RSS.
+/// and store over every row; history, derive and write over the rows that feed the
+/// derivation), peak RSS.
 /// The read stage runs on its own thread beside the others (the next file is read while the
 /// current one is stored), and a group's derivation beside the store of the next files, so
 /// the stage times may add up to more than the wall time. The lock wait includes a
@@ -374,7 +387,8 @@ fn print_stages(files: usize, rows: &Rows, wall: std::time::Duration, t: &StageT
     for (stage, d, n) in [
         ("read (beside the rest)", t.read, rows.read),
         ("store (events, rows)", t.store, rows.accepted),
-        ("derive (history, polars)", t.derive, rows.derived),
+        ("history (linked events)", t.history, rows.derived),
+        ("derive (polars, facts)", t.derive, rows.derived),
         ("write (derived rows)", t.write, rows.derived),
     ] {
         eprintln!(

@@ -31,7 +31,8 @@ use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
 use crate::store::payloads::EventForms;
 use crate::store::{
-    now as store_now, DerivationScope, DerivedChanges, DroppedKeys, NewEvent, Store, StoreError,
+    now as store_now, Backend, DerivationScope, DerivedChanges, DroppedKeys, NewEvent, Store,
+    StoreError,
 };
 use crate::terminal_facts;
 
@@ -96,7 +97,11 @@ pub struct StageTimings {
     /// Waiting for the derivation lock (another worker deriving the same account) or, in a
     /// derivation beside the store of later files, for a turn to write ([`WriteTurns`]).
     pub lock_wait: Duration,
-    /// Loading the touched keys' stored history and deriving shipments and containers (polars).
+    /// Reading the touched keys' linked stored history ([`linked_history`]: event ids, then
+    /// each body once, decoded): the first part of a derivation.
+    pub history: Duration,
+    /// Deriving shipments and containers from that history (polars), with their terminal
+    /// facts and tracking requests.
     pub derive: Duration,
     /// Writing derived shipments, containers and event links, linking tracking requests.
     pub write: Duration,
@@ -108,6 +113,7 @@ impl StageTimings {
         self.read += other.read;
         self.store += other.store;
         self.lock_wait += other.lock_wait;
+        self.history += other.history;
         self.derive += other.derive;
         self.write += other.write;
     }
@@ -476,7 +482,7 @@ pub struct Derived {
 /// under the account's derivation lock, every shipment linked to them, writes the result and
 /// publishes the changes, writing only in its turns of `turns` (pass `WriteTurns::default()`
 /// when nothing else of this process writes meanwhile). Adds the lock wait (the derivation
-/// lock's and the turns'), derive and write times to `timings`.
+/// lock's and the turns'), history, derive and write times to `timings`.
 ///
 /// # Errors
 /// Store and normalization errors; the stored rows stay stored, and the next derivation that
@@ -602,10 +608,12 @@ impl DerivationGroup {
         &self.files
     }
 
-    /// Refreshes the planner statistics ([`Store::optimize`]), then derives the group's keys
-    /// ([`derive_stored`]), writing in its turns of `turns`. Returns what was derived, or the
-    /// error (the files' rows stay stored and underived until a later derivation reaches their
-    /// keys), with the stage times of the derivation (the statistics count as storing).
+    /// Derives the group's keys ([`derive_stored`]), writing in its turns of `turns`. Returns
+    /// what was derived, or the error (the files' rows stay stored and underived until a
+    /// later derivation reaches their keys), with the stage times of the derivation. The
+    /// caller refreshes the planner statistics first ([`Store::optimize`]) when the group's
+    /// store grew the tables much (`teu ingest` does, between two files' stores, where it
+    /// waits for no turn).
     pub async fn derive(
         self,
         store: &Store,
@@ -613,18 +621,6 @@ impl DerivationGroup {
         turns: &WriteTurns,
     ) -> (Result<Derived, IngestError>, StageTimings) {
         let mut timings = StageTimings::default();
-        // The group's store stage grew the tables the derivation reads, and the previous
-        // group's writes the links it reads back: fresh planner statistics first (a write on
-        // SQLite: in a turn; a failure costs only speed).
-        let waited = Instant::now();
-        let turn = turns.take().await;
-        timings.lock_wait += waited.elapsed();
-        let started = Instant::now();
-        if let Err(e) = store.optimize().await {
-            tracing::warn!("planner statistics not refreshed: {e}");
-        }
-        drop(turn);
-        timings.store += started.elapsed();
         let derived = derive_stored(store, account, &self.keys, turns, &mut timings).await;
         (derived, timings)
     }
@@ -632,18 +628,39 @@ impl DerivationGroup {
 
 /// Turns at writing among the tasks of one ingest, one at a time: `teu ingest` stores the next
 /// files while a group of stored files is derived ([`DerivationGroup::derive`]), and each
-/// takes a turn for its writes (a file's store, a derivation's written rows and published
-/// changes) while the derivation's reads and polars work go on beside the store. SQLite has
-/// one writer (SQLite manual, "File Locking And Concurrency In SQLite Version 3"): without
-/// turns a file's store and a derivation's write would meet at the database's lock, and the
-/// one that waited past its busy timeout would fail. Clones share the turns.
-#[derive(Debug, Clone, Default)]
-pub struct WriteTurns(std::sync::Arc<tokio::sync::Mutex<()>>);
+/// takes a turn for its writes (a file's store; a derivation's written rows and published
+/// changes, in one turn) while the derivation's reads and polars work go on beside the store.
+/// SQLite has one writer (SQLite manual, "File Locking And Concurrency In SQLite Version 3"):
+/// without turns a file's store and a derivation's write would meet at the database's lock,
+/// and the one that waited past its busy timeout would fail. PostgreSQL takes concurrent
+/// writers (row locks, MVCC), so [`WriteTurns::of`] a PostgreSQL store never waits: there a
+/// derivation writes while the next file is stored, as two workers' stores and derivations
+/// already do. Clones share the turns; [`WriteTurns::default`] always takes turns.
+#[derive(Debug, Clone)]
+pub struct WriteTurns(Option<std::sync::Arc<tokio::sync::Mutex<()>>>);
+
+impl Default for WriteTurns {
+    fn default() -> Self {
+        Self(Some(Default::default()))
+    }
+}
 
 impl WriteTurns {
-    /// Waits for this task's turn to write; the turn lasts until the guard is dropped.
-    pub async fn take(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.0.lock().await
+    /// Turns for the writers of `store`: taken on SQLite, none on PostgreSQL.
+    pub fn of(store: &Store) -> Self {
+        match store.backend() {
+            Backend::Sqlite => Self::default(),
+            Backend::Postgres => Self(None),
+        }
+    }
+
+    /// Waits for this task's turn to write; the turn lasts until the guard is dropped. `None`
+    /// at once when the store needs no turns ([`WriteTurns::of`]).
+    pub async fn take(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match &self.0 {
+            Some(turns) => Some(turns.lock().await),
+            None => None,
+        }
     }
 }
 
@@ -761,7 +778,9 @@ pub async fn linked_history(
 }
 
 /// Steps 2 to 4 of the module documentation: [`derive_and_write`] under the account's
-/// derivation lock (its wait recorded as `lock_wait`), then the change notifications.
+/// derivation lock (its wait recorded as `lock_wait`), then the change notifications, in the
+/// same turn of `turns` as the write (publishing writes too: SQLite keeps the updates in a
+/// table), so that a derivation waits for the store of later files once, not twice.
 async fn locked_derivation(
     store: &Store,
     account: &Account,
@@ -774,11 +793,7 @@ async fn locked_derivation(
     timings.lock_wait += waited.elapsed();
     let derived = derive_and_write(store, account, keys, turns, timings).await;
     lock.release().await?;
-    let derived = derived?;
-    // Publishing writes too (SQLite keeps the updates in a table).
-    let waited = Instant::now();
-    let _turn = turns.take().await;
-    timings.lock_wait += waited.elapsed();
+    let (derived, _turn) = derived?;
     crate::store::notify::publish_ingest(
         store,
         account.id,
@@ -791,18 +806,21 @@ async fn locked_derivation(
 }
 
 /// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the
-/// account's derivation lock. Reads and derives, then writes in a turn of `turns`. Records
-/// the `derive` and `write` stage times in `timings`, and the wait for the turn as lock wait.
-async fn derive_and_write(
+/// account's derivation lock. Reads and derives, then writes in a turn of `turns`, which it
+/// returns still taken (for the caller's publishing). Records the `history`, `derive` and
+/// `write` stage times in `timings`, and the wait for the turn as lock wait.
+async fn derive_and_write<'t>(
     store: &Store,
     account: &Account,
     keys: &Keys,
-    turns: &WriteTurns,
+    turns: &'t WriteTurns,
     timings: &mut StageTimings,
-) -> Result<Derivation, IngestError> {
+) -> Result<(Derivation, Option<tokio::sync::MutexGuard<'t, ()>>), IngestError> {
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
     let (history, scope) = linked_history(store, account.id, keys).await?;
+    timings.history += started.elapsed();
+    let started = Instant::now();
     // The rows go to the blocking task and come back, moved rather than cloned.
     let (ids, rows): (Vec<_>, Vec<_>) = history
         .into_iter()
@@ -867,7 +885,7 @@ async fn derive_and_write(
         .collect();
     timings.derive += started.elapsed();
     let waited = Instant::now();
-    let _turn = turns.take().await;
+    let turn = turns.take().await;
     timings.lock_wait += waited.elapsed();
     let written = Instant::now();
     let changes = store
@@ -883,13 +901,16 @@ async fn derive_and_write(
     // Pending tracking requests for numbers that now have data become `created`.
     let linked = store.link_tracking_requests(account.id).await?;
     timings.write += written.elapsed();
-    Ok(Derivation {
-        shipments: derived.shipments.len(),
-        unattached: derived.unattached.len(),
-        containers: derived.containers,
-        changes,
-        linked,
-    })
+    Ok((
+        Derivation {
+            shipments: derived.shipments.len(),
+            unattached: derived.unattached.len(),
+            containers: derived.containers,
+            changes,
+            linked,
+        },
+        turn,
+    ))
 }
 
 #[cfg(test)]
