@@ -90,7 +90,7 @@ awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" \
   'BEGIN { printf "backend %s, %d worker(s), wall time %.0f s\n", b, w, e - s }'
 for ((k = 0; k < workers; k++)); do
   echo "--- worker $k"
-  grep -A5 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
+  grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
   grep '^worker exit' "$dir/worker-$k.log"
 done
 count='SELECT (SELECT count(*) FROM containers) AS containers, (SELECT count(*) FROM shipments) AS shipments, (SELECT count(*) FROM transport_events) AS events, (SELECT count(*) FROM terminal_checks) AS terminal_checks'
