@@ -145,9 +145,9 @@ const READ_AHEAD: usize = 2;
 /// ([`ingest::DerivationGroup`]): its history reads and polars work run beside the store,
 /// while on SQLite its writes and the store's take turns ([`ingest::WriteTurns`]; PostgreSQL
 /// writes both at once). The planner statistics are refreshed before each group's derivation
-/// starts ([`Store::optimize`]). Derivations run one
-/// after another, each after its group's files are stored, so every key is last derived from
-/// its whole stored history, as when the steps ran one by one (`tests/order.rs`).
+/// starts ([`Store::optimize`]). Derivations run one after another, each after its group's
+/// files are stored, so every key is last derived from its whole stored history, as when the
+/// steps ran one by one (`tests/order.rs`).
 pub async fn ingest_files(
     store: &Store,
     account: &Account,
