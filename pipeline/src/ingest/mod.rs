@@ -343,7 +343,7 @@ pub async fn ingest_batch(
 }
 
 /// Derives the keys of one stored file and completes its summary (derived shipments,
-/// containers, waiting events, derive and write times).
+/// containers, waiting events, history, derive and write times).
 async fn derive_one(
     store: &Store,
     account: &Account,
