@@ -122,13 +122,14 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
 }
 
 /// Feed rows stored before a derivation runs, by default (`teu ingest --derive-every`): about
-/// two chunks of a `teu simulate` feed (a chunk is a DCSA file of some 2,000 containers, about
+/// one chunk of a `teu simulate` feed (a chunk is a DCSA file of some 2,000 containers, about
 /// 44,000 events, then the terminal, line-deadline and rail files of the same containers,
 /// about 4,700 rows more). The keys of the file that reaches the count wait for the next
-/// group, so each container of such a feed is derived once. At 300,000 simulated containers
-/// this took 408 s at a peak RSS of 909 MiB, against 477 s and 758 MiB at 50,000 rows
-/// (README, "Thirty-seventh session").
-pub const DERIVE_EVERY_ROWS: u64 = 100_000;
+/// group, so each container of such a feed is derived once. A group's events wait in memory
+/// for its derivation ([`ingest::KnownEvents`]), so memory grows with the group: at 100,000
+/// simulated containers this took 65–73 s at a peak RSS of 906–920 MiB, against 78 s and
+/// 1,065 MiB at 100,000 rows (README, "Thirty-ninth session").
+pub const DERIVE_EVERY_ROWS: u64 = 50_000;
 
 /// Files `teu ingest` reads ahead of the one it stores (each held parsed in memory).
 const READ_AHEAD: usize = 2;
@@ -218,7 +219,7 @@ pub async fn ingest_files(
                 totals_rows.quarantined += summary.quarantined.len();
                 totals.add(&summary.timings);
                 bar.suspend(|| print_stored(summary, verbose));
-                pending.add(&stored);
+                pending.add(stored);
             }
             Err(e) => {
                 failures += 1;

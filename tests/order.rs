@@ -13,6 +13,10 @@
 //! `derived_together_equals_file_by_file` checks the same of the grouping alone on a
 //! simulated feed with every kind of file (DCSA, terminal checks, line deadlines, rail,
 //! emails): derived after every file, in groups of a few files, and all at once.
+//!
+//! An ingest derives from the events it just stored as it kept them in memory
+//! (`teu_pipeline::ingest::KnownEvents`); the first run of each test is derived again by
+//! `teu rederive`, from the events read back from the store, and must not change.
 
 mod common;
 
@@ -168,6 +172,9 @@ async fn same_tables_in_any_order(make_db: &dyn Fn() -> TestDb) {
         db.create_account("acme");
         db.ingest_with("acme", options, &paths);
         let tables = common::snapshot(&db, "acme").await;
+        if first.is_none() {
+            assert_rederived_same(&db, &name, &tables).await;
+        }
         db.cleanup().await;
         assert!(
             tables["containers"].len() > 30,
@@ -181,6 +188,25 @@ async fn same_tables_in_any_order(make_db: &dyn Fn() -> TestDb) {
             }
         }
     }
+}
+
+/// Derives the account `acme` of `db` again with `teu rederive`, from the events read back
+/// from the store (an ingest keeps the events it stored in memory for its derivations,
+/// `teu_pipeline::ingest::KnownEvents`; a rederive keeps none), and asserts the tables stay
+/// `tables`, the snapshot of run `name`.
+async fn assert_rederived_same(
+    db: &TestDb,
+    name: &str,
+    tables: &std::collections::BTreeMap<String, Vec<String>>,
+) {
+    let out = db.teu(&["rederive", "--account", "acme"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again = common::snapshot(db, "acme").await;
+    assert_same_tables(name, tables, &format!("{name}, rederived"), &again);
 }
 
 /// Asserts that the snapshot `got` of run `name` equals `expected` of run `first_name`, table by
@@ -291,6 +317,9 @@ async fn derived_together_equals_file_by_file(make_db: &dyn Fn() -> TestDb) {
             );
         }
         let tables = common::snapshot(&db, "acme").await;
+        if first.is_none() {
+            assert_rederived_same(&db, name, &tables).await;
+        }
         db.cleanup().await;
         assert!(
             tables["containers"].len() >= 400,

@@ -100,6 +100,7 @@ pub async fn rederive_account(
             store,
             account,
             &keys,
+            ingest::KnownEvents::default(),
             &ingest::WriteTurns::default(),
             &mut timings,
         )

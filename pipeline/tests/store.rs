@@ -32,6 +32,7 @@ async fn postgres_backend_ingests_the_same() {
     };
     accounts_on(&db.store).await;
     ingest_on(&db.store).await;
+    kept_events_are_the_stored_ones_on(&db.store).await;
     later_versions_replace_keys_on(&db.store).await;
     stored_links_follow_their_events_on(&db.store).await;
     db.drop().await.unwrap();
@@ -66,6 +67,42 @@ async fn accounts_on(store: &Store) {
 async fn ingest_is_idempotent_and_scoped() {
     let (_dir, store) = sqlite().await;
     ingest_on(&store).await;
+}
+
+#[tokio::test]
+async fn kept_events_are_the_stored_ones() {
+    let (_dir, store) = sqlite().await;
+    kept_events_are_the_stored_ones_on(&store).await;
+}
+
+/// The events a stored file keeps for its derivation ([`ingest::KnownEvents`]) are exactly the
+/// rows the store reads back for them, field for field (time zone included), for every real
+/// DCSA sample that has events; the same file stored again (or its versions that lost to the
+/// stored ones) keeps none.
+async fn kept_events_are_the_stored_ones_on(store: &Store) {
+    let (a, _) = store.create_account("kept", false).await.unwrap();
+    let mut kept = 0;
+    for name in [
+        "tnt-220-response.json",
+        "tnt-220-response-wrong-event-ids.json",
+        "tnt-220-response-wrong-date-times.json",
+        "tnt-300-response.json",
+        "tnt-300-response-nextpage.json",
+    ] {
+        let stored = ingest::store_file(store, &a, &sample(name)).await.unwrap();
+        let known: Vec<_> = stored.known.events().cloned().collect();
+        let ids: Vec<uuid::Uuid> = known.iter().map(|e| e.id).collect();
+        let mut read = store.events_by_id(a.id, &ids).await.unwrap();
+        read.sort_by_key(|e| e.id);
+        let mut known = known;
+        known.sort_by_key(|e| e.id);
+        assert_eq!(known, read, "{name}: kept events against the stored rows");
+        kept += known.len();
+        let again = ingest::store_file(store, &a, &sample(name)).await.unwrap();
+        assert!(again.known.is_empty(), "{name} again: nothing is written");
+    }
+    // 7 events of the 2.2 sample, 2 new of the wrong-event-ids file, the 3.0 samples' own.
+    assert!(kept >= 10, "{kept} kept");
 }
 
 async fn ingest_on(store: &Store) {
@@ -346,13 +383,13 @@ async fn naming(store: &Store, account: uuid::Uuid, number: &str) -> Vec<uuid::U
 }
 
 /// Stores `event` as the first row of `file`, its own JSON standing for the carrier's payload;
-/// the keys its replaced version named and it does not.
+/// the keys its replaced version named and it does not, and whether it was written.
 async fn upsert_version(
     store: &Store,
     account: uuid::Uuid,
     event: &teu_pipeline::model::TransportEvent,
     file: &str,
-) -> teu_pipeline::store::DroppedKeys {
+) -> teu_pipeline::store::UpsertedEvents {
     let raw = serde_json::to_string(&event.event).unwrap();
     let forms = teu_pipeline::store::payloads::encode_events([(raw.as_str(), &event.event)])
         .unwrap()
@@ -392,7 +429,14 @@ async fn later_versions_replace_keys_on(store: &Store) {
         .event_created_at
         .unwrap_or(original.event.event_at);
     later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
-    let dropped = upsert_version(store, a.id, &later, "correction.json").await;
+    let mark = store.replacement_mark().await.unwrap();
+    let upserted = upsert_version(store, a.id, &later, "correction.json").await;
+    assert_eq!(
+        upserted.written,
+        [original.id].into(),
+        "the later version is written"
+    );
+    let dropped = upserted.dropped;
     assert_eq!(
         dropped.containers.iter().collect::<Vec<_>>(),
         vec!["APZU4812090"],
@@ -418,11 +462,31 @@ async fn later_versions_replace_keys_on(store: &Store) {
     let mut older = original.clone();
     older.event.containers = vec!["MSKU1000021".to_string()];
     older.event.event_created_at = Some(issued - chrono::Duration::hours(1));
+    // The log of replaced versions lists the replaced event after the mark taken before,
+    // for its account only, and nothing after a mark taken since.
+    assert_eq!(
+        store.events_replaced_since(a.id, &mark).await.unwrap(),
+        [original.id].into()
+    );
+    let (other, _) = store.create_account("unrelated", false).await.unwrap();
+    assert!(store
+        .events_replaced_since(other.id, &mark)
+        .await
+        .unwrap()
+        .is_empty());
+    let since = store.replacement_mark().await.unwrap();
+    let upserted = upsert_version(store, a.id, &older, "late.json").await;
     assert!(
-        upsert_version(store, a.id, &older, "late.json")
-            .await
-            .is_empty(),
+        upserted.dropped.is_empty() && upserted.written.is_empty(),
         "an older version replaces nothing"
+    );
+    assert!(
+        store
+            .events_replaced_since(a.id, &since)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a version that lost is not logged"
     );
     assert!(naming(store, a.id, "MSKU1000021").await.is_empty());
     assert_eq!(naming(store, a.id, "MSKU1000016").await, vec![original.id]);

@@ -14,7 +14,7 @@ use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
 use super::db::Conn;
-use super::events::DroppedKeys;
+use super::events::{DroppedKeys, UpsertedEvents};
 use super::{ts, NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
@@ -32,7 +32,7 @@ impl Store {
         account: Uuid,
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
-    ) -> Result<DroppedKeys> {
+    ) -> Result<UpsertedEvents> {
         // Times go over as the text `ts` writes, one `timestamptz` cast on the server (sqlx's
         // driver is built without chrono); milliseconds, as SQLite keeps them.
         let now = ts(now);
@@ -108,7 +108,10 @@ impl Store {
             .insert_event_keys_pg(&mut tx, account, &written)
             .await?;
         tx.commit().await?;
-        Ok(dropped)
+        Ok(UpsertedEvents {
+            dropped,
+            written: written.iter().map(|e| e.id).collect(),
+        })
     }
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of

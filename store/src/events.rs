@@ -26,12 +26,13 @@ impl Store {
     ///
     /// Returns the keys that versions replaced here named and their events no longer name
     /// ([`DroppedKeys`]): what was derived from those versions is derived again from these
-    /// keys, so the containers an event left are derived without it.
+    /// keys, so the containers an event left are derived without it; and the ids of the
+    /// events whose given version is now the stored one ([`UpsertedEvents::written`]).
     pub async fn upsert_events(
         &self,
         account: Uuid,
         events: &[NewEvent<'_>],
-    ) -> Result<DroppedKeys> {
+    ) -> Result<UpsertedEvents> {
         let now = Utc::now();
         // A feed may repeat an event: the later-issued version wins; among versions issued at
         // the same time the greater stored form (body and payload, compressed), so that any
@@ -146,7 +147,69 @@ impl Store {
         let dropped = self.insert_event_keys(&mut tx, account, &written).await?;
         self.merge_event_ids_when_due(&mut tx, next_seq - 1).await?;
         tx.commit().await?;
-        Ok(dropped)
+        Ok(UpsertedEvents {
+            dropped,
+            written: written.iter().map(|e| e.id).collect(),
+        })
+    }
+
+    /// A point in the log of replaced event versions (migration 36, `event_replacements`):
+    /// take it before storing events, and [`Store::events_replaced_since`] it lists every
+    /// event whose version was replaced after it, by any writer. A derivation that kept the
+    /// versions it stored in memory uses those of them not listed: they are still the stored
+    /// ones.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the database cannot be read.
+    pub async fn replacement_mark(&self) -> Result<ReplacementMark> {
+        Ok(match self.backend() {
+            Backend::Sqlite => ReplacementMark::Seq(
+                crate::db::query("SELECT COALESCE(MAX(seq), 0) AS seq FROM event_replacements")
+                    .fetch_one(self.pool())
+                    .await?
+                    .try_get("seq")?,
+            ),
+            Backend::Postgres => ReplacementMark::Snapshot(
+                crate::db::query("SELECT pg_current_snapshot()::text AS snapshot")
+                    .fetch_one(self.pool())
+                    .await?
+                    .try_get("snapshot")?,
+            ),
+        })
+    }
+
+    /// The events of `account` whose stored version was replaced after `mark` was taken
+    /// ([`Store::replacement_mark`]), by any writer, committed by now. On SQLite the log's
+    /// rows after the mark's `seq` (one writer: rows commit in `seq` order); on PostgreSQL
+    /// those whose transaction the mark's snapshot does not see.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the database cannot be read, [`StoreError::Corrupt`] for a
+    /// logged id that is not 16 bytes.
+    pub async fn events_replaced_since(
+        &self,
+        account: Uuid,
+        mark: &ReplacementMark,
+    ) -> Result<HashSet<Uuid>> {
+        let q = match mark {
+            ReplacementMark::Seq(seq) => crate::db::query(
+                "SELECT event_id FROM event_replacements WHERE seq > $1 AND account_id = $2",
+            )
+            .bind(*seq),
+            ReplacementMark::Snapshot(snapshot) => crate::db::query(
+                "SELECT event_id FROM event_replacements \
+                 WHERE xid >= pg_snapshot_xmin($1::pg_snapshot) \
+                 AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot) AND account_id = $2",
+            )
+            .bind(snapshot.as_str()),
+        };
+        let rows = q
+            .bind(account.as_bytes().as_slice())
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| uuid_of_bytes(&r.try_get::<Vec<u8>, _>("event_id")?, "replaced event id"))
+            .collect()
     }
 
     /// The stored versions of `events` on SQLite, by id: each found in `event_ids` or
@@ -653,6 +716,24 @@ pub(crate) fn with_event_id(backend: Backend, table: &str, id: &str) -> String {
         ),
         Backend::Postgres => format!("{table}.id = {id}"),
     }
+}
+
+/// What [`Store::upsert_events`] did with a list of events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UpsertedEvents {
+    /// The keys replaced versions named and their events no longer name.
+    pub dropped: DroppedKeys,
+    /// The ids of the events written: stored for the first time, or replacing an older stored
+    /// version. The others' stored versions were kept (issued later, or as late and greater).
+    pub written: HashSet<Uuid>,
+}
+
+/// A point in the log of replaced event versions ([`Store::replacement_mark`]): the log's last
+/// `seq` on SQLite, a snapshot (`pg_current_snapshot`, as text) on PostgreSQL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplacementMark {
+    Seq(i64),
+    Snapshot(String),
 }
 
 /// What an `event_keys` row names, stored as its code (migration 24).

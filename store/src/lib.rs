@@ -30,6 +30,10 @@
 //! (migrations 24, 25, 28). On SQLite an event's id leads to its row (its rowid `seq`) through
 //! `event_ids` and the small `event_ids_recent`, merged now and then (migration 35:
 //! `events::with_event_id_in`); PostgreSQL keeps a unique index on `transport_events.id`.
+//! `event_replacements` logs every replaced event version, by any writer (migration 36: a
+//! trigger), so that an ingest may derive from the versions it stored as it kept them in
+//! memory, less those replaced since (`Store::replacement_mark`,
+//! `Store::events_replaced_since`).
 //! `vessel_positions` is keyed by transmitter and time, as integer
 //! milliseconds on both backends (migration 34); the other tables keep ids as UUID text and timestamps as
 //! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
@@ -76,7 +80,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
-pub use events::DroppedKeys;
+pub use events::{DroppedKeys, ReplacementMark, UpsertedEvents};
 pub use leg_tracks::KeptLegTrack;
 pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
@@ -998,20 +1002,31 @@ pub(crate) fn stored_event(
 }
 
 /// A `transport_events` row (`id`, `raw_event_id` and `body` read through [`body_bytes`]) as
-/// the event it stores.
+/// the event it stores ([`transport_event`]).
 fn event_row(r: &db::DbRow) -> Result<TransportEvent> {
     let id = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("id")?, "transport event id")?;
     let raw = uuid_of_bytes(&r.try_get::<Vec<u8>, _>("raw_event_id")?, "raw event id")?;
     let event: teu_domain::model::EventRow = from_json(&event_body(r, id)?, "transport event", id)?;
+    Ok(transport_event(id, raw, event))
+}
+
+/// The stored event `id` (raw event `raw_event_id`) of normalized `event`, as the store reads it
+/// back: with the IANA time zone of its UN/LOCODE from the bundled ports, when known. For a
+/// version kept in memory since it was stored, to stand for the row read back.
+pub fn transport_event(
+    id: Uuid,
+    raw_event_id: Uuid,
+    event: teu_domain::model::EventRow,
+) -> TransportEvent {
     let timezone = event
         .locode
         .as_deref()
         .and_then(|l| teu_domain::reference::bundled().0.get(l))
         .and_then(|p| p.time_zone.clone());
-    Ok(TransportEvent {
+    TransportEvent {
         id,
-        raw_event_id: raw,
+        raw_event_id,
         timezone,
         event,
-    })
+    }
 }

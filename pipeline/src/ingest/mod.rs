@@ -31,8 +31,8 @@ use crate::normalize::{self, NormalizeError, Refs};
 use crate::reference;
 use crate::store::payloads::EventForms;
 use crate::store::{
-    now as store_now, Backend, DerivationScope, DerivedChanges, DroppedKeys, NewEvent, Store,
-    StoreError,
+    now as store_now, Backend, DerivationScope, DerivedChanges, DroppedKeys, NewEvent,
+    ReplacementMark, Store, StoreError,
 };
 use crate::terminal_facts;
 
@@ -224,7 +224,8 @@ pub enum ReadFile {
 }
 
 /// A batch's events as the store takes them, made without the store: each with its ids
-/// ([`ids::event_id`], [`ids::raw_event_id`] for the account) and its payload and body in
+/// ([`ids::event_id`], [`ids::raw_event_id`] for the account) and its port's time zone, as
+/// the store reads it back ([`crate::store::transport_event`]), and its payload and body in
 /// their stored forms ([`crate::store::payloads::encode_events`]), in the batch's order.
 #[derive(Debug)]
 pub struct PreparedEvents {
@@ -241,11 +242,14 @@ impl PreparedEvents {
         let events: Vec<TransportEvent> = batch
             .events
             .iter()
-            .map(|e| TransportEvent {
-                id: ids::event_id(account, &e.row.event_id),
-                raw_event_id: ids::raw_event_id(account, &e.row.event_id),
-                timezone: None,
-                event: e.row.clone(),
+            .map(|e| {
+                // As the store reads it back, so that it may stand for its row
+                // ([`KnownEvents`]).
+                crate::store::transport_event(
+                    ids::event_id(account, &e.row.event_id),
+                    ids::raw_event_id(account, &e.row.event_id),
+                    e.row.clone(),
+                )
             })
             .collect();
         let forms = crate::store::payloads::encode_events(
@@ -317,6 +321,7 @@ async fn store_read_unnamed(
             Ok(Stored {
                 summary,
                 keys: Keys::default(),
+                known: KnownEvents::default(),
             })
         }
         ReadFile::Feed {
@@ -349,7 +354,11 @@ async fn derive_one(
     account: &Account,
     stored: Stored,
 ) -> Result<FileSummary, IngestError> {
-    let Stored { mut summary, keys } = stored;
+    let Stored {
+        mut summary,
+        keys,
+        known,
+    } = stored;
     if keys.is_empty() {
         return Ok(summary);
     }
@@ -357,6 +366,7 @@ async fn derive_one(
         store,
         account,
         &keys,
+        known,
         &WriteTurns::default(),
         &mut summary.timings,
     )
@@ -376,6 +386,70 @@ pub struct Stored {
     /// The container numbers, bills of lading and bookings the stored rows name (empty for
     /// AIS positions and emails, which derive nothing).
     pub keys: Keys,
+    /// The events whose versions the store took from this file, as it would read them back.
+    pub known: KnownEvents,
+}
+
+/// Events kept in memory since their versions were stored, to stand for their rows in a
+/// derivation's history ([`linked_history`]) instead of reading and decoding them again: a
+/// group's history is mostly the events its own files just stored. Each is kept as the store
+/// reads it back ([`crate::store::transport_event`]); the versions replaced since `mark`, by
+/// whatever writer, are read from the store instead ([`Store::events_replaced_since`]), so
+/// a derivation sees the stored versions either way.
+#[derive(Debug, Default)]
+pub struct KnownEvents {
+    /// Taken before the first of these versions was stored; `None` when none is kept.
+    mark: Option<ReplacementMark>,
+    events: std::collections::HashMap<uuid::Uuid, TransportEvent>,
+}
+
+impl KnownEvents {
+    /// The versions of `events` (a file's, as prepared and as the store reads them back:
+    /// [`PreparedEvents`]) that the store wrote (`written`, from [`Store::upsert_events`]),
+    /// with the `mark` taken before the store. An event the file gives twice is left out:
+    /// which of its versions was written is the store's rule.
+    fn of(
+        mark: ReplacementMark,
+        events: Vec<TransportEvent>,
+        written: &std::collections::HashSet<uuid::Uuid>,
+    ) -> Self {
+        let mut given: std::collections::HashMap<uuid::Uuid, usize> =
+            std::collections::HashMap::with_capacity(events.len());
+        for e in &events {
+            *given.entry(e.id).or_default() += 1;
+        }
+        let events: std::collections::HashMap<_, _> = events
+            .into_iter()
+            .filter(|e| given[&e.id] == 1 && written.contains(&e.id))
+            .map(|e| (e.id, e))
+            .collect();
+        let mark = (!events.is_empty()).then_some(mark);
+        KnownEvents { mark, events }
+    }
+
+    /// The events kept, in no particular order.
+    pub fn events(&self) -> impl Iterator<Item = &TransportEvent> {
+        self.events.values()
+    }
+
+    /// How many events are kept.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether no event is kept.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Adds the events of `later`, stored after these (a later version of an event stands
+    /// for it); the earlier mark is kept.
+    fn extend(&mut self, later: KnownEvents) {
+        if self.mark.is_none() {
+            self.mark = later.mark;
+        }
+        self.events.extend(later.events);
+    }
 }
 
 /// Step 1 of the module documentation for a read batch: stores its events, terminal checks,
@@ -415,7 +489,11 @@ async fn store_prepared(
             forms,
         })
         .collect();
-    let dropped = store.upsert_events(account.id, &new).await?;
+    let mark = store.replacement_mark().await?;
+    let upserted = store.upsert_events(account.id, &new).await?;
+    drop(new);
+    let known = KnownEvents::of(mark, prepared.events, &upserted.written);
+    let dropped = upserted.dropped;
     store
         .upsert_terminal_checks(account.id, &batch.source_file, &batch.checks)
         .await?;
@@ -464,6 +542,7 @@ async fn store_prepared(
             timings,
         },
         keys,
+        known,
     })
 }
 
@@ -481,8 +560,10 @@ pub struct Derived {
 /// Steps 2 to 4 of the module documentation for `keys` (what stored files named): derives,
 /// under the account's derivation lock, every shipment linked to them, writes the result and
 /// publishes the changes, writing only in its turns of `turns` (pass `WriteTurns::default()`
-/// when nothing else of this process writes meanwhile). Adds the lock wait (the derivation
-/// lock's and the turns'), history, derive and write times to `timings`.
+/// when nothing else of this process writes meanwhile). The history is read from the store
+/// but for the `known` events still stored as kept ([`KnownEvents`]; pass
+/// `KnownEvents::default()` for none). Adds the lock wait (the derivation lock's and the
+/// turns'), history, derive and write times to `timings`.
 ///
 /// # Errors
 /// Store and normalization errors; the stored rows stay stored, and the next derivation that
@@ -491,11 +572,12 @@ pub async fn derive_stored(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    known: KnownEvents,
     turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derived, IngestError> {
     let mut these = StageTimings::default();
-    let derived = locked_derivation(store, account, keys, turns, &mut these).await;
+    let derived = locked_derivation(store, account, keys, known, turns, &mut these).await;
     timings.add(&these);
     let derived = derived?;
     Ok(Derived {
@@ -522,24 +604,30 @@ pub struct PendingDerivation {
     keys: Keys,
     files: Vec<String>,
     rows: usize,
-    /// The keys and feed rows of the last file added that named a key.
+    /// The events kept of the files added before the last one ([`KnownEvents`]).
+    known: KnownEvents,
+    /// The keys, feed rows and kept events of the last file added that named a key.
     last_keys: Keys,
     last_rows: usize,
+    last_known: KnownEvents,
 }
 
 impl PendingDerivation {
-    /// Adds a stored file's keys and rows (AIS positions do not count: they derive nothing).
-    /// A file that names no key (AIS positions, an email) leaves the group as it was.
-    pub fn add(&mut self, stored: &Stored) {
+    /// Adds a stored file's keys, rows (AIS positions do not count: they derive nothing) and
+    /// kept events. A file that names no key (AIS positions, an email) leaves the group as it
+    /// was.
+    pub fn add(&mut self, stored: Stored) {
         if stored.keys.is_empty() {
             return;
         }
         let rows = stored.summary.accepted - stored.summary.positions;
         self.keys.extend(&stored.keys);
-        self.files.push(stored.summary.file.clone());
+        self.files.push(stored.summary.file);
         self.rows += rows;
-        self.last_keys = stored.keys.clone();
+        self.last_keys = stored.keys;
         self.last_rows = rows;
+        let earlier = std::mem::replace(&mut self.last_known, stored.known);
+        self.known.extend(earlier);
     }
 
     /// Feed rows (not AIS positions) of the files waiting to be derived.
@@ -561,8 +649,15 @@ impl PendingDerivation {
     /// Takes every key and file added so far as one [`DerivationGroup`] and starts a new,
     /// empty group; `None` when no key waits. For the end of an ingest.
     pub fn take_group(&mut self) -> Option<DerivationGroup> {
-        let Self { keys, files, .. } = std::mem::take(self);
-        (!keys.is_empty()).then_some(DerivationGroup { keys, files })
+        let Self {
+            keys,
+            files,
+            mut known,
+            last_known,
+            ..
+        } = std::mem::take(self);
+        known.extend(last_known);
+        (!keys.is_empty()).then_some(DerivationGroup { keys, files, known })
     }
 
     /// Takes the files added before the last one as a [`DerivationGroup`] of their keys that
@@ -578,16 +673,21 @@ impl PendingDerivation {
         let mut files = std::mem::take(&mut self.files);
         let last_file = files.pop().into_iter().collect();
         let last_keys = std::mem::take(&mut self.last_keys);
+        let known = std::mem::take(&mut self.known);
+        let last_known = std::mem::take(&mut self.last_known);
         *self = Self {
             keys: last_keys.clone(),
             files: last_file,
             rows: self.last_rows,
+            known: KnownEvents::default(),
             last_keys,
             last_rows: self.last_rows,
+            last_known,
         };
         Some(DerivationGroup {
             keys: earlier,
             files,
+            known,
         })
     }
 }
@@ -599,6 +699,8 @@ impl PendingDerivation {
 pub struct DerivationGroup {
     keys: Keys,
     files: Vec<String>,
+    /// The events kept of the group's files.
+    known: KnownEvents,
 }
 
 impl DerivationGroup {
@@ -621,7 +723,8 @@ impl DerivationGroup {
         turns: &WriteTurns,
     ) -> (Result<Derived, IngestError>, StageTimings) {
         let mut timings = StageTimings::default();
-        let derived = derive_stored(store, account, &self.keys, turns, &mut timings).await;
+        let derived =
+            derive_stored(store, account, &self.keys, self.known, turns, &mut timings).await;
         (derived, timings)
     }
 }
@@ -723,12 +826,23 @@ struct Derivation {
 /// whole connected history, whichever of its keys the current file named, so the same files
 /// in any order give the same tables (issue: "Derived data that is right", item 2).
 ///
+/// The events of `known` ([`KnownEvents`]) not replaced since they were kept stand for their
+/// rows; the others are read from the store.
+///
 /// Returns the events (by event time, then id) and the [`DerivationScope`] they cover.
 pub async fn linked_history(
     store: &Store,
     account: uuid::Uuid,
     keys: &Keys,
+    known: KnownEvents,
 ) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
+    let KnownEvents { mark, mut events } = known;
+    if let Some(mark) = mark {
+        for id in store.events_replaced_since(account, &mark).await? {
+            events.remove(&id);
+        }
+    }
+    let mut known = events;
     let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
     let mut pending: [Vec<String>; 3] =
         [&keys.containers, &keys.bills, &keys.bookings].map(|k| k.iter().cloned().collect());
@@ -739,14 +853,22 @@ pub async fn linked_history(
         }
         // Ids first, then the bodies of the events not read yet: an event that names several
         // keys, or a key of an earlier round, is read and parsed once.
-        let mut ids: Vec<uuid::Uuid> = store
+        let mut ids: Vec<uuid::Uuid> = Vec::new();
+        let mut events: Vec<TransportEvent> = Vec::new();
+        for id in store
             .event_ids_matching(account, &pending[0], &pending[1], &pending[2])
             .await?
-            .into_iter()
-            .filter(|id| !found.contains_key(id))
-            .collect();
+        {
+            if found.contains_key(&id) {
+                continue;
+            }
+            match known.remove(&id) {
+                Some(e) => events.push(e),
+                None => ids.push(id),
+            }
+        }
         ids.sort_unstable();
-        let events = store.events_by_id(account, &ids).await?;
+        events.extend(store.events_by_id(account, &ids).await?);
         // Room for them at once: an event is about a kilobyte, moved again at every rehash.
         found.reserve(events.len());
         let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
@@ -785,13 +907,14 @@ async fn locked_derivation(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    known: KnownEvents,
     turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
     let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
     timings.lock_wait += waited.elapsed();
-    let derived = derive_and_write(store, account, keys, turns, timings).await;
+    let derived = derive_and_write(store, account, keys, known, turns, timings).await;
     lock.release().await?;
     let (derived, _turn) = derived?;
     crate::store::notify::publish_ingest(
@@ -813,12 +936,13 @@ async fn derive_and_write<'t>(
     store: &Store,
     account: &Account,
     keys: &Keys,
+    known: KnownEvents,
     turns: &'t WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<(Derivation, Option<tokio::sync::MutexGuard<'t, ()>>), IngestError> {
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
-    let (history, scope) = linked_history(store, account.id, keys).await?;
+    let (history, scope) = linked_history(store, account.id, keys, known).await?;
     timings.history += started.elapsed();
     let started = Instant::now();
     // The rows go to the blocking task and come back, moved rather than cloned.
@@ -937,6 +1061,7 @@ mod tests {
                 bills: bills.iter().map(ToString::to_string).collect(),
                 bookings: BTreeSet::new(),
             },
+            known: KnownEvents::default(),
         }
     }
 
@@ -957,15 +1082,15 @@ mod tests {
     #[test]
     fn a_cut_leaves_the_last_files_keys_waiting() {
         let mut pending = PendingDerivation::default();
-        pending.add(&stored(
+        pending.add(stored(
             "events-00001",
             40,
             &["CMAU8552593", "BEAU7970164"],
             &["CMDUPTM7481389"],
         ));
-        pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
-        pending.add(&stored("00001-notice.eml", 0, &[], &[]));
-        pending.add(&stored(
+        pending.add(stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
+        pending.add(stored("00001-notice.eml", 0, &[], &[]));
+        pending.add(stored(
             "events-00002",
             40,
             &["MSKU1000016", "MSKU1000021"],
@@ -982,8 +1107,8 @@ mod tests {
         // The last file waits, with its rows, as the start of the next group.
         assert_eq!(pending.files(), ["events-00002"]);
         assert_eq!(pending.rows(), 40);
-        pending.add(&stored("terminal-checks-00002", 5, &["MSKU1000021"], &[]));
-        pending.add(&stored("events-00003", 40, &["APZU4812090"], &[]));
+        pending.add(stored("terminal-checks-00002", 5, &["MSKU1000021"], &[]));
+        pending.add(stored("events-00003", 40, &["APZU4812090"], &[]));
         let group = pending.take_group_but_last().expect("earlier files wait");
         assert_group(
             &group,
@@ -1002,13 +1127,13 @@ mod tests {
     #[test]
     fn keys_the_last_file_names_wait_and_a_cut_never_takes_nothing() {
         let mut pending = PendingDerivation::default();
-        pending.add(&stored(
+        pending.add(stored(
             "events-00001",
             40,
             &["CMAU8552593", "BEAU7970164"],
             &[],
         ));
-        pending.add(&stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
+        pending.add(stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
         let group = pending.take_group_but_last().expect("a key waits");
         assert_group(&group, &["events-00001"], &["BEAU7970164"], &[]);
         assert_eq!(names(&pending.keys.containers), ["CMAU8552593"]);
