@@ -1065,6 +1065,95 @@ mod tests {
         }
     }
 
+    /// `stored` of one file that keeps one event (its `eventID` the file's name), stored after
+    /// replacement mark `mark`.
+    fn stored_keeping(file: &str, containers: &[&str], mark: i64) -> Stored {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-03-01T08:00:00Z")
+            .unwrap()
+            .to_utc();
+        let row = crate::model::EventRow {
+            event_id: file.to_string(),
+            event_type: crate::model::EventType::Equipment,
+            classifier: crate::model::Classifier::Act,
+            code: "LOAD".into(),
+            event_at: at,
+            event_created_at: None,
+            containers: containers.iter().map(ToString::to_string).collect(),
+            bills_of_lading: Vec::new(),
+            bookings: Vec::new(),
+            references: Vec::new(),
+            transport_call_id: None,
+            locode: None,
+            location_name: None,
+            facility_code: None,
+            facility_type: None,
+            mode_of_transport: None,
+            transport_call_sequence: None,
+            vessel_imo: None,
+            vessel_name: None,
+            export_voyage: None,
+            import_voyage: None,
+            carrier_scac: None,
+            iso_equipment_code: None,
+            empty: None,
+            seal_number: None,
+            delay_reason: None,
+            remark: None,
+        };
+        let account = uuid::Uuid::nil();
+        let event = crate::store::transport_event(
+            ids::event_id(account, file),
+            ids::raw_event_id(account, file),
+            row,
+        );
+        let written = [event.id].into();
+        let mut stored = stored(file, 40, containers, &[]);
+        stored.known = KnownEvents::of(ReplacementMark::Seq(mark), vec![event], &written);
+        stored
+    }
+
+    /// The `eventID`s of the events `known` keeps, sorted.
+    fn kept(known: &KnownEvents) -> Vec<String> {
+        let mut ids: Vec<String> = known.events().map(|e| e.event.event_id.clone()).collect();
+        ids.sort();
+        ids
+    }
+
+    /// The events kept of each stored file go with its keys: a group cut before the last
+    /// file takes the earlier files' events and their first mark, the last file's wait with
+    /// it; an event the store did not write, or one a file gives twice, is not kept.
+    #[test]
+    fn kept_events_go_with_their_files() {
+        let mut pending = PendingDerivation::default();
+        pending.add(stored_keeping("events-00001", &["CMAU8552593"], 3));
+        pending.add(stored("terminal-checks-00001", 5, &["CMAU8552593"], &[]));
+        pending.add(stored_keeping("events-00002", &["MSKU1000016"], 7));
+        let group = pending.take_group_but_last().expect("earlier files wait");
+        assert_eq!(kept(&group.known), ["events-00001"]);
+        assert_eq!(group.known.mark, Some(ReplacementMark::Seq(3)));
+        pending.add(stored_keeping("events-00003", &["APZU4812090"], 9));
+        let group = pending.take_group().expect("files wait");
+        assert_eq!(kept(&group.known), ["events-00002", "events-00003"]);
+        assert_eq!(group.known.mark, Some(ReplacementMark::Seq(7)));
+        assert!(pending.take_group().is_none());
+
+        let event = stored_keeping("events-00004", &[], 1)
+            .known
+            .events
+            .into_values()
+            .next()
+            .expect("one event");
+        let written = [event.id].into();
+        let none = KnownEvents::of(ReplacementMark::Seq(1), vec![event.clone()], &[].into());
+        assert!(none.is_empty() && none.mark.is_none(), "not written");
+        let twice = KnownEvents::of(
+            ReplacementMark::Seq(1),
+            vec![event.clone(), event],
+            &written,
+        );
+        assert!(twice.is_empty(), "given twice");
+    }
+
     fn names(set: &BTreeSet<String>) -> Vec<&str> {
         set.iter().map(String::as_str).collect()
     }
