@@ -20,6 +20,12 @@
 # Prints the ingest's wall time and rows/s, the database size per container, and a Markdown
 # table: median and p90 one at a time, requests/s, p50 and p99 under wrk, good answers, errors.
 # The binary is TEU_BIN when set, else a release build.
+#
+# TEU_PAGE_DATABASE_URL=URL TEU_PAGE_ACCOUNT=NAME measures an existing database instead (say the
+# million of `scripts/scale.sh`, account `scale`): nothing is simulated or ingested, a key is
+# issued for the account (`teu accounts key`), and the backend argument only labels the rows.
+# The map needs the account's Routing Data feature and AIS positions; TEU_PAGE_MAP=0 leaves it
+# out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}
@@ -39,10 +45,14 @@ work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 feed=${TEU_PAGE_FEED:-$work/feed}
-if [ ! -f "$feed/MANIFEST" ]; then
+if [ -n "${TEU_PAGE_DATABASE_URL:-}" ]; then
+  export DATABASE_URL=$TEU_PAGE_DATABASE_URL RUST_LOG=warn
+  key=$("$TEU_BIN" accounts key --name "${TEU_PAGE_ACCOUNT:?the account to read as}")
+elif [ ! -f "$feed/MANIFEST" ]; then
   "$TEU_BIN" simulate --containers "$containers" --seed 8 "$feed" >/dev/null
 fi
 
+if [ -z "${TEU_PAGE_DATABASE_URL:-}" ]; then
 case $backend in
   sqlite) url="sqlite:$work/page.db" ;;
   postgres)
@@ -68,19 +78,22 @@ esac
 awk -v s="$start" -v e="$end" -v n="$n" -v b="$bytes" 'BEGIN {
   printf "ingest: %.1f s wall; %d containers; database %.1f MB, %.1f KB per container\n",
     e - s, n, b / 1e6, b / 1e3 / n }'
+fi
 
 "$TEU_BIN" serve --bind 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
 server=$!
 for _ in $(seq 1 100); do grep -q 'Listening on' "$work/serve.out" 2>/dev/null && break; sleep 0.2; done
 base=$(grep -o 'http://[0-9.:]*' "$work/serve.out" | head -n1)
 export TEU_KEY=$key
+map=${TEU_PAGE_MAP:-1}
 cid=""
 for page in $(seq 1 50); do
+  [ "$map" = 0 ] && break
   cid=$(curl -sfg -H "Authorization: Token $key" "$base/v2/containers?page[size]=100&page[number]=$page" \
         | jq -r '[.data[] | select(.attributes.current_status == "on_ship")][0].id // empty')
   [ -n "$cid" ] && break
 done
-[ -n "$cid" ] || { echo "no container at sea in the simulated feed" >&2; exit 1; }
+[ "$map" = 0 ] || [ -n "$cid" ] || { echo "no container at sea in the simulated feed" >&2; exit 1; }
 
 container_fields='id number refNumbers sealNumber createdAt equipmentType equipmentLength equipmentHeight
   weightInLbs pickupLfd pickupAppointmentAt availabilityKnown availableForPickup podArrivedAt podDischargedAt
@@ -125,8 +138,10 @@ measure "GET /v2/containers?include=shipment&page[size]=30" GET \
   "$base/v2/containers?include=shipment&page%5Bsize%5D=30" '"type":"container"' 30
 measure "POST /graphql containers(first: 30) with shipments" POST "$base/graphql" '"billOfLadingNumber"' 30 \
   "$graphql_body"
-measure "GET /v2/containers/{id}/map_geojson (at sea)" GET "$base/v2/containers/$cid/map_geojson" \
-  '"type":"Feature"' 1
+if [ "$map" != 0 ]; then
+  measure "GET /v2/containers/{id}/map_geojson (at sea)" GET "$base/v2/containers/$cid/map_geojson" \
+    '"type":"Feature"' 1
+fi
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
 echo "| backend | request | median, one at a time | p90 | requests/s (wrk) | p50 | p99 | good 200 | errors |"

@@ -68,6 +68,13 @@ pub enum AccountsCommand {
         #[arg(long)]
         routing_data: bool,
     },
+    /// Issue one more API key for an existing account and print it, alone on stdout (its
+    /// other keys stay valid). Exit status 1 when no account has that name.
+    Key {
+        /// The account's name.
+        #[arg(long)]
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,16 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
                     }
                     Ok(ExitCode::SUCCESS)
                 }
+                AccountsCommand::Key { name } => match store.account_by_name(&name).await? {
+                    Some(account) => {
+                        println!("{}", store.issue_key(account.id).await?);
+                        Ok(ExitCode::SUCCESS)
+                    }
+                    None => {
+                        eprintln!("error: no account named {name:?}");
+                        Ok(ExitCode::FAILURE)
+                    }
+                },
             }
         }
         Command::Ingest(args) => {

@@ -50,6 +50,21 @@ async fn no_account_sees_another_accounts_records(db: &TestDb) {
             .unwrap_or_else(|| panic!("{kind}: {body}"));
         ids.push((kind, id.to_string()));
     }
+
+    // A second key of the owner's (`teu accounts key`) reads the same records; the first
+    // stays valid; no key is issued for a name no account has.
+    let out = db.teu(&["accounts", "key", "--name", "owner"]);
+    assert!(out.status.success(), "{out:?}");
+    let second = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(second.starts_with("teu_") && second != owner, "{second}");
+    for key in [&owner, &second] {
+        let (status, body) = server.get("/v2/containers", Some(key)).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["data"][0]["id"].as_str(), Some(ids[0].1.as_str()));
+    }
+    let out = db.teu(&["accounts", "key", "--name", "nobody"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty());
     let resp = server
         .client()
         .post(format!("{}/v2/tracking_requests", server.base))
