@@ -1068,38 +1068,16 @@ mod tests {
     /// `stored` of one file that keeps one event (its `eventID` the file's name), stored after
     /// replacement mark `mark`.
     fn stored_keeping(file: &str, containers: &[&str], mark: i64) -> Stored {
-        let at = chrono::DateTime::parse_from_rfc3339("2026-03-01T08:00:00Z")
-            .unwrap()
-            .to_utc();
-        let row = crate::model::EventRow {
-            event_id: file.to_string(),
-            event_type: crate::model::EventType::Equipment,
-            classifier: crate::model::Classifier::Act,
-            code: "LOAD".into(),
-            event_at: at,
-            event_created_at: None,
-            containers: containers.iter().map(ToString::to_string).collect(),
-            bills_of_lading: Vec::new(),
-            bookings: Vec::new(),
-            references: Vec::new(),
-            transport_call_id: None,
-            locode: None,
-            location_name: None,
-            facility_code: None,
-            facility_type: None,
-            mode_of_transport: None,
-            transport_call_sequence: None,
-            vessel_imo: None,
-            vessel_name: None,
-            export_voyage: None,
-            import_voyage: None,
-            carrier_scac: None,
-            iso_equipment_code: None,
-            empty: None,
-            seal_number: None,
-            delay_reason: None,
-            remark: None,
-        };
+        // The stored body's shape, absent fields left out (`EventRow`).
+        let row: crate::model::EventRow = serde_json::from_value(serde_json::json!({
+            "event_id": file,
+            "event_type": "EQUIPMENT",
+            "classifier": "ACT",
+            "code": "LOAD",
+            "event_at": "2026-03-01T08:00:00Z",
+            "containers": containers,
+        }))
+        .expect("an equipment event");
         let account = uuid::Uuid::nil();
         let event = crate::store::transport_event(
             ids::event_id(account, file),
