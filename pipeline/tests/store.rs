@@ -429,8 +429,8 @@ async fn later_versions_replace_keys_on(store: &Store) {
         .event_created_at
         .unwrap_or(original.event.event_at);
     later.event.event_created_at = Some(issued + chrono::Duration::hours(1));
-    let mark = store.replacement_mark().await.unwrap();
     let upserted = upsert_version(store, a.id, &later, "correction.json").await;
+    let mark = upserted.mark.clone();
     assert_eq!(
         upserted.written,
         [original.id].into(),
@@ -462,8 +462,8 @@ async fn later_versions_replace_keys_on(store: &Store) {
     let mut older = original.clone();
     older.event.containers = vec!["MSKU1000021".to_string()];
     older.event.event_created_at = Some(issued - chrono::Duration::hours(1));
-    // The log of replaced versions lists the replaced event after the mark taken before,
-    // for its account only, and nothing after a mark taken since.
+    // The log of replaced versions lists the replaced event after the mark its upsert took,
+    // for its account only, and nothing after the mark of a later upsert that lost.
     assert_eq!(
         store.events_replaced_since(a.id, &mark).await.unwrap(),
         [original.id].into()
@@ -474,8 +474,8 @@ async fn later_versions_replace_keys_on(store: &Store) {
         .await
         .unwrap()
         .is_empty());
-    let since = store.replacement_mark().await.unwrap();
     let upserted = upsert_version(store, a.id, &older, "late.json").await;
+    let since = upserted.mark.clone();
     assert!(
         upserted.dropped.is_empty() && upserted.written.is_empty(),
         "an older version replaces nothing"

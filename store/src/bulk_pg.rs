@@ -37,6 +37,7 @@ impl Store {
         // driver is built without chrono); milliseconds, as SQLite keeps them.
         let now = ts(now);
         let mut tx = self.writer().begin().await?;
+        let mark = self.replacement_mark(&mut tx).await?;
         events.sort_unstable_by_key(|e| e.event.id);
         let mut written: Vec<&TransportEvent> = Vec::new();
         for chunk in events.chunks(BULK_ROWS) {
@@ -111,6 +112,7 @@ impl Store {
         Ok(UpsertedEvents {
             dropped,
             written: written.iter().map(|e| e.id).collect(),
+            mark,
         })
     }
 

@@ -61,6 +61,7 @@ impl Store {
         events.sort_unstable_by_key(|e| e.event.id);
         // The write lock from the start: what is stored is read first, then written on.
         let mut tx = self.writer().begin_immediate().await?;
+        let mark = self.replacement_mark(&mut tx).await?;
         let stored = self.stored_versions(&mut tx, &events).await?;
         let mut next_seq: i64 =
             crate::db::query("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transport_events")
@@ -150,28 +151,28 @@ impl Store {
         Ok(UpsertedEvents {
             dropped,
             written: written.iter().map(|e| e.id).collect(),
+            mark,
         })
     }
 
-    /// A point in the log of replaced event versions (migration 36, `event_replacements`):
-    /// take it before storing events, and [`Store::events_replaced_since`] it lists every
-    /// event whose version was replaced after it, by any writer. A derivation that kept the
-    /// versions it stored in memory uses those of them not listed: they are still the stored
-    /// ones.
-    ///
-    /// # Errors
-    /// [`StoreError::Sql`] when the database cannot be read.
-    pub async fn replacement_mark(&self) -> Result<ReplacementMark> {
+    /// The point the log of replaced event versions (migration 36, `event_replacements`) is at
+    /// in `tx`, a writer's transaction, before it writes: [`Store::events_replaced_since`] it
+    /// lists every event whose version was replaced after it, by any writer
+    /// ([`UpsertedEvents::mark`]).
+    pub(super) async fn replacement_mark(
+        &self,
+        tx: &mut crate::db::Conn,
+    ) -> Result<ReplacementMark> {
         Ok(match self.backend() {
             Backend::Sqlite => ReplacementMark::Seq(
                 crate::db::query("SELECT COALESCE(MAX(seq), 0) AS seq FROM event_replacements")
-                    .fetch_one(self.pool())
+                    .fetch_one(self.counted(tx))
                     .await?
                     .try_get("seq")?,
             ),
             Backend::Postgres => ReplacementMark::Snapshot(
                 crate::db::query("SELECT pg_current_snapshot()::text AS snapshot")
-                    .fetch_one(self.pool())
+                    .fetch_one(self.counted(tx))
                     .await?
                     .try_get("snapshot")?,
             ),
@@ -179,7 +180,7 @@ impl Store {
     }
 
     /// The events of `account` whose stored version was replaced after `mark` was taken
-    /// ([`Store::replacement_mark`]), by any writer, committed by now. On SQLite the log's
+    /// ([`UpsertedEvents::mark`]), by any writer, committed by now. On SQLite the log's
     /// rows after the mark's `seq` (one writer: rows commit in `seq` order); on PostgreSQL
     /// those whose transaction the mark's snapshot does not see.
     ///
@@ -719,20 +720,29 @@ pub(crate) fn with_event_id(backend: Backend, table: &str, id: &str) -> String {
 }
 
 /// What [`Store::upsert_events`] did with a list of events.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpsertedEvents {
     /// The keys replaced versions named and their events no longer name.
     pub dropped: DroppedKeys,
     /// The ids of the events written: stored for the first time, or replacing an older stored
     /// version. The others' stored versions were kept (issued later, or as late and greater).
     pub written: HashSet<Uuid>,
+    /// Where the log of replaced versions stood before these were written: a version written
+    /// here is still the stored one unless [`Store::events_replaced_since`] this mark lists
+    /// its event.
+    pub mark: ReplacementMark,
 }
 
-/// A point in the log of replaced event versions ([`Store::replacement_mark`]): the log's last
-/// `seq` on SQLite, a snapshot (`pg_current_snapshot`, as text) on PostgreSQL.
+/// A point in the log of replaced event versions (migration 36, `event_replacements`), taken
+/// by [`Store::upsert_events`] ([`UpsertedEvents::mark`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplacementMark {
+    /// SQLite: the log's last `seq` (AUTOINCREMENT, never reused; one writer, so rows commit
+    /// in `seq` order).
     Seq(i64),
+    /// PostgreSQL: a snapshot (`pg_current_snapshot()` as text); the rows after it are those
+    /// of transactions it does not see (PostgreSQL manual, "Transaction ID and Snapshot
+    /// Information Functions").
     Snapshot(String),
 }
 

@@ -32,7 +32,7 @@
 //! `events::with_event_id_in`); PostgreSQL keeps a unique index on `transport_events.id`.
 //! `event_replacements` logs every replaced event version, by any writer (migration 36: a
 //! trigger), so that an ingest may derive from the versions it stored as it kept them in
-//! memory, less those replaced since (`Store::replacement_mark`,
+//! memory, less those replaced since the mark its upsert took (`UpsertedEvents::mark`,
 //! `Store::events_replaced_since`).
 //! `vessel_positions` is keyed by transmitter and time, as integer
 //! milliseconds on both backends (migration 34); the other tables keep ids as UUID text and timestamps as

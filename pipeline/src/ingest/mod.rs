@@ -406,8 +406,8 @@ pub struct KnownEvents {
 impl KnownEvents {
     /// The versions of `events` (a file's, as prepared and as the store reads them back:
     /// [`PreparedEvents`]) that the store wrote (`written`, from [`Store::upsert_events`]),
-    /// with the `mark` taken before the store. An event the file gives twice is left out:
-    /// which of its versions was written is the store's rule.
+    /// with the `mark` the store took before writing them. An event the file gives twice is
+    /// left out: which of its versions was written is the store's rule.
     fn of(
         mark: ReplacementMark,
         events: Vec<TransportEvent>,
@@ -489,10 +489,9 @@ async fn store_prepared(
             forms,
         })
         .collect();
-    let mark = store.replacement_mark().await?;
     let upserted = store.upsert_events(account.id, &new).await?;
     drop(new);
-    let known = KnownEvents::of(mark, prepared.events, &upserted.written);
+    let known = KnownEvents::of(upserted.mark, prepared.events, &upserted.written);
     let dropped = upserted.dropped;
     store
         .upsert_terminal_checks(account.id, &batch.source_file, &batch.checks)
