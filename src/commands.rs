@@ -141,8 +141,58 @@ async fn ingest_command(store: &Store, args: IngestArgs) -> Result<ExitCode> {
 /// 1,065 MiB at 100,000 rows (README, "Thirty-ninth session").
 pub const DERIVE_EVERY_ROWS: u64 = 50_000;
 
-/// Files `teu ingest` reads ahead of the one it stores (each held parsed in memory).
-const READ_AHEAD: usize = 2;
+/// Files `teu ingest` may hold read ahead of the one it stores (each held parsed in memory),
+/// at most; [`READ_AHEAD_ROWS`] bounds them by their rows too. Enough for the small files of
+/// a `teu simulate` chunk (three terminal files, a rail file, about 43 emails) between two
+/// DCSA files, so that the next DCSA file is read while they are stored.
+const READ_AHEAD: usize = 64;
+
+/// Feed rows `teu ingest` may hold read and not yet stored before it starts reading another
+/// file ([`ReadAhead`]). A file is started while fewer rows wait, so a large file (a DCSA
+/// file of a `teu simulate` chunk: about 44,000 rows) is read while the one before it is
+/// stored, and at most two such files are in memory at once besides the derivation's group.
+/// With 2 files and no row bound, the next chunk's DCSA file was read only after its chunk's
+/// small files had gone through, and the store waited for it.
+const READ_AHEAD_ROWS: usize = 50_000;
+
+/// How many feed rows are read and not yet stored ([`READ_AHEAD_ROWS`]), shared by the
+/// reading thread of [`ingest_files`] (which waits for room before each file) and its store
+/// loop (which frees a file's rows once it is stored).
+#[derive(Default)]
+struct ReadAhead {
+    /// Rows held, and whether the store loop has ended (then nothing waits any more).
+    state: std::sync::Mutex<(usize, bool)>,
+    freed: std::sync::Condvar,
+}
+
+impl ReadAhead {
+    /// Blocks the calling (blocking) thread until fewer than `limit` rows are held or the
+    /// store loop has ended.
+    fn wait_for_room(&self, limit: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while state.0 >= limit && !state.1 {
+            state = self.freed.wait(state).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Counts `rows` more held.
+    fn hold(&self, rows: usize) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0 += rows;
+    }
+
+    /// Counts `rows` fewer held (a file stored or failed) and wakes the reading thread.
+    fn free(&self, rows: usize) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.0 = state.0.saturating_sub(rows);
+        self.freed.notify_all();
+    }
+
+    /// The store loop has ended: the reading thread no longer waits.
+    fn close(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+        self.freed.notify_all();
+    }
+}
 
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
 /// first quarantined rows). Files are stored one by one and derived together once
@@ -151,8 +201,9 @@ const READ_AHEAD: usize = 2;
 /// after the last file; each derivation prints a line of its own. Returns how many
 /// files failed (unreadable, or stored but their derivation failed); the others are kept.
 ///
-/// Three things go on at once: the next files are read on a blocking thread, the current one
-/// is stored, and the last group of stored files is derived in a task of its own
+/// Three things go on at once: the next files are read on a blocking thread (up to
+/// [`READ_AHEAD`] files and [`READ_AHEAD_ROWS`] rows ahead), the current one is stored,
+/// and the last group of stored files is derived in a task of its own
 /// ([`ingest::DerivationGroup`]): its history reads and polars work run beside the store,
 /// while on SQLite its writes and the store's take turns ([`ingest::WriteTurns`]; PostgreSQL
 /// writes both at once). The planner statistics are refreshed before each group's derivation
@@ -181,18 +232,20 @@ pub async fn ingest_files(
     let turns = ingest::WriteTurns::of(store);
     let mut deriving: Option<Deriving> = None;
     // Files are read, parsed and prepared in order on one blocking thread, up to
-    // `READ_AHEAD` files ahead of the one being stored and derived (the read stage is CPU
-    // work that needs no store): on two cores it leaves the wall time, and a large file is
-    // read while the small ones before it are stored.
+    // `READ_AHEAD` files and `READ_AHEAD_ROWS` rows ahead of the one being stored and
+    // derived (the read stage is CPU work that needs no store): on two cores it leaves the
+    // wall time, and a large file is read while the files before it are stored.
     let (sender, mut reads) = tokio::sync::mpsc::channel(READ_AHEAD);
     let account_id = account.id;
     let paths = files.to_vec();
+    let ahead = std::sync::Arc::new(ReadAhead::default());
+    let reader_ahead = ahead.clone();
     let reader = tokio::task::spawn_blocking(move || {
         for path in paths {
-            if sender
-                .blocking_send(ingest::read_file(&path, account_id))
-                .is_err()
-            {
+            reader_ahead.wait_for_room(READ_AHEAD_ROWS);
+            let read = ingest::read_file(&path, account_id);
+            reader_ahead.hold(read.as_ref().map_or(0, ingest::ReadFile::rows));
+            if sender.blocking_send(read).is_err() {
                 break;
             }
         }
@@ -215,8 +268,11 @@ pub async fn ingest_files(
         };
         let stored = match read {
             Ok(read) => {
+                let rows = read.rows();
                 let _turn = turns.take().await;
-                ingest::store_read(store, account, path, read).await
+                let stored = ingest::store_read(store, account, path, read).await;
+                ahead.free(rows);
+                stored
             }
             Err(e) => Err(e),
         };
@@ -270,6 +326,7 @@ pub async fn ingest_files(
     if let Some(last) = deriving.take() {
         failures += last.finish(&bar, &mut totals).await;
     }
+    ahead.close();
     drop(reads);
     if let Err(e) = reader.await {
         tracing::warn!("the reading thread failed: {e}");
@@ -572,4 +629,53 @@ fn simulate(args: SimulateArgs) -> Result<ExitCode> {
         summary.bytes as f64 / (1 << 20) as f64
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// The reading thread starts a file only while fewer than the limit's rows wait to be
+    /// stored, and goes on once the store loop frees a file's rows or ends.
+    #[test]
+    fn read_ahead_waits_for_room() {
+        let ahead = Arc::new(ReadAhead::default());
+        // Room: returns at once.
+        ahead.hold(10);
+        ahead.wait_for_room(50);
+        // A large file held: a reader waits until the store frees it.
+        ahead.hold(44_000);
+        let freed = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (ahead, freed) = (ahead.clone(), freed.clone());
+            std::thread::spawn(move || {
+                ahead.wait_for_room(20_000);
+                freed.load(Ordering::SeqCst)
+            })
+        };
+        freed.store(true, Ordering::SeqCst);
+        ahead.free(44_000);
+        assert!(
+            reader.join().expect("reader thread"),
+            "returned before the rows were freed"
+        );
+        // Full again: the end of the store loop releases a waiting reader.
+        ahead.hold(60_000);
+        let closed = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (ahead, closed) = (ahead.clone(), closed.clone());
+            std::thread::spawn(move || {
+                ahead.wait_for_room(20_000);
+                closed.load(Ordering::SeqCst)
+            })
+        };
+        closed.store(true, Ordering::SeqCst);
+        ahead.close();
+        assert!(
+            reader.join().expect("reader thread"),
+            "returned before the loop ended"
+        );
+    }
 }

@@ -396,7 +396,6 @@ async fn upsert_version(
         .remove(0);
     let new = teu_pipeline::store::NewEvent {
         event,
-        raw: &raw,
         source_file: file,
         source_index: 0,
         forms: &forms,

@@ -119,13 +119,16 @@ impl Store {
                 .shipments
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
+        // A container's id is its shipment key and number (`teu_domain::ids::container_id`),
+        // so an update leaves `shipment_id` and `number` as they are: not naming them in the
+        // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
+        // `containers_shipment`), which it does for every column a `SET` names.
         let per = self.rows_per_list(13);
         for (chunk, bodies) in containers.chunks(per).zip(container_bodies.chunks(per)) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
                  refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
-                 shipment_id = excluded.shipment_id, number = excluded.number, current_status = excluded.current_status, \
-                 pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
+                 current_status = excluded.current_status, pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
                  content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
                  has_holds = excluded.has_holds, filters_at = excluded.filters_at \
                  WHERE containers.content_hash <> excluded.content_hash RETURNING id",

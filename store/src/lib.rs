@@ -545,11 +545,11 @@ fn returned_ids(rows: Vec<db::DbRow>) -> Result<Vec<Uuid>> {
         .collect()
 }
 
-/// A stored event ready to write: the event, its original JSON, where it came from, and both
-/// in their stored form, one frame ([`payloads::encode_events`] of `raw` and `event.event`).
+/// A stored event ready to write: the event, where it came from (file and row index), and
+/// the event with its original JSON in their stored form, one frame
+/// ([`payloads::encode_events`] of the carrier's text and `event.event`).
 pub struct NewEvent<'a> {
     pub event: &'a TransportEvent,
-    pub raw: &'a str,
     pub source_file: &'a str,
     pub source_index: usize,
     pub forms: &'a payloads::EventForms,

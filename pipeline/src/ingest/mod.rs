@@ -215,48 +215,79 @@ pub enum ReadFile {
     /// [`email::ingest_email_bytes`] parses and stores it.
     Email { bytes: Vec<u8> },
     /// A feed file's rows, read and validated, with its events made ready to store
-    /// ([`PreparedEvents`]); `read` is how long that took.
+    /// ([`PreparedEvents`]); `read` is how long that took. Boxed: up to `teu ingest`'s
+    /// read-ahead of these wait in a channel beside small emails.
     Feed {
         batch: FeedBatch,
-        prepared: PreparedEvents,
+        prepared: Box<PreparedEvents>,
         read: Duration,
     },
+}
+
+impl ReadFile {
+    /// The rows read: a feed's rows (accepted or not), 1 for an email.
+    pub fn rows(&self) -> usize {
+        match self {
+            ReadFile::Email { .. } => 1,
+            ReadFile::Feed { batch, .. } => batch.rows_read,
+        }
+    }
 }
 
 /// A batch's events as the store takes them, made without the store: each with its ids
 /// ([`ids::event_id`], [`ids::raw_event_id`] for the account) and its port's time zone, as
 /// the store reads it back ([`crate::store::transport_event`]), and its payload and body in
 /// their stored forms ([`crate::store::payloads::encode_events`]), in the batch's order.
+///
+/// The batch's events move into it: each event's row becomes its [`TransportEvent`] and the
+/// carrier's text is compressed into its stored form and dropped, so that a file read ahead
+/// of the store holds each event once (two large files may wait at once, `teu ingest`'s
+/// read-ahead).
 #[derive(Debug)]
 pub struct PreparedEvents {
     events: Vec<TransportEvent>,
     forms: Vec<EventForms>,
+    /// Each event's row index in its file.
+    indexes: Vec<usize>,
 }
 
 impl PreparedEvents {
-    /// Prepares `batch`'s events for `account`.
+    /// Prepares `batch`'s events for `account`, taking them out of `batch` (its `events`
+    /// are left empty).
     ///
     /// # Errors
     /// [`StoreError::Compress`] when zstd fails (a corrupt bundled dictionary).
-    pub fn of(account: uuid::Uuid, batch: &FeedBatch) -> Result<Self, IngestError> {
-        let events: Vec<TransportEvent> = batch
-            .events
-            .iter()
-            .map(|e| {
-                // As the store reads it back, so that it may stand for its row
-                // ([`KnownEvents`]).
-                crate::store::transport_event(
-                    ids::event_id(account, &e.row.event_id),
-                    ids::raw_event_id(account, &e.row.event_id),
-                    e.row.clone(),
-                )
-            })
-            .collect();
-        let forms = crate::store::payloads::encode_events(
-            batch.events.iter().map(|e| (e.raw.as_str(), &e.row)),
-        )
-        .map_err(StoreError::Compress)?;
-        Ok(PreparedEvents { events, forms })
+    pub fn of(account: uuid::Uuid, batch: &mut FeedBatch) -> Result<Self, IngestError> {
+        let read = std::mem::take(&mut batch.events);
+        let forms =
+            crate::store::payloads::encode_events(read.iter().map(|e| (e.raw.as_str(), &e.row)))
+                .map_err(StoreError::Compress)?;
+        let mut events = Vec::with_capacity(read.len());
+        let mut indexes = Vec::with_capacity(read.len());
+        for e in read {
+            indexes.push(e.index);
+            // As the store reads it back, so that it may stand for its row ([`KnownEvents`]).
+            events.push(crate::store::transport_event(
+                ids::event_id(account, &e.row.event_id),
+                ids::raw_event_id(account, &e.row.event_id),
+                e.row,
+            ));
+        }
+        Ok(PreparedEvents {
+            events,
+            forms,
+            indexes,
+        })
+    }
+
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
     }
 }
 
@@ -276,12 +307,12 @@ pub fn read_file(path: &Path, account: uuid::Uuid) -> Result<ReadFile, IngestErr
     if email::is_email_file(path, &bytes[..bytes.len().min(1024)]) {
         return Ok(ReadFile::Email { bytes });
     }
-    let batch = feeds::read_bytes(&bytes, &path.display().to_string())?;
+    let mut batch = feeds::read_bytes(&bytes, &path.display().to_string())?;
     drop(bytes);
-    let prepared = PreparedEvents::of(account, &batch)?;
+    let prepared = PreparedEvents::of(account, &mut batch)?;
     Ok(ReadFile::Feed {
         batch,
-        prepared,
+        prepared: Box::new(prepared),
         read: started.elapsed(),
     })
 }
@@ -329,7 +360,7 @@ async fn store_read_unnamed(
             prepared,
             read,
         } => {
-            let mut stored = store_prepared(store, account, batch, prepared).await?;
+            let mut stored = store_prepared(store, account, batch, *prepared).await?;
             stored.summary.timings.read = read;
             Ok(stored)
         }
@@ -457,10 +488,10 @@ impl KnownEvents {
 pub async fn store_batch(
     store: &Store,
     account: &Account,
-    batch: FeedBatch,
+    mut batch: FeedBatch,
 ) -> Result<Stored, IngestError> {
     let started = Instant::now();
-    let prepared = PreparedEvents::of(account.id, &batch)?;
+    let prepared = PreparedEvents::of(account.id, &mut batch)?;
     let mut stored = store_prepared(store, account, batch, prepared).await?;
     stored.summary.timings.store = started.elapsed();
     Ok(stored)
@@ -480,17 +511,25 @@ async fn store_prepared(
         .events
         .iter()
         .zip(&prepared.forms)
-        .zip(&batch.events)
-        .map(|((event, forms), read)| NewEvent {
+        .zip(&prepared.indexes)
+        .map(|((event, forms), &source_index)| NewEvent {
             event,
-            raw: &read.raw,
             source_file: &batch.source_file,
-            source_index: read.index,
+            source_index,
             forms,
         })
         .collect();
     let upserted = store.upsert_events(account.id, &new).await?;
     drop(new);
+    // AIS positions (or an empty file) name no key: nothing per account to re-derive; routes
+    // are built from the positions when they are asked for.
+    let mut keys = Keys::default();
+    for e in &prepared.events {
+        keys.containers.extend(e.event.containers.iter().cloned());
+        keys.bills.extend(e.event.bills_of_lading.iter().cloned());
+        keys.bookings.extend(e.event.bookings.iter().cloned());
+    }
+    let events = prepared.len();
     let known = KnownEvents::of(upserted.mark, prepared.events, &upserted.written);
     let dropped = upserted.dropped;
     store
@@ -505,14 +544,6 @@ async fn store_prepared(
         .await?;
     timings.store = started.elapsed();
 
-    // AIS positions (or an empty file) name no key: nothing per account to re-derive; routes
-    // are built from the positions when they are asked for.
-    let mut keys = Keys::default();
-    for e in &batch.events {
-        keys.containers.extend(e.row.containers.iter().cloned());
-        keys.bills.extend(e.row.bills_of_lading.iter().cloned());
-        keys.bookings.extend(e.row.bookings.iter().cloned());
-    }
     // Keys that replaced versions named and no stored version names any more: what was
     // derived from them (a container an event left) is derived again without it.
     keys.extend_dropped(dropped);
@@ -529,10 +560,7 @@ async fn store_prepared(
             file: batch.source_file,
             format: batch.format,
             rows_read: batch.rows_read,
-            accepted: batch.events.len()
-                + batch.checks.len()
-                + batch.deadlines.len()
-                + batch.positions.len(),
+            accepted: events + batch.checks.len() + batch.deadlines.len() + batch.positions.len(),
             positions: batch.positions.len(),
             quarantined: batch.quarantined,
             shipments: 0,
