@@ -637,6 +637,19 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
+    /// A reading thread waiting for room for 20,000 rows; it returns whether `released` was
+    /// set when its wait ended.
+    fn waiting_reader(
+        ahead: &Arc<ReadAhead>,
+        released: &Arc<AtomicBool>,
+    ) -> std::thread::JoinHandle<bool> {
+        let (ahead, released) = (ahead.clone(), released.clone());
+        std::thread::spawn(move || {
+            ahead.wait_for_room(20_000);
+            released.load(Ordering::SeqCst)
+        })
+    }
+
     /// The reading thread starts a file only while fewer than the limit's rows wait to be
     /// stored, and goes on once the store loop frees a file's rows or ends.
     #[test]
@@ -648,34 +661,18 @@ mod tests {
         // A large file held: a reader waits until the store frees it.
         ahead.hold(44_000);
         let freed = Arc::new(AtomicBool::new(false));
-        let reader = {
-            let (ahead, freed) = (ahead.clone(), freed.clone());
-            std::thread::spawn(move || {
-                ahead.wait_for_room(20_000);
-                freed.load(Ordering::SeqCst)
-            })
-        };
+        let reader = waiting_reader(&ahead, &freed);
         freed.store(true, Ordering::SeqCst);
         ahead.free(44_000);
-        assert!(
-            reader.join().expect("reader thread"),
-            "returned before the rows were freed"
-        );
+        let after_free = reader.join().expect("reader thread");
+        assert!(after_free, "returned before the rows were freed");
         // Full again: the end of the store loop releases a waiting reader.
         ahead.hold(60_000);
         let closed = Arc::new(AtomicBool::new(false));
-        let reader = {
-            let (ahead, closed) = (ahead.clone(), closed.clone());
-            std::thread::spawn(move || {
-                ahead.wait_for_room(20_000);
-                closed.load(Ordering::SeqCst)
-            })
-        };
+        let reader = waiting_reader(&ahead, &closed);
         closed.store(true, Ordering::SeqCst);
         ahead.close();
-        assert!(
-            reader.join().expect("reader thread"),
-            "returned before the loop ended"
-        );
+        let after_close = reader.join().expect("reader thread");
+        assert!(after_close, "returned before the loop ended");
     }
 }
