@@ -147,8 +147,12 @@ pub const DERIVE_EVERY_ROWS: u64 = 50_000;
 /// DCSA files, so that the next DCSA file is read while they are stored.
 const READ_AHEAD: usize = 64;
 
+/// Files `teu ingest` holds read ahead on PostgreSQL, where no row bound applies (see
+/// [`ingest_files`]).
+const READ_AHEAD_POSTGRES: usize = 2;
+
 /// Feed rows `teu ingest` may hold read and not yet stored before it starts reading another
-/// file ([`ReadAhead`]). A file is started while fewer rows wait, so a large file (a DCSA
+/// file on SQLite ([`ReadAhead`]). A file is started while fewer rows wait, so a large file (a DCSA
 /// file of a `teu simulate` chunk: about 44,000 rows) is read while the one before it is
 /// stored, and at most two such files are in memory at once besides the derivation's group.
 /// With 2 files and no row bound, the next chunk's DCSA file was read only after its chunk's
@@ -201,8 +205,9 @@ impl ReadAhead {
 /// after the last file; each derivation prints a line of its own. Returns how many
 /// files failed (unreadable, or stored but their derivation failed); the others are kept.
 ///
-/// Three things go on at once: the next files are read on a blocking thread (up to
-/// [`READ_AHEAD`] files and [`READ_AHEAD_ROWS`] rows ahead), the current one is stored,
+/// Three things go on at once: the next files are read on a blocking thread (on SQLite up to
+/// [`READ_AHEAD`] files and [`READ_AHEAD_ROWS`] rows ahead, on PostgreSQL
+/// [`READ_AHEAD_POSTGRES`] files), the current one is stored,
 /// and the last group of stored files is derived in a task of its own
 /// ([`ingest::DerivationGroup`]): its history reads and polars work run beside the store,
 /// while on SQLite its writes and the store's take turns ([`ingest::WriteTurns`]; PostgreSQL
@@ -235,14 +240,22 @@ pub async fn ingest_files(
     // `READ_AHEAD` files and `READ_AHEAD_ROWS` rows ahead of the one being stored and
     // derived (the read stage is CPU work that needs no store): on two cores it leaves the
     // wall time, and a large file is read while the files before it are stored.
-    let (sender, mut reads) = tokio::sync::mpsc::channel(READ_AHEAD);
+    // On PostgreSQL the workers wait on the server and on each other's derivations, not on
+    // their reading: there two files ahead and no row bound, as before the bound (reading
+    // further ahead gained nothing at 100,000 containers and cost 120–190 MiB per worker,
+    // README "Fortieth session").
+    let (files_ahead, rows_ahead) = match store.backend() {
+        teu_store::Backend::Sqlite => (READ_AHEAD, READ_AHEAD_ROWS),
+        teu_store::Backend::Postgres => (READ_AHEAD_POSTGRES, usize::MAX),
+    };
+    let (sender, mut reads) = tokio::sync::mpsc::channel(files_ahead);
     let account_id = account.id;
     let paths = files.to_vec();
     let ahead = std::sync::Arc::new(ReadAhead::default());
     let reader_ahead = ahead.clone();
     let reader = tokio::task::spawn_blocking(move || {
         for path in paths {
-            reader_ahead.wait_for_room(READ_AHEAD_ROWS);
+            reader_ahead.wait_for_room(rows_ahead);
             let read = ingest::read_file(&path, account_id);
             reader_ahead.hold(read.as_ref().map_or(0, ingest::ReadFile::rows));
             if sender.blocking_send(read).is_err() {
