@@ -279,16 +279,6 @@ impl PreparedEvents {
             indexes,
         })
     }
-
-    /// How many events.
-    pub fn len(&self) -> usize {
-        self.events.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
 }
 
 /// Reads the file at `path` and parses it (feeds) or recognizes it as email, and prepares a
@@ -529,7 +519,7 @@ async fn store_prepared(
         keys.bills.extend(e.event.bills_of_lading.iter().cloned());
         keys.bookings.extend(e.event.bookings.iter().cloned());
     }
-    let events = prepared.len();
+    let events = prepared.events.len();
     let known = KnownEvents::of(upserted.mark, prepared.events, &upserted.written);
     let dropped = upserted.dropped;
     store
