@@ -16,13 +16,13 @@ use crate::loaders::prefetch;
 use crate::notifications::NotificationQuery;
 use crate::paging::{connection, page, Page};
 use crate::tracking::TrackingRequestQuery;
-use crate::types::{Container, ContainerStatus, DateTime, Port, Shipment, Terminal};
+use crate::types::{Container, ContainerStatus, DateTime, InPlace, Port, Shipment, Terminal};
 use crate::webhooks::WebhookQuery;
 
 /// A page of containers.
-type ContainerConnection = Page<Container>;
+type ContainerConnection = Page<InPlace<Container>>;
 /// A page of shipments.
-type ShipmentConnection = Page<Shipment>;
+type ShipmentConnection = Page<InPlace<Shipment>>;
 
 /// The query root. Everything it returns belongs to the request's account (document schemas
 /// are shared by all accounts).
@@ -216,7 +216,9 @@ impl ContainerQuery {
             (items, None, total)
         };
         prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items, links).await?;
-        Ok(connection(offset, items, total, Container::from))
+        Ok(connection(offset, items, total, |c| {
+            InPlace(Container::from(c))
+        }))
     }
 
     /// The account's shipments matching `filter`, in `orderBy` order (default: most recently
@@ -245,7 +247,9 @@ impl ContainerQuery {
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
         prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items, None).await?;
-        Ok(connection(offset, items, total, Shipment::from))
+        Ok(connection(offset, items, total, |s| {
+            InPlace(Shipment::from(s))
+        }))
     }
 
     /// One of the account's containers; null when the id is unknown, malformed or another
@@ -254,7 +258,7 @@ impl ContainerQuery {
         &self,
         ctx: &Context<'_>,
         id: ID,
-    ) -> async_graphql::Result<Option<Container>> {
+    ) -> async_graphql::Result<Option<InPlace<Container>>> {
         let account = error::account(ctx)?;
         let Some(id) = parse_id(&id) else {
             return Ok(None);
@@ -263,12 +267,16 @@ impl ContainerQuery {
             .container(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Container::from))
+        Ok(found.map(|c| InPlace(Container::from(c))))
     }
 
     /// One of the account's shipments; null when the id is unknown, malformed or another
     /// account's.
-    async fn shipment(&self, ctx: &Context<'_>, id: ID) -> async_graphql::Result<Option<Shipment>> {
+    async fn shipment(
+        &self,
+        ctx: &Context<'_>,
+        id: ID,
+    ) -> async_graphql::Result<Option<InPlace<Shipment>>> {
         let account = error::account(ctx)?;
         let Some(id) = parse_id(&id) else {
             return Ok(None);
@@ -277,7 +285,7 @@ impl ContainerQuery {
             .shipment(account.id, id)
             .await
             .map_err(|e| error::internal(&e))?;
-        Ok(found.map(Shipment::from))
+        Ok(found.map(|s| InPlace(Shipment::from(s))))
     }
 
     /// A port by UN/LOCODE (reference data); null when unknown.

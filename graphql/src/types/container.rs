@@ -8,8 +8,8 @@ use super::event::container_events;
 use super::named_event::{self, ContainerTransportEvent, RawEvent};
 use super::shipment::load_shipment;
 use super::{
-    dt, ContainerRoute, DateTime, ImportDeadlines, Shipment, Terminal, TerminalFee, TerminalHold,
-    TransportEvents, Vessel,
+    dt, ContainerRoute, DateTime, ImportDeadlines, InPlace, Shipment, Terminal, TerminalFee,
+    TerminalHold, TransportEvents, Vessel,
 };
 use crate::context::store;
 use crate::error;
@@ -313,10 +313,13 @@ impl Container {
     }
 
     /// The shipment (bill of lading) the container travels under.
-    async fn shipment(&self, ctx: &Context<'_>) -> async_graphql::Result<Option<Shipment>> {
+    async fn shipment(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Option<InPlace<Shipment>>> {
         Ok(load_shipment(ctx, self.shipment_id)
             .await?
-            .map(Shipment::from))
+            .map(|s| InPlace(Shipment::from(s))))
     }
 
     /// The container's route for maps: ports, vessel position, legs with GeoJSON geometry,

@@ -13,6 +13,7 @@
 //! | `EmailSubmission`, `Document`, `DocumentRepresentation`, `DocumentSchema` | `email` |
 //! | `Port`, `Terminal` (reference data) | `reference` |
 //! | `Vessel` | `vessel` |
+//! | `InPlace` (an object's fields resolved one after another, in place) | `in_place` |
 //!
 //! Each object serves the fields of the model record the store returned unchanged, so the
 //! values are those of the `/v2` API (field names in camelCase). An object is a
@@ -27,6 +28,7 @@
 mod container;
 mod email;
 mod event;
+mod in_place;
 mod named_event;
 mod reference;
 mod route;
@@ -38,6 +40,7 @@ mod vessel;
 pub use container::{Container, ContainerStatus};
 pub use email::{DocumentSchema, EmailSubmission};
 pub use event::TransportEvents;
+pub use in_place::InPlace;
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;
 pub(crate) use scalars::dt;

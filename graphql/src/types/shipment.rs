@@ -4,7 +4,7 @@ use async_graphql::{ComplexObject, Context, Enum, SimpleObject, ID};
 use teu_pipeline::model;
 use uuid::Uuid;
 
-use super::{dt, Container, DateTime, Port, Terminal, Vessel};
+use super::{dt, Container, DateTime, InPlace, Port, Terminal, Vessel};
 use crate::context::loader;
 use crate::error;
 use crate::loaders::{container_ids_only, ContainerIdsKey, ContainersKey, ShipmentKey};
@@ -233,7 +233,10 @@ impl Shipment {
     }
 
     /// The shipment's containers, by container number.
-    async fn containers(&self, ctx: &Context<'_>) -> async_graphql::Result<Vec<Container>> {
+    async fn containers(
+        &self,
+        ctx: &Context<'_>,
+    ) -> async_graphql::Result<Vec<InPlace<Container>>> {
         let account = error::account(ctx)?.id;
         let shipment = self.shipment_id;
         // `containers { id }` alone: the ids in number order, no container read.
@@ -245,7 +248,7 @@ impl Shipment {
             return Ok(ids
                 .unwrap_or_default()
                 .into_iter()
-                .map(|id| Container::id_only(id, shipment))
+                .map(|id| InPlace(Container::id_only(id, shipment)))
                 .collect());
         }
         let containers = loader(ctx)?
@@ -255,7 +258,7 @@ impl Shipment {
         Ok(containers
             .unwrap_or_default()
             .into_iter()
-            .map(Container::from)
+            .map(|c| InPlace(Container::from(c)))
             .collect())
     }
 }

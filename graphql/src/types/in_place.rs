@@ -1,0 +1,344 @@
+//! [`InPlace`]: an object type whose selected fields are resolved one after another, each
+//! awaited where it stands, instead of as one boxed future per field.
+//!
+//! async-graphql resolves an object (`resolve_container_serial`, what `#[graphql(serial)]`
+//! derives) by boxing a future for every selected field, collecting them in a vector, then
+//! awaiting them in order and merging each value into a map that grows from empty. A
+//! container of the `/v2`-like page has about fifty fields and its shipment forty, so a
+//! page of 30 containers boxed about 2,400 futures; each box copied the whole state of the
+//! type's `resolve_field` (the size of its largest resolver), and the merge hashed every
+//! response key twice. That machinery was about a quarter of the GraphQL page's
+//! instructions (docs/NOTES.md, forty-first session).
+//!
+//! [`InPlace`] serves the same GraphQL type (name, fields, introspection are `T`'s) and
+//! answers the same value and errors: the fields of the selection are collected in the
+//! order async-graphql collects them (fragments spread in place, those on another type
+//! left out), each is resolved by `T`'s own `resolve_field`, a field's error is added to
+//! the response and its key left out, and a response key given twice is merged as
+//! async-graphql merges it. A selection it does not take on, a field carrying a directive
+//! that is still in the document (a custom one, or `@include(if: true)`), falls back to
+//! `resolve_container_serial` whole. Like [`super::TransportEvents`]' shortcut, it
+//! does not call per-field extension hooks; teu's schema registers no extension (automatic
+//! persisted queries are handled before execution, see [`crate::persisted`]).
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+
+use async_graphql::indexmap::map::Entry;
+use async_graphql::indexmap::IndexMap;
+use async_graphql::parser::types::{Field, Selection, SelectionSet};
+use async_graphql::resolver_utils::{resolve_container_serial, ContainerType};
+use async_graphql::{
+    registry, ContextSelectionSet, Name, OutputType, Positioned, ServerResult, Value,
+};
+
+/// The object `T` (a `SimpleObject` or `Object`, not an interface or union), served as the
+/// GraphQL type `T` with its fields resolved in place (module documentation).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InPlace<T>(pub T);
+
+impl<T: ContainerType> OutputType for InPlace<T> {
+    fn type_name() -> Cow<'static, str> {
+        T::type_name()
+    }
+
+    fn qualified_type_name() -> String {
+        T::qualified_type_name()
+    }
+
+    fn introspection_type_name(&self) -> Cow<'static, str> {
+        self.0.introspection_type_name()
+    }
+
+    fn create_type_info(registry: &mut registry::Registry) -> String {
+        T::create_type_info(registry)
+    }
+
+    async fn resolve(
+        &self,
+        ctx: &ContextSelectionSet<'_>,
+        _field: &Positioned<Field>,
+    ) -> ServerResult<Value> {
+        // One box per object (async-graphql boxes one per field): it breaks the cycle of
+        // types between objects that nest each other (a container's shipment, a shipment's
+        // containers).
+        let resolve: Pin<Box<dyn Future<Output = ServerResult<Value>> + Send + '_>> =
+            Box::pin(resolve_in_place(ctx, &self.0));
+        resolve.await
+    }
+}
+
+/// The response value of object `root` for the selection of `ctx`: its fields resolved one
+/// after another by `root.resolve_field`, as `resolve_container_serial` resolves them.
+async fn resolve_in_place<'a, T: ContainerType>(
+    ctx: &ContextSelectionSet<'a>,
+    root: &'a T,
+) -> ServerResult<Value> {
+    let mut fields = Vec::with_capacity(ctx.item.node.items.len());
+    if collect::<T>(ctx, &ctx.item.node, &mut fields).is_none() {
+        return resolve_container_serial(ctx, root).await;
+    }
+    let mut results: IndexMap<Name, Value> = IndexMap::with_capacity(fields.len());
+    for (set, field) in &fields {
+        let key = field.node.response_key().node.clone();
+        let value = if field.node.name.node == "__typename" {
+            Value::String(root.introspection_type_name().into_owned())
+        } else {
+            match root.resolve_field(&set.with_field(field)).await {
+                Ok(value) => value.unwrap_or_default(),
+                Err(error) => {
+                    ctx.add_error(error);
+                    continue;
+                }
+            }
+        };
+        insert(&mut results, key, value);
+    }
+    Ok(if results.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(results)
+    })
+}
+
+/// Appends to `fields` the fields of `set` in the order async-graphql's `Fields::add_set`
+/// visits them, each with the selection set it is written in: fragments (named or inline)
+/// with no type condition or one `T` meets (its name or an interface it implements) are
+/// spread in place, others left out. `None` when a field carries a directive (the caller
+/// then resolves the object as async-graphql does) or a named fragment is unknown.
+fn collect<'a, T: ContainerType>(
+    ctx: &ContextSelectionSet<'a>,
+    set: &'a SelectionSet,
+    fields: &mut Vec<(ContextSelectionSet<'a>, &'a Positioned<Field>)>,
+) -> Option<()> {
+    for selection in &set.items {
+        let (on, inner) = match &selection.node {
+            Selection::Field(field) => {
+                if !field.node.directives.is_empty() {
+                    return None;
+                }
+                fields.push((ctx.clone(), field));
+                continue;
+            }
+            Selection::FragmentSpread(spread) => {
+                let fragment = ctx
+                    .query_env
+                    .fragments
+                    .get(&spread.node.fragment_name.node)?;
+                (
+                    Some(&fragment.node.type_condition),
+                    &fragment.node.selection_set,
+                )
+            }
+            Selection::InlineFragment(fragment) => (
+                fragment.node.type_condition.as_ref(),
+                &fragment.node.selection_set,
+            ),
+        };
+        let applies = on.is_none_or(|condition| {
+            let condition = condition.node.on.node.as_str();
+            let name = T::type_name();
+            name == condition
+                || ctx
+                    .schema_env
+                    .registry
+                    .implements
+                    .get(name.as_ref())
+                    .is_some_and(|interfaces| interfaces.contains(condition))
+        });
+        if applies {
+            collect::<T>(&ctx.with_selection_set(inner), &inner.node, fields)?;
+        }
+    }
+    Some(())
+}
+
+/// Puts `value` under `key`, merging as async-graphql does when the key is there already
+/// (GraphQL field merging: validation has made sure both are the same field): objects
+/// merge key by key, lists item by item, any other value stays the first one.
+fn insert(target: &mut IndexMap<Name, Value>, key: Name, value: Value) {
+    match target.entry(key) {
+        Entry::Vacant(entry) => {
+            entry.insert(value);
+        }
+        Entry::Occupied(mut entry) => merge(entry.get_mut(), value),
+    }
+}
+
+fn merge(target: &mut Value, value: Value) {
+    match (target, value) {
+        (Value::Object(target), Value::Object(object)) => {
+            for (key, value) in object {
+                insert(target, key, value);
+            }
+        }
+        (Value::List(target), Value::List(list)) => {
+            for (item, value) in target.iter_mut().zip(list) {
+                if let (Value::Object(target), Value::Object(object)) = (item, value) {
+                    for (key, value) in object {
+                        insert(target, key, value);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! [`InPlace`] against async-graphql's own resolution of the same object: a small schema
+    //! serves one object both ways, under two root fields of the same length (`plainThing`,
+    //! `placeThing`) so that every error's location is the same, and every selection below
+    //! must answer the same JSON (data and errors, their paths and locations included).
+
+    use async_graphql::{
+        ComplexObject, EmptyMutation, EmptySubscription, Interface, Object, Schema, SimpleObject,
+    };
+    use serde_json::Value as Json;
+
+    use super::InPlace;
+
+    #[derive(SimpleObject, Clone)]
+    #[graphql(complex, serial)]
+    struct Thing {
+        id: i32,
+        name: String,
+        tags: Vec<String>,
+    }
+
+    #[ComplexObject]
+    impl Thing {
+        /// A nested object (resolved by async-graphql either way).
+        async fn child(&self) -> Option<Thing> {
+            (self.id < 3).then(|| thing(self.id + 1))
+        }
+
+        async fn children(&self) -> Vec<Thing> {
+            vec![thing(self.id * 10), thing(self.id * 10 + 1)]
+        }
+
+        /// A non-null field that fails.
+        async fn broken(&self) -> async_graphql::Result<i32> {
+            Err("broken on purpose".into())
+        }
+
+        /// A nullable field that fails.
+        async fn maybe(&self) -> async_graphql::Result<Option<i32>> {
+            Err(format!("no value for {}", self.id).into())
+        }
+
+        /// A field that is not ready at its first poll.
+        async fn later(&self) -> i32 {
+            tokio::task::yield_now().await;
+            self.id * 2
+        }
+    }
+
+    #[derive(Interface)]
+    #[graphql(field(name = "name", ty = "&String"))]
+    #[allow(dead_code)]
+    enum Named {
+        Thing(Thing),
+    }
+
+    fn thing(id: i32) -> Thing {
+        Thing {
+            id,
+            name: format!("thing {id}"),
+            tags: vec!["a".into(), format!("t{id}")],
+        }
+    }
+
+    struct Root;
+
+    #[Object]
+    impl Root {
+        async fn plain_thing(&self) -> Thing {
+            thing(1)
+        }
+
+        async fn place_thing(&self) -> InPlace<Thing> {
+            InPlace(thing(1))
+        }
+
+        async fn plain_things(&self) -> Vec<Option<Thing>> {
+            vec![Some(thing(1)), None, Some(thing(2))]
+        }
+
+        async fn place_things(&self) -> Vec<Option<InPlace<Thing>>> {
+            vec![Some(InPlace(thing(1))), None, Some(InPlace(thing(2)))]
+        }
+    }
+
+    async fn answer(query: &str) -> Json {
+        let schema = Schema::build(Root, EmptyMutation, EmptySubscription)
+            .register_output_type::<Named>()
+            .finish();
+        serde_json::to_value(schema.execute(query).await).expect("a response is JSON")
+    }
+
+    /// Selections on `Thing`, each with the fragment definitions it spreads.
+    const SELECTIONS: &[(&str, &str)] = &[
+        ("{ id name tags }", ""),
+        ("{ __typename id }", ""),
+        ("{ a: id b: name id __typename t: __typename }", ""),
+        (
+            "{ child { id } child { name child { id } } child { child { name } } id id }",
+            "",
+        ),
+        ("{ children { id } children { name } }", ""),
+        (
+            "{ ...F id }",
+            "fragment F on Thing { name child { id ...G } } fragment G on Thing { tags }",
+        ),
+        (
+            "{ ... { id } ... on Thing { name } ... on Named { name } id }",
+            "",
+        ),
+        ("{ id broken name }", ""),
+        ("{ maybe id maybe }", ""),
+        (
+            "{ child { broken maybe later } children { maybe id } later }",
+            "",
+        ),
+        ("{ id @include(if: true) name @skip(if: true) later }", ""),
+        ("{ ... on Thing @include(if: false) { id } name }", ""),
+        ("{ later child { later } }", ""),
+    ];
+
+    #[tokio::test]
+    async fn answers_what_async_graphql_answers() {
+        for (selection, fragments) in SELECTIONS {
+            for (plain, place) in [("plainThing", "placeThing"), ("plainThings", "placeThings")] {
+                let query = |field: &str| format!("{{ x: {field} {selection} }} {fragments}");
+                let expected = answer(&query(plain)).await;
+                assert!(
+                    expected.get("data").is_some_and(|d| !d.is_null()),
+                    "{}: {expected}",
+                    query(plain)
+                );
+                assert_eq!(answer(&query(place)).await, expected, "{}", query(place));
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn errors_keep_their_paths() {
+        let answer = answer("{ x: placeThings { id broken } }").await;
+        let paths: Vec<&Json> = answer["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .map(|e| &e["path"])
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                &serde_json::json!(["x", 0, "broken"]),
+                &serde_json::json!(["x", 2, "broken"])
+            ]
+        );
+    }
+}
