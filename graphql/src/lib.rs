@@ -64,6 +64,7 @@ mod notifications;
 mod paging;
 mod persisted;
 mod query;
+mod response;
 mod subscription;
 mod tracking;
 mod types;
@@ -80,7 +81,7 @@ use axum::response::IntoResponse;
 
 use async_graphql::http::GraphiQLSource;
 use async_graphql::{Schema, SchemaBuilder, ValidationMode};
-use async_graphql_axum::{GraphQLRequest, GraphQLResponse};
+use async_graphql_axum::GraphQLRequest;
 pub use auth::require_account;
 use axum::extract::State;
 use axum::response::Html;
@@ -366,17 +367,13 @@ async fn execute(
         .data::<QueryTimeout>()
         .map_or(DEFAULT_QUERY_TIMEOUT, |t| t.0);
     match tokio::time::timeout(limit, schema.execute(request)).await {
-        Ok(response) => GraphQLResponse::from(response).into_response(),
+        Ok(response) => response::http(response),
         Err(_) => {
             let error = GqlError::Timeout(limit.as_millis())
                 .into_graphql()
                 .into_server_error(async_graphql::Pos::default());
             let response = async_graphql::Response::from_errors(vec![error]);
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                GraphQLResponse::from(response),
-            )
-                .into_response()
+            (StatusCode::SERVICE_UNAVAILABLE, response::http(response)).into_response()
         }
     }
 }

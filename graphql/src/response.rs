@@ -1,0 +1,285 @@
+//! The HTTP answer of a GraphQL request: the response as JSON, written by [`json`], with
+//! the headers async-graphql-axum's `GraphQLResponse` gives it.
+//!
+//! [`json`] writes the same bytes as `serde_json::to_vec` of the `async_graphql::Response`
+//! (tested byte for byte below), faster: the `data` tree is walked directly rather than
+//! through serde's serializer, and strings are scanned eight bytes at a time for the bytes
+//! JSON must escape (RFC 8259 section 7: `"`, `\` and U+0000 to U+001F), where serde_json
+//! looks each byte up in a table. Writing the page of 30 containers of `scripts/page.sh`
+//! (130 KB) was a fifth of the GraphQL page's instructions, most of it in that scan
+//! (docs/NOTES.md, forty-first session). Values other than lists, objects and strings, and
+//! the `extensions` and `errors` members, are written by serde_json itself.
+
+use async_graphql::{Response, Value};
+use axum::http::{header, HeaderValue};
+
+/// The HTTP response of GraphQL response `response` (status 200): its JSON ([`json`]),
+/// `Content-Type: application/graphql-response+json`, `Cache-Control` when the response has
+/// no error and a cache-control value, and the headers its resolvers set, as
+/// `async_graphql_axum::GraphQLResponse` answers it.
+pub(crate) fn http(response: Response) -> axum::response::Response {
+    let mut answer = axum::response::Response::new(axum::body::Body::from(json(&response)));
+    let headers = answer.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/graphql-response+json"),
+    );
+    if response.is_ok() {
+        if let Some(value) = response
+            .cache_control
+            .value()
+            .and_then(|v| HeaderValue::from_str(&v).ok())
+        {
+            headers.insert(header::CACHE_CONTROL, value);
+        }
+    }
+    headers.extend(response.http_headers);
+    answer
+}
+
+/// `response` as JSON: `{"data":…}`, then `"extensions"` when there are any and `"errors"`
+/// when there are any: the bytes of `serde_json::to_vec(response)`.
+pub(crate) fn json(response: &Response) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(b"{\"data\":");
+    value(&mut out, &response.data);
+    if !response.extensions.is_empty() {
+        out.extend_from_slice(b",\"extensions\":");
+        serde(&mut out, &response.extensions);
+    }
+    if !response.errors.is_empty() {
+        out.extend_from_slice(b",\"errors\":");
+        serde(&mut out, &response.errors);
+    }
+    out.push(b'}');
+    out
+}
+
+/// Appends `v` as serde_json writes it (numbers, binary, raw values, errors, extensions).
+fn serde<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
+    // Writing to a Vec fails only when `Serialize` fails, which the types here never do
+    // (string keys, finite numbers); `serde_json::to_vec` of the whole response would
+    // have failed the same way, and async-graphql-axum unwraps it.
+    if let Err(e) = serde_json::to_writer(&mut *out, v) {
+        tracing::error!(error = %e, "a GraphQL response value could not be written as JSON");
+        out.extend_from_slice(b"null");
+    }
+}
+
+fn value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Boolean(true) => out.extend_from_slice(b"true"),
+        Value::Boolean(false) => out.extend_from_slice(b"false"),
+        Value::String(s) => string(out, s),
+        Value::Enum(name) => string(out, name),
+        Value::List(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                value(out, item);
+            }
+            out.push(b']');
+        }
+        // A raw JSON value (async-graphql-value's `raw_value` feature) is an object of one
+        // key that is no GraphQL name (`$serde_json::private::RawValue`): serde writes it.
+        Value::Object(map) if map.len() == 1 && map.keys().any(|k| k.starts_with('$')) => {
+            serde(out, v)
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                string(out, key);
+                out.push(b':');
+                value(out, item);
+            }
+            out.push(b'}');
+        }
+        Value::Number(_) | Value::Binary(_) => serde(out, v),
+    }
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`, other control characters as `\u00xx` (lower-case hex); everything else,
+/// `/`, DEL and non-ASCII included, as it is.
+fn string(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    if clean(bytes) {
+        out.extend_from_slice(bytes);
+    } else {
+        escaped(out, bytes);
+    }
+    out.push(b'"');
+}
+
+/// Whether `bytes` has no byte JSON escapes, checked eight bytes at a time (the last word
+/// padded with `a`).
+fn clean(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let mut word = [0u8; 8];
+    for chunk in &mut words {
+        word.copy_from_slice(chunk);
+        if needs_escape(u64::from_le_bytes(word)) {
+            return false;
+        }
+    }
+    let rest = words.remainder();
+    let mut last = [b'a'; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    !needs_escape(u64::from_le_bytes(last))
+}
+
+/// Appends `bytes` (a string with a byte to escape) escaped, byte by byte.
+fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut start = 0;
+    for (at, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xf) as usize],
+            ],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..at]);
+        out.extend_from_slice(escape);
+        start = at + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// Whether one of the 8 bytes of `word` is `"`, `\` or below 0x20 (a byte JSON escapes).
+/// Bytes of 0x80 and above never count (UTF-8 continuation and lead bytes are written as
+/// they are).
+fn needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte whose high bit the subtraction sets, among bytes whose own high bit is clear:
+    // exactly the bytes below the subtracted value (for below 0x20), or equal to zero (for
+    // the XORs, zero where the byte was `"` or `\`).
+    let below_space = word.wrapping_sub(ONES * 0x20);
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (below_space & !word | quote | backslash) & HIGH != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use async_graphql::indexmap::IndexMap;
+    use async_graphql::{Name, Number, Response, ServerError, Value};
+    use proptest::prelude::*;
+
+    use super::{json, needs_escape};
+
+    fn serde_json_bytes(response: &Response) -> Vec<u8> {
+        serde_json::to_vec(response).expect("a response serializes")
+    }
+
+    #[test]
+    fn needs_escape_finds_each_byte_in_each_position() {
+        for byte in 0u8..=255 {
+            let escaped = byte < 0x20 || byte == b'"' || byte == b'\\';
+            for position in 0..8 {
+                let mut word = [b'a'; 8];
+                word[position] = byte;
+                assert_eq!(
+                    needs_escape(u64::from_le_bytes(word)),
+                    escaped,
+                    "byte {byte:#04x} at {position}"
+                );
+            }
+        }
+        // A byte to escape after a high byte, and high bytes alone.
+        assert!(needs_escape(u64::from_le_bytes(*b"\xc3\xa9\"aaaaa")));
+        assert!(!needs_escape(u64::from_le_bytes(
+            *b"\xc3\xa9\xff\x80\x7f/ a"
+        )));
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[ -~]{0,40}",
+            proptest::collection::vec(
+                prop_oneof![
+                    Just('"'),
+                    Just('\\'),
+                    Just('é'),
+                    Just('\u{1}'),
+                    Just('a'),
+                    Just('\u{7f}'),
+                    Just('\u{1f}'),
+                    Just('\n')
+                ],
+                0..40
+            )
+            .prop_map(|c| c.into_iter().collect()),
+        ]
+    }
+
+    fn values() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Boolean),
+            any::<i64>().prop_map(|n| Value::Number(n.into())),
+            any::<f64>().prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            text().prop_map(Value::String),
+            "[A-Z_]{1,12}".prop_map(|n| Value::Enum(Name::new(n))),
+            proptest::collection::vec(any::<u8>(), 0..8).prop_map(|b| Value::Binary(b.into())),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::List),
+                proptest::collection::vec(("[a-zA-Z_][a-zA-Z0-9_]{0,12}", inner), 0..8).prop_map(
+                    |fields| Value::Object(
+                        fields
+                            .into_iter()
+                            .map(|(k, v)| (Name::new(k), v))
+                            .collect::<IndexMap<_, _>>()
+                    )
+                ),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn writes_what_serde_json_writes(data in values(), errors in proptest::collection::vec(text(), 0..3)) {
+            let mut response = Response::new(data);
+            response.errors = errors.into_iter().map(|m| ServerError::new(m, None)).collect();
+            prop_assert_eq!(json(&response), serde_json_bytes(&response));
+        }
+    }
+
+    #[test]
+    fn extensions_and_errors_follow_data() {
+        let mut response =
+            Response::new(Value::from_json(serde_json::json!({"a": [1, "x"]})).unwrap())
+                .extension("cost", Value::Number(3.into()));
+        response
+            .errors
+            .push(ServerError::new("bad \"thing\"", None));
+        assert_eq!(json(&response), serde_json_bytes(&response));
+        assert_eq!(json(&Response::default()), b"{\"data\":null}");
+    }
+}
