@@ -472,12 +472,38 @@ impl IdSelection {
         let mut object = IndexMap::with_capacity(self.0.len());
         for (key, field) in &self.0 {
             let value = match field {
-                IdField::Id => Value::String(e.id.to_string()),
-                IdField::RawEventId => Value::String(e.raw_event_id.to_string()),
+                IdField::Id => Value::String(uuid_text(e.id)),
+                IdField::RawEventId => Value::String(uuid_text(e.raw_event_id)),
                 IdField::Typename => Value::String("TransportEvent".to_string()),
             };
             object.insert(key.clone(), value);
         }
         Value::Object(object)
+    }
+}
+
+/// `id` as text (hyphenated, lower case: what `Uuid`'s `Display` writes), encoded straight
+/// into its string rather than through a formatter: a page's events are about 1,300 ids, and
+/// `to_string` cost about twice as many instructions.
+fn uuid_text(id: Uuid) -> String {
+    id.hyphenated()
+        .encode_lower(&mut Uuid::encode_buffer())
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    #[test]
+    fn uuid_text_is_what_display_writes() {
+        for id in [
+            Uuid::nil(),
+            Uuid::max(),
+            Uuid::new_v5(&Uuid::NAMESPACE_URL, b"MSCU1234566"),
+            Uuid::new_v4(),
+        ] {
+            assert_eq!(super::uuid_text(id), id.to_string());
+        }
     }
 }
