@@ -19,6 +19,11 @@
 //! every model field, with the looked-up fields in a `ComplexObject`; enums that mirror a
 //! domain enum derive their conversions (`#[graphql(remote = ...)]`). The pagination every
 //! connection shares is in `paging`, the request data (store, data loader, ids) in `context`.
+//! `Container` and `Shipment` objects are served through `types::InPlace`, which resolves
+//! their fields one after another without a boxed future per field, and `POST /graphql`
+//! answers are written by `response` (the bytes serde_json would write, with the headers of
+//! async-graphql-axum); both were most of the GraphQL page's own cost (docs/NOTES.md,
+//! forty-first session).
 //! Dependencies between these modules point one way: the query and mutation parts use
 //! `types`, `paging` and `context`, never the reverse (`scripts/module_cycles.py graphql`).
 //!
