@@ -53,6 +53,8 @@ pub enum ContainerStatus {
 // resolution (a `FuturesUnordered` per object) cost about a tenth of the GraphQL page's CPU
 // (docs/NOTES.md, twenty-second session). Lists of containers are still resolved concurrently,
 // so the data loaders still batch across the list.
+// The queries and `Shipment.containers` serve it through `InPlace`, which awaits each field
+// in place without boxing it; `serial` is how a selection `InPlace` hands back resolves.
 #[derive(SimpleObject, Debug, Clone, PartialEq)]
 #[graphql(complex, serial)]
 pub struct Container {

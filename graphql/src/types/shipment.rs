@@ -49,6 +49,8 @@ impl LineTrackingStoppedReason {
 // resolution (a `FuturesUnordered` per object) cost about a tenth of the GraphQL page's CPU
 // (docs/NOTES.md, twenty-second session). Lists of shipments are still resolved concurrently,
 // so the data loaders still batch across the list.
+// The queries and `Container.shipment` serve it through `InPlace`, which awaits each field
+// in place without boxing it; `serial` is how a selection `InPlace` hands back resolves.
 #[derive(SimpleObject, Debug, Clone)]
 #[graphql(complex, serial)]
 pub struct Shipment {
