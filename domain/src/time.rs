@@ -11,11 +11,14 @@
 //! second, text written by hand) goes to chrono as before, so what is accepted and what it
 //! means are chrono's.
 //!
+//! [`v2_text`] writes the other form both APIs serve (whole seconds, milliseconds when there
+//! are any), digit by digit.
+//!
 //! Use as `#[serde(with = "crate::time::utc")]` on a `DateTime<Utc>` and
 //! `#[serde(default, with = "crate::time::opt_utc")]` on an `Option<DateTime<Utc>>` (`default`:
 //! a missing field reads as `None`, as serde's derive does for `Option` without `with`).
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveTime, SecondsFormat, Timelike, Utc};
 
 /// `s` when it is exactly `YYYY-MM-DDTHH:MM:SS` with an optional `.` and one to nine digits,
 /// then `Z`, and names a valid date and time (seconds 00–59); `None` for anything else.
@@ -71,6 +74,50 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
     }
 }
 
+/// The text both APIs serve for instant `t` (spec/interface.md, timestamps; the GraphQL
+/// `DateTime` scalar): RFC 3339 in UTC with `Z`, whole seconds, plus milliseconds only when
+/// they are not zero, finer digits dropped (`2025-01-23T01:23:45Z`,
+/// `2025-01-23T01:23:45.120Z`). The text of chrono's `to_rfc3339_opts(Secs | Millis, true)`,
+/// written digit by digit for years 0 to 9999 (a page of 30 containers with their shipments
+/// writes about 600; chrono's formatter took some 700 instructions for each), and by chrono
+/// for other years and leap seconds.
+pub fn v2_text(t: &DateTime<Utc>) -> String {
+    let nanos = t.nanosecond();
+    let millis = nanos / 1_000_000;
+    let year = t.year();
+    if nanos >= 1_000_000_000 || !(0..=9999).contains(&year) {
+        let format = if millis == 0 {
+            SecondsFormat::Secs
+        } else {
+            SecondsFormat::Millis
+        };
+        return t.to_rfc3339_opts(format, true);
+    }
+    let mut out = String::with_capacity(24);
+    let digits = |out: &mut String, n: u32, width: u32| {
+        for place in (0..width).rev() {
+            out.push(char::from(b'0' + (n / 10u32.pow(place) % 10) as u8));
+        }
+    };
+    digits(&mut out, year.unsigned_abs(), 4);
+    out.push('-');
+    digits(&mut out, t.month(), 2);
+    out.push('-');
+    digits(&mut out, t.day(), 2);
+    out.push('T');
+    digits(&mut out, t.hour(), 2);
+    out.push(':');
+    digits(&mut out, t.minute(), 2);
+    out.push(':');
+    digits(&mut out, t.second(), 2);
+    if millis != 0 {
+        out.push('.');
+        digits(&mut out, millis, 3);
+    }
+    out.push('Z');
+    out
+}
+
 struct Visitor;
 
 impl serde::de::Visitor<'_> for Visitor {
@@ -122,7 +169,7 @@ pub mod opt_utc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{SecondsFormat, TimeZone};
+    use chrono::TimeZone;
     use proptest::prelude::*;
 
     proptest! {
@@ -145,11 +192,51 @@ mod tests {
             }
         }
 
+        /// `v2_text` writes what chrono writes at whole seconds or milliseconds, over every year
+        /// chrono writes with four digits and beyond, leap seconds included.
+        #[test]
+        fn v2_text_is_what_chrono_writes(
+            secs in -62_167_219_200i64..253_402_300_800,
+            far in -8_000_000_000_000i64..8_000_000_000_000,
+            nanos in prop_oneof![Just(0u32), 0u32..1_000_000_000, 1_000_000_000u32..2_000_000_000],
+            whole_millis in 0u32..1000,
+        ) {
+            for secs in [secs, far] {
+                for nanos in [nanos, whole_millis * 1_000_000] {
+                    let Some(t) = Utc.timestamp_opt(secs, nanos).single() else { continue };
+                    let chrono = if t.nanosecond() / 1_000_000 == 0 {
+                        t.to_rfc3339_opts(SecondsFormat::Secs, true)
+                    } else {
+                        t.to_rfc3339_opts(SecondsFormat::Millis, true)
+                    };
+                    prop_assert_eq!(v2_text(&t), chrono);
+                }
+            }
+        }
+
         /// Any text reads as chrono reads it: the same time, or an error where chrono errs.
         #[test]
         fn any_text_reads_as_chrono_reads_it(text in "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{0,10})?(Z|z|[+-][0-9]{2}:[0-9]{2})?") {
             let chrono = text.parse::<DateTime<FixedOffset>>().map(|t| t.with_timezone(&Utc));
             prop_assert_eq!(parse_rfc3339_utc(&text).ok(), chrono.ok());
+        }
+    }
+
+    #[test]
+    fn v2_text_of_hand_written_instants() {
+        let at = |secs: i64, nanos: u32| Utc.timestamp_opt(secs, nanos).single().unwrap();
+        for (t, text) in [
+            (at(1_737_595_425, 0), "2025-01-23T01:23:45Z"),
+            (at(1_737_595_425, 120_000_000), "2025-01-23T01:23:45.120Z"),
+            (at(1_737_595_425, 123_456_789), "2025-01-23T01:23:45.123Z"),
+            (at(1_737_595_425, 400_000), "2025-01-23T01:23:45Z"),
+            (at(0, 1_000_000), "1970-01-01T00:00:00.001Z"),
+            (at(-62_167_219_200, 0), "0000-01-01T00:00:00Z"),
+            (at(253_402_300_799, 999_000_000), "9999-12-31T23:59:59.999Z"),
+            (at(253_402_300_800, 0), "+10000-01-01T00:00:00Z"),
+            (at(1_483_228_799, 1_500_000_000), "2016-12-31T23:59:60.500Z"),
+        ] {
+            assert_eq!(v2_text(&t), text);
         }
     }
 

@@ -8,7 +8,7 @@
 // `teu_pipeline::model` and `crate::model` keep naming them.
 pub use teu_domain::{
     document_schemas, event_names, geodesy, ids, iso6346, journey, listing, model, reference,
-    shipment_edits, status, terminals, tracking_requests, vessels, webhooks,
+    shipment_edits, status, terminals, time, tracking_requests, vessels, webhooks,
 };
 // The feed readers and the email parser live in teu-feeds; re-exported so that
 // `teu_pipeline::feeds` and `crate::email` keep naming them.

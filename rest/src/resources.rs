@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
 use teu_pipeline::ids::port_id;
 use teu_pipeline::model::{
@@ -31,11 +31,7 @@ use uuid::Uuid;
 /// Formats a timestamp as described in the module documentation: seconds, plus milliseconds
 /// only when the fraction is non-zero (sub-millisecond digits are dropped).
 pub fn timestamp(t: &DateTime<Utc>) -> String {
-    if t.nanosecond() / 1_000_000 == 0 {
-        t.to_rfc3339_opts(SecondsFormat::Secs, true)
-    } else {
-        t.to_rfc3339_opts(SecondsFormat::Millis, true)
-    }
+    teu_pipeline::time::v2_text(t)
 }
 
 fn ser_ts<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {

@@ -1,7 +1,7 @@
 //! The `DateTime` scalar: instants in UTC written as `/v2` writes them.
 
 use async_graphql::{InputValueError, InputValueResult, Scalar, ScalarType, Value};
-use chrono::{SecondsFormat, Timelike, Utc};
+use chrono::Utc;
 
 /// The `DateTime` scalar: an instant in UTC, written as RFC 3339 with a `Z` suffix, whole
 /// seconds plus milliseconds when not zero (`2025-01-23T01:23:45Z`, `2025-01-23T01:23:45.120Z`):
@@ -33,11 +33,7 @@ impl ScalarType for DateTime {
 /// The `/v2` timestamp text: RFC 3339 in UTC with `Z`, whole seconds, plus milliseconds only
 /// when they are not zero (the store keeps milliseconds; finer digits are dropped).
 fn format_timestamp(t: &chrono::DateTime<Utc>) -> String {
-    if t.nanosecond() / 1_000_000 == 0 {
-        t.to_rfc3339_opts(SecondsFormat::Secs, true)
-    } else {
-        t.to_rfc3339_opts(SecondsFormat::Millis, true)
-    }
+    teu_domain::time::v2_text(t)
 }
 
 pub(crate) fn dt(t: Option<chrono::DateTime<Utc>>) -> Option<DateTime> {
