@@ -93,29 +93,31 @@ pub fn v2_text(t: &DateTime<Utc>) -> String {
         };
         return t.to_rfc3339_opts(format, true);
     }
-    let mut out = String::with_capacity(24);
-    let digits = |out: &mut String, n: u32, width: u32| {
-        for place in (0..width).rev() {
-            out.push(char::from(b'0' + (n / 10u32.pow(place) % 10) as u8));
-        }
+    let two = |n: u32| [b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
+    let year = year.unsigned_abs();
+    let [y1, y2] = two(year / 100);
+    let [y3, y4] = two(year);
+    let [mo1, mo2] = two(t.month());
+    let [d1, d2] = two(t.day());
+    let [h1, h2] = two(t.hour());
+    let [mi1, mi2] = two(t.minute());
+    let [s1, s2] = two(t.second());
+    let mut text = [
+        y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1, s2,
+        b'.', b'0', b'0', b'0', b'Z',
+    ];
+    let len = if millis == 0 {
+        text[19] = b'Z';
+        20
+    } else {
+        let [m2, m3] = two(millis);
+        text[20] = b'0' + (millis / 100) as u8;
+        text[21] = m2;
+        text[22] = m3;
+        24
     };
-    digits(&mut out, year.unsigned_abs(), 4);
-    out.push('-');
-    digits(&mut out, t.month(), 2);
-    out.push('-');
-    digits(&mut out, t.day(), 2);
-    out.push('T');
-    digits(&mut out, t.hour(), 2);
-    out.push(':');
-    digits(&mut out, t.minute(), 2);
-    out.push(':');
-    digits(&mut out, t.second(), 2);
-    if millis != 0 {
-        out.push('.');
-        digits(&mut out, millis, 3);
-    }
-    out.push('Z');
-    out
+    // ASCII digits and separators: always UTF-8.
+    String::from_utf8(text[..len].to_vec()).unwrap_or_default()
 }
 
 struct Visitor;
