@@ -82,9 +82,12 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
 /// writes about 600; chrono's formatter took some 700 instructions for each), and by chrono
 /// for other years and leap seconds.
 pub fn v2_text(t: &DateTime<Utc>) -> String {
-    let nanos = t.nanosecond();
+    // The fields of the UTC date and time, read once (each of `DateTime`'s own accessors
+    // adds the offset to its instant again).
+    let t_utc = t.naive_utc();
+    let nanos = t_utc.nanosecond();
     let millis = nanos / 1_000_000;
-    let year = t.year();
+    let year = t_utc.year();
     if nanos >= 1_000_000_000 || !(0..=9999).contains(&year) {
         let format = if millis == 0 {
             SecondsFormat::Secs
@@ -97,11 +100,11 @@ pub fn v2_text(t: &DateTime<Utc>) -> String {
     let year = year.unsigned_abs();
     let [y1, y2] = two(year / 100);
     let [y3, y4] = two(year);
-    let [mo1, mo2] = two(t.month());
-    let [d1, d2] = two(t.day());
-    let [h1, h2] = two(t.hour());
-    let [mi1, mi2] = two(t.minute());
-    let [s1, s2] = two(t.second());
+    let [mo1, mo2] = two(t_utc.month());
+    let [d1, d2] = two(t_utc.day());
+    let [h1, h2] = two(t_utc.hour());
+    let [mi1, mi2] = two(t_utc.minute());
+    let [s1, s2] = two(t_utc.second());
     let mut text = [
         y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1, s2,
         b'.', b'0', b'0', b'0', b'Z',
