@@ -78,9 +78,10 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
 /// `DateTime` scalar): RFC 3339 in UTC with `Z`, whole seconds, plus milliseconds only when
 /// they are not zero, finer digits dropped (`2025-01-23T01:23:45Z`,
 /// `2025-01-23T01:23:45.120Z`). The text of chrono's `to_rfc3339_opts(Secs | Millis, true)`,
-/// written digit by digit for years 0 to 9999 (a page of 30 containers with their shipments
-/// writes about 600; chrono's formatter took some 700 instructions for each), and by chrono
-/// for other years and leap seconds.
+/// written digit by digit for years 0 to 9999 (a GraphQL page of 30 containers with their
+/// shipments writes about 420; chrono's formatter took about 440 instructions for each, and
+/// the page went from 11.45 to 11.38 M instructions: docs/NOTES.md, forty-first session), and
+/// by chrono for other years and leap seconds.
 pub fn v2_text(t: &DateTime<Utc>) -> String {
     // The fields of the UTC date and time, read once (each of `DateTime`'s own accessors
     // adds the offset to its instant again).
