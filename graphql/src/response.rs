@@ -60,8 +60,11 @@ fn serde<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
     // Writing to a Vec fails only when `Serialize` fails, which the types here never do
     // (string keys, finite numbers); `serde_json::to_vec` of the whole response would
     // have failed the same way, and async-graphql-axum unwraps it.
+    // What a failed write left behind is cut off, so the body stays valid JSON.
+    let start = out.len();
     if let Err(e) = serde_json::to_writer(&mut *out, v) {
         tracing::error!(error = %e, "a GraphQL response value could not be written as JSON");
+        out.truncate(start);
         out.extend_from_slice(b"null");
     }
 }

@@ -26,14 +26,8 @@ impl ScalarType for DateTime {
     }
 
     fn to_value(&self) -> Value {
-        Value::String(format_timestamp(&self.0))
+        Value::String(teu_domain::time::v2_text(&self.0))
     }
-}
-
-/// The `/v2` timestamp text: RFC 3339 in UTC with `Z`, whole seconds, plus milliseconds only
-/// when they are not zero (the store keeps milliseconds; finer digits are dropped).
-fn format_timestamp(t: &chrono::DateTime<Utc>) -> String {
-    teu_domain::time::v2_text(t)
 }
 
 pub(crate) fn dt(t: Option<chrono::DateTime<Utc>>) -> Option<DateTime> {
@@ -47,22 +41,20 @@ mod tests {
     #[test]
     fn timestamps_are_written_like_v2() {
         let t = |s: &str| s.parse::<chrono::DateTime<Utc>>().unwrap();
+        let text = |t| match DateTime(t).to_value() {
+            Value::String(s) => s,
+            other => panic!("a DateTime is a string, got {other:?}"),
+        };
+        assert_eq!(text(t("2025-01-23T01:23:45Z")), "2025-01-23T01:23:45Z");
         assert_eq!(
-            format_timestamp(&t("2025-01-23T01:23:45Z")),
-            "2025-01-23T01:23:45Z"
-        );
-        assert_eq!(
-            format_timestamp(&t("2025-01-23T01:23:45.12Z")),
+            text(t("2025-01-23T01:23:45.12Z")),
             "2025-01-23T01:23:45.120Z"
         );
         assert_eq!(
-            format_timestamp(&t("2025-01-23T02:23:45.123456+01:00")),
+            text(t("2025-01-23T02:23:45.123456+01:00")),
             "2025-01-23T01:23:45.123Z"
         );
-        assert_eq!(
-            format_timestamp(&t("2025-01-23T01:23:45.0004Z")),
-            "2025-01-23T01:23:45Z"
-        );
+        assert_eq!(text(t("2025-01-23T01:23:45.0004Z")), "2025-01-23T01:23:45Z");
         let parsed =
             <DateTime as ScalarType>::parse(Value::String("2025-01-23T02:23:45+01:00".into()));
         assert_eq!(parsed.unwrap().0, t("2025-01-23T01:23:45Z"));
