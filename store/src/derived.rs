@@ -82,6 +82,14 @@ impl Store {
             let old_links = self.event_links_of_containers(account, &ids).await?;
             Some((old_containers, old_shipments, old_links))
         };
+        // The stored `event_links` carry each link's raw event and `named_actual`; a link whose
+        // event is not in `history` is refused. Each container's value goes in with its row
+        // (one row version and one write of its indexes, not an insert and then an update).
+        let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
+        if let Some((_, e)) = links.iter().find(|(_, e)| !events.contains_key(e)) {
+            return Err(StoreError::LinkOutsideHistory(*e));
+        }
+        let link_values = link_values(containers, links, &events);
         let mut tx = self.writer().begin().await?;
         let per = self.rows_per_list(13);
         for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
@@ -123,19 +131,26 @@ impl Store {
         // so an update leaves `shipment_id` and `number` as they are: not naming them in the
         // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
         // `containers_shipment`), which it does for every column a `SET` names.
-        let per = self.rows_per_list(13);
-        for (chunk, bodies) in containers.chunks(per).zip(container_bodies.chunks(per)) {
+        // A row whose content changed takes its links in the same update; one whose content did
+        // not is left to `store_event_links`, which writes only a value that differs.
+        let per = self.rows_per_list(14);
+        for ((chunk, bodies), values) in containers
+            .chunks(per)
+            .zip(container_bodies.chunks(per))
+            .zip(link_values.chunks(per))
+        {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
-                 refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at) VALUES {} ON CONFLICT (id) DO UPDATE SET \
+                 refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, event_links) VALUES {} \
+                 ON CONFLICT (id) DO UPDATE SET \
                  current_status = excluded.current_status, pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
                  content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
-                 has_holds = excluded.has_holds, filters_at = excluded.filters_at \
+                 has_holds = excluded.has_holds, filters_at = excluded.filters_at, event_links = excluded.event_links \
                  WHERE containers.content_hash <> excluded.content_hash RETURNING id",
-                self.values(chunk.len(), 13)
+                self.values(chunk.len(), 14)
             );
             let mut q = crate::db::query(&sql);
-            for (c, (hash, body)) in chunk.iter().zip(bodies) {
+            for ((c, (hash, body)), links) in chunk.iter().zip(bodies).zip(values) {
                 q = q
                     .bind(c.id.to_string())
                     .bind(&account_s)
@@ -148,17 +163,15 @@ impl Store {
                     .bind(hash)
                     .bind(body.as_slice());
                 let (pickup_lfd, has_holds) = container_filter_columns(c);
-                q = q.bind(pickup_lfd).bind(has_holds).bind(ts(c.refreshed_at));
+                q = q
+                    .bind(pickup_lfd)
+                    .bind(has_holds)
+                    .bind(ts(c.refreshed_at))
+                    .bind(links.as_slice());
             }
             changes
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
-        }
-        // The stored `event_links` (below) carry each link's raw event and `named_actual`; a
-        // link whose event is not in `history` is refused.
-        let events: HashMap<Uuid, &TransportEvent> = history.iter().map(|e| (e.id, e)).collect();
-        if let Some((_, e)) = links.iter().find(|(_, e)| !events.contains_key(e)) {
-            return Err(StoreError::LinkOutsideHistory(*e));
         }
         // With webhooks, what was linked before: read before the values are rewritten.
         let seen = match &before {
@@ -171,7 +184,7 @@ impl Store {
         self.remove_stale(&mut tx, &account_s, shipments, containers, scope)
             .await?;
         // Each derived container's links are exactly `links`: the one place links are stored.
-        self.store_event_links(&mut tx, containers, links, &events)
+        self.store_event_links(&mut tx, containers, &link_values)
             .await?;
         if let (Some((old_containers, old_shipments, _)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
@@ -289,7 +302,8 @@ impl Store {
     /// whose shipment key changed, an event that moved between two shipments of one box).
     ///
     /// `old_links` is the stored `event_links` of the derived containers, read before this
-    /// derivation; runs in its transaction `tx` before the values are rewritten. A pair of
+    /// derivation; runs in its transaction `tx` after the container upsert has written the
+    /// derived containers' new values, so theirs are taken from `old_links`, never read. A pair of
     /// `links` in its container's old value was linked before; for the others, the stored
     /// values are read only of the other containers of numbers that more than one container
     /// id carries (a box re-keyed or in two shipments). So a file that adds events to long
@@ -348,7 +362,17 @@ impl Store {
             .filter(|(_, ids)| ids.len() > 1)
             .flat_map(|(number, ids)| ids.into_iter().map(move |id| (id, number.clone())))
             .collect();
-        let ids: Vec<Uuid> = others.keys().copied().collect();
+        // The derivation's own containers already hold their new values (written with their
+        // rows): what they held before is `old_links`, read before this transaction.
+        let mut ids: Vec<Uuid> = Vec::new();
+        for (id, number) in &others {
+            if numbers.contains_key(id) {
+                let before = old_links.get(id).map(Vec::as_slice).unwrap_or_default();
+                seen.extend(before.iter().map(|l| (number.clone(), l.id)));
+            } else {
+                ids.push(*id);
+            }
+        }
         for chunk in ids.chunks(width) {
             let sql = format!(
                 "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN ({})",
@@ -372,41 +396,18 @@ impl Store {
     }
 
     /// Writes `containers.event_links` (migration 21; the only stored links since 27) of each
-    /// derived container: its links among `links`, ordered by event time in milliseconds,
-    /// then event id, encoded by [`encode_links`]; a container without links gets the empty
-    /// value. Only values that differ are written. Every event of `links` is in `events`
-    /// (checked by [`Store::upsert_derived`] first).
+    /// derived container whose stored value differs from `values` ([`link_values`], in the
+    /// order of `containers`). The container upsert of [`Store::upsert_derived`] already wrote
+    /// the value of every row it inserted or changed; what is left is a row whose content is
+    /// unchanged and whose links changed (an event revised without changing the derivation).
     async fn store_event_links(
         &self,
         tx: &mut crate::db::Conn,
         containers: &[Container],
-        links: &[(Uuid, Uuid)],
-        events: &HashMap<Uuid, &TransportEvent>,
+        values: &[Vec<u8>],
     ) -> Result<()> {
-        let mut of: HashMap<Uuid, Vec<(i64, Uuid, EventLink)>> =
-            containers.iter().map(|c| (c.id, Vec::new())).collect();
-        for (c, e) in links {
-            let (Some(list), Some(event)) = (of.get_mut(c), events.get(e)) else {
-                continue;
-            };
-            list.push((
-                event.event.event_at.timestamp_millis(),
-                *e,
-                EventLink::of(event),
-            ));
-        }
-        let values: Vec<(String, Vec<u8>)> = containers
-            .iter()
-            .filter_map(|c| of.remove(&c.id).map(|list| (c.id, list)))
-            .map(|(id, mut list)| {
-                list.sort_unstable_by_key(|(at, e, _)| (*at, *e));
-                // One row per pair in the table (its primary key), so once here too.
-                list.dedup_by_key(|(_, e, _)| *e);
-                let ordered: Vec<EventLink> = list.into_iter().map(|(_, _, l)| l).collect();
-                (id.to_string(), encode_links(&ordered))
-            })
-            .collect();
-        for chunk in values.chunks(self.rows_per_list(2)) {
+        let per = self.rows_per_list(2);
+        for (chunk, values) in containers.chunks(per).zip(values.chunks(per)) {
             // The ids are this derivation's containers of `account`; the `VALUES` are the only
             // parameters, so SQLite binds them anonymously.
             let sql = format!(
@@ -416,8 +417,8 @@ impl Store {
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
-            for (id, bytes) in chunk {
-                q = q.bind(id.as_str()).bind(bytes.as_slice());
+            for (c, bytes) in chunk.iter().zip(values) {
+                q = q.bind(c.id.to_string()).bind(bytes.as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
@@ -522,6 +523,40 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The `containers.event_links` value of each of `containers`, in their order: its pairs among
+/// `links`, ordered by event time in milliseconds, then event id, each event once, encoded by
+/// [`encode_links`]; a container without links gets the empty value. Pairs whose event is not
+/// in `events` are skipped (the caller refuses them first).
+fn link_values(
+    containers: &[Container],
+    links: &[(Uuid, Uuid)],
+    events: &HashMap<Uuid, &TransportEvent>,
+) -> Vec<Vec<u8>> {
+    let mut of: HashMap<Uuid, Vec<(i64, Uuid, EventLink)>> =
+        containers.iter().map(|c| (c.id, Vec::new())).collect();
+    for (c, e) in links {
+        let (Some(list), Some(event)) = (of.get_mut(c), events.get(e)) else {
+            continue;
+        };
+        list.push((
+            event.event.event_at.timestamp_millis(),
+            *e,
+            EventLink::of(event),
+        ));
+    }
+    containers
+        .iter()
+        .map(|c| {
+            let mut list = of.remove(&c.id).unwrap_or_default();
+            list.sort_unstable_by_key(|(at, e, _)| (*at, *e));
+            // One row per pair in the table (its primary key), so once here too.
+            list.dedup_by_key(|(_, e, _)| *e);
+            let ordered: Vec<EventLink> = list.into_iter().map(|(_, _, l)| l).collect();
+            encode_links(&ordered)
+        })
+        .collect()
 }
 
 /// Each record's content hash and stored body ([`hashed_body`]), with one encoder of `codec`
