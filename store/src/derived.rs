@@ -173,7 +173,8 @@ impl Store {
                 .containers
                 .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
-        // With webhooks, what was linked before: read before the values are rewritten.
+        // With webhooks, what was linked before (the derived containers' own earlier values are
+        // `old_links`: the upsert above has written their new ones).
         let seen = match &before {
             Some((_, _, old_links)) => Some(
                 self.linked_before(&mut tx, &account_s, containers, links, old_links)
