@@ -185,7 +185,9 @@ impl Store {
         self.remove_stale(&mut tx, &account_s, shipments, containers, scope)
             .await?;
         // Each derived container's links are exactly `links`: the one place links are stored.
-        self.store_event_links(&mut tx, containers, &link_values)
+        // The rows the upsert inserted or changed already hold theirs.
+        let written: HashSet<Uuid> = changes.containers.iter().copied().collect();
+        self.store_event_links(&mut tx, containers, &link_values, &written)
             .await?;
         if let (Some((old_containers, old_shipments, _)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
@@ -398,17 +400,23 @@ impl Store {
 
     /// Writes `containers.event_links` (migration 21; the only stored links since 27) of each
     /// derived container whose stored value differs from `values` ([`link_values`], in the
-    /// order of `containers`). The container upsert of [`Store::upsert_derived`] already wrote
-    /// the value of every row it inserted or changed; what is left is a row whose content is
-    /// unchanged and whose links changed (an event revised without changing the derivation).
+    /// order of `containers`), leaving out the containers of `written`: the rows the container
+    /// upsert of [`Store::upsert_derived`] inserted or changed, which it gave their value. What
+    /// is left is a row whose content is unchanged and whose links may have changed (an event
+    /// revised without changing the derivation); in a bulk load of new containers, none.
     async fn store_event_links(
         &self,
         tx: &mut crate::db::Conn,
         containers: &[Container],
         values: &[Vec<u8>],
+        written: &HashSet<Uuid>,
     ) -> Result<()> {
-        let per = self.rows_per_list(2);
-        for (chunk, values) in containers.chunks(per).zip(values.chunks(per)) {
+        let unwritten: Vec<(&Container, &Vec<u8>)> = containers
+            .iter()
+            .zip(values)
+            .filter(|(c, _)| !written.contains(&c.id))
+            .collect();
+        for chunk in unwritten.chunks(self.rows_per_list(2)) {
             // The ids are this derivation's containers of `account`; the `VALUES` are the only
             // parameters, so SQLite binds them anonymously.
             let sql = format!(
@@ -418,7 +426,7 @@ impl Store {
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
-            for (c, bytes) in chunk.iter().zip(values) {
+            for (c, bytes) in chunk {
                 q = q.bind(c.id.to_string()).bind(bytes.as_slice());
             }
             q.execute(self.counted(tx)).await?;

@@ -2,7 +2,7 @@
 -- yet ANALYZE detoasted and sorted each of them for every sampled row (30,000 rows per table
 -- at the default target). A column's statistics target of 0 leaves it out of ANALYZE
 -- (PostgreSQL manual, "ALTER TABLE", SET STATISTICS); the ingest analyzes a table each time
--- it has grown by a tenth (`Store::optimize`), so this was a fifth of the server's time in a
+-- it has grown by a tenth (`Store::optimize`), so this was a sixth of the server's time in a
 -- bulk load (docs/NOTES.md, forty-second session). Keys, times and filter columns keep theirs.
 ALTER TABLE containers
     ALTER COLUMN body SET STATISTICS 0,
