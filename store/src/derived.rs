@@ -8,8 +8,9 @@ use uuid::Uuid;
 
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::{
-    container_row, hash_row, hashed_body, in_list, parse_uuid, returned_ids, shipment_row, ts,
-    DerivationScope, DerivedChanges, Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
+    container_row_uncached, hash_row, hashed_body, in_list, parse_uuid, returned_ids,
+    shipment_row_uncached, ts, DerivationScope, DerivedChanges, Result, Store, StoreError,
+    CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::model::{Container, Shipment, TransportEvent};
 
@@ -268,7 +269,7 @@ impl Store {
                 CONTAINER_SELECT,
                 account,
                 &read_containers,
-                container_row,
+                container_row_uncached,
             )
             .await?
             .into_iter()
@@ -290,7 +291,7 @@ impl Store {
                 SHIPMENT_SELECT,
                 account,
                 &read_shipments,
-                shipment_row,
+                shipment_row_uncached,
             )
             .await?
             .into_iter()

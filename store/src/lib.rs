@@ -16,6 +16,7 @@
 //! | `accounts`, `webhooks`, `outbox`, `notify` | API keys, webhooks, deliveries, change notices |
 //! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`) writes |
 //! | `db` | no table: the native drivers' pools, connections, statements and rows |
+//! | `memo` | no table: decoded container and shipment bodies kept by their stored bytes |
 //!
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
@@ -70,6 +71,7 @@ mod facts;
 mod inference;
 mod leg_tracks;
 mod listing;
+mod memo;
 pub mod notify;
 pub(crate) mod outbox;
 pub mod payloads;
@@ -905,19 +907,72 @@ fn account_row(r: &db::DbRow) -> Result<Account> {
     })
 }
 
+/// Decoded container bodies of the read paths, by stored bytes ([`memo`]).
+static CONTAINER_BODY_MEMO: memo::BodyMemo<Container> = memo::BodyMemo::new();
+/// Decoded shipment bodies of the read paths, by stored bytes ([`memo`]).
+static SHIPMENT_BODY_MEMO: memo::BodyMemo<Shipment> = memo::BodyMemo::new();
+
+/// The container of a row of [`CONTAINER_SELECT`]'s columns (`id`, `body`, `created_at`,
+/// `refreshed_at`), its body decoded once per process for every read of the same stored bytes
+/// ([`memo`]). For the read paths of both APIs; see [`container_row_uncached`].
+///
+/// # Errors
+/// [`StoreError::Corrupt`] when the body does not decode, a column's error when one is missing.
 pub(crate) fn container_row(r: &db::DbRow) -> Result<Container> {
+    container_row_with(r, true)
+}
+
+/// [`container_row`] without the memo: for the derivation, which reads the rows it is about to
+/// replace (keeping them would only push out records the pages read).
+pub(crate) fn container_row_uncached(r: &db::DbRow) -> Result<Container> {
+    container_row_with(r, false)
+}
+
+fn container_row_with(r: &db::DbRow, memoized: bool) -> Result<Container> {
     let id: String = r.try_get("id")?;
-    let body = stored_text(r, "body", &payloads::CONTAINER_BODIES, "container", &id)?;
-    let mut c: Container = from_json(&body, "container", &id)?;
+    let stored = stored_bytes(r, "body")?;
+    let decode = |stored: &[u8]| -> Result<Container> {
+        let body = decoded_text(stored, &payloads::CONTAINER_BODIES, "container", &id)?;
+        from_json(&body, "container", &id)
+    };
+    let mut c = if memoized {
+        CONTAINER_BODY_MEMO.get_or_decode(&stored, decode)?
+    } else {
+        decode(&stored)?
+    };
     c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
     c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
     Ok(c)
 }
 
+/// The shipment of a row of [`SHIPMENT_SELECT`]'s columns (`id`, `body`, `created_at`,
+/// `refreshed_at`, `tags`, `user_stopped_at`, `user_ref_numbers`), its body decoded once per
+/// process for every read of the same stored bytes ([`memo`]); the user's edits are applied to
+/// each read. For the read paths; see [`shipment_row_uncached`].
+///
+/// # Errors
+/// As [`container_row`].
 pub(crate) fn shipment_row(r: &db::DbRow) -> Result<Shipment> {
+    shipment_row_with(r, true)
+}
+
+/// [`shipment_row`] without the memo, for the derivation (see [`container_row_uncached`]).
+pub(crate) fn shipment_row_uncached(r: &db::DbRow) -> Result<Shipment> {
+    shipment_row_with(r, false)
+}
+
+fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
     let id: String = r.try_get("id")?;
-    let body = stored_text(r, "body", &payloads::SHIPMENT_BODIES, "shipment", &id)?;
-    let mut s: Shipment = from_json(&body, "shipment", &id)?;
+    let stored = stored_bytes(r, "body")?;
+    let decode = |stored: &[u8]| -> Result<Shipment> {
+        let body = decoded_text(stored, &payloads::SHIPMENT_BODIES, "shipment", &id)?;
+        from_json(&body, "shipment", &id)
+    };
+    let mut s = if memoized {
+        SHIPMENT_BODY_MEMO.get_or_decode(&stored, decode)?
+    } else {
+        decode(&stored)?
+    };
     s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
     s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
     s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
@@ -946,12 +1001,27 @@ pub(crate) fn stored_text(
     what: &'static str,
     id: &str,
 ) -> Result<String> {
+    decoded_text(&stored_bytes(r, column)?, codec, what, id)
+}
+
+/// The bytes of a compressed column of row `r` (see [`stored_text`]): a BLOB or BYTEA as it
+/// is, the text of an SQLite row written before migration 32 as its UTF-8 bytes.
+fn stored_bytes(r: &db::DbRow, column: &str) -> Result<Vec<u8>> {
     // SQLite types a value by what it holds, not by the column's declaration.
-    let stored = match r.try_get::<Vec<u8>, _>(column) {
+    Ok(match r.try_get::<Vec<u8>, _>(column) {
         Ok(bytes) => bytes,
         Err(_) => r.try_get::<String, _>(column)?.into_bytes(),
-    };
-    codec.decode(&stored).map_err(|detail| StoreError::Corrupt {
+    })
+}
+
+/// The text of `stored` bytes of a compressed column (see [`stored_text`]).
+fn decoded_text(
+    stored: &[u8],
+    codec: &'static payloads::Codec,
+    what: &'static str,
+    id: &str,
+) -> Result<String> {
+    codec.decode(stored).map_err(|detail| StoreError::Corrupt {
         what,
         id: id.to_string(),
         detail,

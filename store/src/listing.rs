@@ -12,7 +12,10 @@ use crate::db::DbRow;
 use uuid::Uuid;
 
 use super::reads::EventLink;
-use super::{container_row, now, shipment_row, ts, Result, Store, StoreError};
+use super::{
+    container_row, container_row_uncached, now, shipment_row, shipment_row_uncached, ts, Result,
+    Store, StoreError,
+};
 use teu_domain::listing::{normalize_container_number, ListFilter, ListOrder, TagError, MAX_TAGS};
 use teu_domain::model::{Container, Shipment};
 
@@ -635,7 +638,7 @@ impl Store {
             let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id: String = row.try_get("id")?;
-                let (lfd, holds) = container_row(row)
+                let (lfd, holds) = container_row_uncached(row)
                     .map(|c| container_filter_columns(&c))
                     .unwrap_or((None, 0));
                 crate::db::query(
@@ -665,7 +668,7 @@ impl Store {
             let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id: String = row.try_get("id")?;
-                let f = shipment_row(row)
+                let f = shipment_row_uncached(row)
                     .map(|s| ShipmentFilterColumns::of(&s))
                     .ok();
                 let f = f.unwrap_or(ShipmentFilterColumns {
