@@ -929,20 +929,32 @@ pub(crate) fn container_row_uncached(r: &db::DbRow) -> Result<Container> {
 }
 
 fn container_row_with(r: &db::DbRow, memoized: bool) -> Result<Container> {
-    let id: String = r.try_get("id")?;
-    let stored = stored_bytes(r, "body")?;
-    let decode = |stored: &[u8]| -> Result<Container> {
-        let body = decoded_text(stored, &payloads::CONTAINER_BODIES, "container", &id)?;
-        from_json(&body, "container", &id)
-    };
-    let mut c = if memoized {
-        CONTAINER_BODY_MEMO.get_or_decode(&stored, decode)?
-    } else {
-        decode(&stored)?
-    };
+    let memo = memoized.then_some(&CONTAINER_BODY_MEMO);
+    let (_, mut c) = row_record(r, memo, &payloads::CONTAINER_BODIES, "container")?;
     c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
     c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
     Ok(c)
+}
+
+/// The id (text) and the record of row `r`'s `body`, a frame of `codec` with the JSON of a `T`,
+/// through `memo` when one is given; `what` names the record in errors
+/// ([`StoreError::Corrupt`] when it does not decode).
+fn row_record<T: Clone + serde::de::DeserializeOwned>(
+    r: &db::DbRow,
+    memo: Option<&memo::BodyMemo<T>>,
+    codec: &'static payloads::Codec,
+    what: &'static str,
+) -> Result<(String, T)> {
+    let id: String = r.try_get("id")?;
+    let stored = stored_bytes(r, "body")?;
+    let decode = |stored: &[u8]| -> Result<T> {
+        from_json(&decoded_text(stored, codec, what, &id)?, what, &id)
+    };
+    let record = match memo {
+        Some(memo) => memo.get_or_decode(&stored, decode)?,
+        None => decode(&stored)?,
+    };
+    Ok((id, record))
 }
 
 /// The shipment of a row of [`SHIPMENT_SELECT`]'s columns (`id`, `body`, `created_at`,
@@ -962,17 +974,8 @@ pub(crate) fn shipment_row_uncached(r: &db::DbRow) -> Result<Shipment> {
 }
 
 fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
-    let id: String = r.try_get("id")?;
-    let stored = stored_bytes(r, "body")?;
-    let decode = |stored: &[u8]| -> Result<Shipment> {
-        let body = decoded_text(stored, &payloads::SHIPMENT_BODIES, "shipment", &id)?;
-        from_json(&body, "shipment", &id)
-    };
-    let mut s = if memoized {
-        SHIPMENT_BODY_MEMO.get_or_decode(&stored, decode)?
-    } else {
-        decode(&stored)?
-    };
+    let memo = memoized.then_some(&SHIPMENT_BODY_MEMO);
+    let (id, mut s) = row_record(r, memo, &payloads::SHIPMENT_BODIES, "shipment")?;
     s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
     s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
     s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
