@@ -41,7 +41,15 @@ for bin in "$@"; do
     case $page in
       v2) args=("${v2[@]}"); label="/v2 page" ;;
       gql) args=("${gql[@]}"); label="GraphQL page" ;;
-      distinct) label="/v2 pages 2-101, each once" ;;
+      distinct)
+        label="/v2 pages 2-101, each once"
+        # The 3,030th container (one record warmed of 3,000 counted): without it the last pages
+        # would be empty and the figure meaningless.
+        last=$(curl -s "${v2[@]/%page%5Bsize%5D=30/page%5Bsize%5D=1}&page%5Bnumber%5D=3030" | jq '.data | length')
+        if [ "$last" != 1 ]; then
+          printf '%s | %s | skipped: the database has fewer than 3,030 containers\n' "$name" "$label"
+          continue
+        fi ;;
     esac
     callgrind_control -i on "$server" >/dev/null 2>&1
     callgrind_control -z "$server" >/dev/null 2>&1

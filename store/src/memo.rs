@@ -22,8 +22,10 @@ use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 use lru::LruCache;
 
 /// Records each memo keeps: every container and shipment of a 5,000-container account, a few
-/// hundred pages of a larger one. A container entry is about 2 KB (its frame, about 220 bytes,
-/// and the decoded record), so the two memos stay under about 35 MB.
+/// hundred pages of a larger one. An entry (its frame, about 220 bytes, and the decoded record)
+/// took about 2.4 KB of resident memory (`teu serve` after reading all 5,000 containers and
+/// 2,110 shipments of a simulated account: 17 MB more than without the memo), so the two memos
+/// full hold about 40 MB.
 pub(crate) const ENTRIES: usize = 8_192;
 
 const CAPACITY: NonZeroUsize = match NonZeroUsize::new(ENTRIES) {
