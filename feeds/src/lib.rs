@@ -102,8 +102,13 @@ impl Quarantined {
 /// One accepted row: its index in the file, the normalized event and the original JSON text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadEvent {
+    /// Zero-based index of the event in the file's event array.
     pub index: usize,
+    /// The normalized event.
     pub row: EventRow,
+    /// The carrier's event as JSON text: read from a file ([`dcsa::read_json`]), its own text
+    /// without whitespace between tokens (members in the order written); read from a tree
+    /// ([`dcsa::read_value`]), the tree written out.
     pub raw: String,
 }
 
