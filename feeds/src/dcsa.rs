@@ -137,25 +137,36 @@ pub fn read_json_at(
 /// the same value, members in the order written, in as few bytes as the text allows. Escapes
 /// and numbers are kept as written.
 pub fn compact_json(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    // Runs of bytes that stay, copied whole: the text is UTF-8 and every byte skipped or
-    // looked at is ASCII, so each run ends on a character boundary.
-    let mut run = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
+    // `run` begins the bytes not yet copied. Every byte skipped is ASCII whitespace, so each
+    // copied run begins and ends on a character boundary.
+    let (mut run, mut i) = (0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // A string, to its closing quote: the first quote no backslash escapes.
+                i += 1;
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                        Some(at) if bytes[i + at] == b'\\' => i = (i + at + 2).min(bytes.len()),
+                        Some(at) => {
+                            i += at + 1;
+                            break;
+                        }
+                        None => {
+                            i = bytes.len();
+                            break;
+                        }
+                    }
+                }
             }
-        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-            out.push_str(&text[run..i]);
-            run = i + 1;
-        } else if b == b'"' {
-            in_string = true;
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                out.push_str(&text[run..i]);
+                i += 1;
+                run = i;
+            }
+            _ => i += 1,
         }
     }
     out.push_str(&text[run..]);
@@ -293,9 +304,10 @@ fn at<'t, 'a>(v: &'t Tree<'a>, pointer: &str) -> Option<&'t Tree<'a>> {
 /// (RFC 8259, section 4, leaves duplicate names to the reader).
 fn member<'t, 'a>(object: &'t ObjectAsVec<'a>, key: &str) -> Option<&'t Tree<'a>> {
     object
+        .as_vec()
         .iter()
-        .filter(|(k, _)| *k == key)
-        .last()
+        .rev()
+        .find(|(k, _)| *k == key)
         .map(|(_, v)| v)
 }
 
@@ -481,10 +493,13 @@ fn apply_references(e: &Tree<'_>, row: &mut EventRow) -> Result<(), Problem> {
         return Ok(());
     };
     for (i, r) in refs.iter().enumerate() {
-        let pointer = format!("/references/{i}/referenceValue");
         match str_at(r, "/referenceType") {
             Some("EQ") => {
-                if let Some(c) = container(e, &pointer)? {
+                let number = container(r, "/referenceValue").map_err(|p| Problem {
+                    pointer: format!("/references/{i}{}", p.pointer),
+                    reason: p.reason,
+                })?;
+                if let Some(c) = number {
                     push_once(&mut row.containers, c);
                 }
             }
@@ -819,6 +834,37 @@ mod tests {
             let value = |t: &str| serde_json::from_str::<Value>(t).expect(t);
             assert_eq!(value(&compact_json(text)), value(text));
         }
+    }
+
+    /// Any JSON value written out pretty (`serde_json::to_string_pretty`: newlines and
+    /// indentation between every token) compacts to the value written out plain (the same
+    /// members in the same order), whatever its strings hold: spaces, quotes, backslashes,
+    /// control characters, characters outside ASCII.
+    #[test]
+    fn compact_json_of_pretty_json_is_plain_json() {
+        use proptest::prelude::*;
+        let text = || {
+            proptest::string::string_regex("[ a-z\"\\\\\t\n\r\u{e5}\u{4e2d}:,{}\\[\\]]{0,12}")
+                .expect("regex")
+        };
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        let tree = leaf.prop_recursive(4, 40, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(text(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        proptest!(|(value in tree)| {
+            let pretty = serde_json::to_string_pretty(&value).expect("pretty");
+            let plain = serde_json::to_string(&value).expect("plain");
+            prop_assert_eq!(compact_json(&pretty), plain);
+        });
     }
 
     /// Reading the text event by event ([`read_json_at`]) gives what reading its whole tree
