@@ -863,7 +863,10 @@ pub async fn linked_history(
     let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
     let mut pending: [Vec<String>; 3] =
         [&keys.containers, &keys.bills, &keys.bookings].map(|k| k.iter().cloned().collect());
-    let mut found: std::collections::HashMap<uuid::Uuid, TransportEvent> = Default::default();
+    // Each event read once: its id in `found`, the event itself in `linked` (about a kilobyte
+    // each, moved once into place instead of again at every rehash of a map holding it).
+    let mut found: std::collections::HashSet<uuid::Uuid> = Default::default();
+    let mut linked: Vec<TransportEvent> = Vec::new();
     while pending.iter().any(|p| !p.is_empty()) {
         for (s, p) in seen.iter_mut().zip(&pending) {
             s.extend(p.iter().cloned());
@@ -876,7 +879,7 @@ pub async fn linked_history(
             .event_ids_matching(account, &pending[0], &pending[1], &pending[2])
             .await?
         {
-            if found.contains_key(&id) {
+            if found.contains(&id) {
                 continue;
             }
             match known.remove(&id) {
@@ -886,10 +889,14 @@ pub async fn linked_history(
         }
         ids.sort_unstable();
         events.extend(store.events_by_id(account, &ids).await?);
-        // Room for them at once: an event is about a kilobyte, moved again at every rehash.
         found.reserve(events.len());
+        linked.reserve(events.len());
         let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for e in events {
+            // An id listed twice (an event naming two keys of the round) is kept once.
+            if !found.insert(e.id) {
+                continue;
+            }
             for (i, values) in [
                 &e.event.containers,
                 &e.event.bills_of_lading,
@@ -900,11 +907,11 @@ pub async fn linked_history(
             {
                 next[i].extend(values.iter().filter(|v| !seen[i].contains(*v)).cloned());
             }
-            found.insert(e.id, e);
+            linked.push(e);
         }
         pending = next.map(|n| n.into_iter().collect());
     }
-    let mut events: Vec<TransportEvent> = found.into_values().collect();
+    let mut events = linked;
     // Sorted by keys taken once and then put in place, so that each event (about a kilobyte)
     // moves about once instead of at every step of a merge sort.
     events.sort_by_cached_key(|e| (e.event.event_at, e.event.event_id.clone()));
