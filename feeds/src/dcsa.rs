@@ -34,11 +34,11 @@
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
-/// An event's JSON tree borrowed from its text: strings and keys without escapes point into
-/// the document, objects are vectors of members in the order written (`serde_json_borrow`).
-/// Reading an event builds one of these rather than a `serde_json::Value`, which allocates
-/// every key and string and a B-tree per object (a sixth of a PostgreSQL worker's feed read,
-/// NOTES "Forty-third session").
+// An event's JSON tree borrowed from its text: strings and keys without escapes point into
+// the document, objects are vectors of members in the order written (`serde_json_borrow`).
+// Reading an event builds one of these rather than a `serde_json::Value`, which allocates
+// every key and string and a B-tree per object (a sixth of a PostgreSQL worker's feed read,
+// NOTES "Forty-third session").
 use serde_json_borrow::{ObjectAsVec, Value as Tree};
 
 use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
