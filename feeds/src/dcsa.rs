@@ -135,7 +135,9 @@ pub fn read_json_at(
 /// `text`, one valid JSON value, without the whitespace outside its strings (RFC 8259,
 /// section 2: space, tab, line feed and carriage return around the structural characters):
 /// the same value, members in the order written, in as few bytes as the text allows. Escapes
-/// and numbers are kept as written.
+/// and numbers are kept as written. Never fails: text that is not JSON (the readers give it
+/// only slices `serde_json` has checked) comes back with the whitespace outside its
+/// quote-delimited runs removed, an unclosed string running to the end.
 pub fn compact_json(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -255,13 +257,13 @@ fn read_items<'a>(
         });
         match result {
             Ok(row) => batch.events.push(ReadEvent { index, row, raw }),
-            Err(p) => batch.quarantined.push(Quarantined {
-                source_file: source_file.to_string(),
-                index: Some(index),
-                pointer: format!("{prefix}/{index}{}", p.pointer),
-                reason: p.reason,
-                payload: Some(raw),
-            }),
+            Err(p) => batch.quarantined.push(Quarantined::row(
+                source_file,
+                index,
+                &format!("{prefix}/{index}{}", p.pointer),
+                p.reason,
+                Some(raw),
+            )),
         }
     }
     batch

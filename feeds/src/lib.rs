@@ -75,7 +75,9 @@ pub struct Quarantined {
     pub pointer: String,
     /// What is wrong, in words.
     pub reason: String,
-    /// The row's original text, when it could be serialized.
+    /// The row's text, when it has one: for a DCSA event as [`ReadEvent::raw`] keeps it (its
+    /// own text without whitespace between tokens, or the tree written out when read from a
+    /// tree); for a CSV or JSON-lines row, the row as read.
     pub payload: Option<String>,
 }
 
