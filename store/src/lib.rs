@@ -730,13 +730,14 @@ impl Store {
     ///   `account_id = $1 AND id IN (…)` instead of the ids (3.6 ms for 18 shipments of 2,110;
     ///   docs/NOTES.md, fourteenth session).
     /// - PostgreSQL: `ANALYZE` of each table of the schema whose rows changed since its last
-    ///   analysis by more than 50 rows plus [`ANALYZE_CHANGED_FRACTION`] of the table, read
-    ///   from `pg_stat_user_tables`. The ingest does not wait for autovacuum, which may be off
-    ///   or a minute late: without
-    ///   statistics the planner answered the derivation's lookup of links by event
-    ///   (`event_id IN` 400 ids) with a sequential scan of `container_events`, 50 ms a
-    ///   statement at 5,000 containers against 8 ms by its index (docs/NOTES.md, seventeenth
-    ///   session).
+    ///   analysis by more than 50 rows plus the rows it had then (it doubled; autovacuum's
+    ///   trigger is 10% of them, PostgreSQL manual, "The Autovacuum Daemon"), read from
+    ///   `pg_stat_user_tables`. The ingest does not wait for autovacuum, which may be off or a
+    ///   minute late: without statistics the planner answered the derivation's lookup of
+    ///   links by event (`event_id IN` 400 ids) with a sequential scan of `container_events`,
+    ///   50 ms a statement at 5,000 containers against 8 ms by its index (docs/NOTES.md,
+    ///   seventeenth session). A table that only grows keeps fair statistics until it doubles
+    ///   (`ANALYZE_CHANGED_FRACTION`).
     ///
     /// # Errors
     /// [`StoreError::Sql`] when a statement fails.
