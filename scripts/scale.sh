@@ -79,7 +79,7 @@ start=$(date +%s.%N)
 pids=()
 for ((k = 0; k < workers; k++)); do
   mapfile -t files < <(files_of "$k")
-  /usr/bin/time -f 'worker exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB' \
+  /usr/bin/time -f 'worker exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB, minor faults %R' \
     "$TEU_BIN" ingest --account scale ${TEU_SCALE_INGEST_ARGS:-} "${files[@]}" >"$dir/worker-$k.log" 2>&1 &
   pids+=($!)
 done

@@ -417,11 +417,19 @@ pub struct Stored {
 /// reads it back ([`crate::store::transport_event`]); the versions replaced since `mark`, by
 /// whatever writer, are read from the store instead ([`Store::events_replaced_since`]), so
 /// a derivation sees the stored versions either way.
+///
+/// Each file's events stay in the vector they were prepared in, found through an index by
+/// event id: an event (several hundred bytes) is not moved again when a map of them grows or
+/// when a group gathers its files' events, as it was in a map of the events themselves.
 #[derive(Debug, Default)]
 pub struct KnownEvents {
     /// Taken before the first of these versions was stored; `None` when none is kept.
     mark: Option<ReplacementMark>,
-    events: std::collections::HashMap<uuid::Uuid, TransportEvent>,
+    /// The files' events, a vector a file; a slot is `None` once its event is taken, left out
+    /// or stood for by a later version.
+    files: Vec<Vec<Option<TransportEvent>>>,
+    /// Where each kept event is: (index in `files`, index in that file's vector).
+    at: std::collections::HashMap<uuid::Uuid, (usize, usize)>,
 }
 
 impl KnownEvents {
@@ -439,28 +447,54 @@ impl KnownEvents {
         for e in &events {
             *given.entry(e.id).or_default() += 1;
         }
-        let events: std::collections::HashMap<_, _> = events
+        let mut at = std::collections::HashMap::with_capacity(events.len());
+        // Collected in place: the slots take the prepared vector's memory.
+        let mut slots: Vec<Option<TransportEvent>> = events
             .into_iter()
-            .filter(|e| given[&e.id] == 1 && written.contains(&e.id))
-            .map(|e| (e.id, e))
+            .enumerate()
+            .map(|(i, e)| {
+                (given[&e.id] == 1 && written.contains(&e.id)).then(|| {
+                    at.insert(e.id, (0, i));
+                    e
+                })
+            })
             .collect();
-        let mark = (!events.is_empty()).then_some(mark);
-        KnownEvents { mark, events }
+        if at.is_empty() {
+            return KnownEvents::default();
+        }
+        // Mostly left out (a file ingested again): keep only what is kept.
+        if at.len() * 2 < slots.len() {
+            slots = slots.into_iter().flatten().map(Some).collect();
+            for (i, e) in slots.iter().flatten().enumerate() {
+                at.insert(e.id, (0, i));
+            }
+        }
+        KnownEvents {
+            mark: Some(mark),
+            files: vec![slots],
+            at,
+        }
     }
 
     /// The events kept, in no particular order.
     pub fn events(&self) -> impl Iterator<Item = &TransportEvent> {
-        self.events.values()
+        self.files.iter().flatten().flatten()
     }
 
     /// How many events are kept.
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.at.len()
     }
 
     /// Whether no event is kept.
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.at.is_empty()
+    }
+
+    /// Takes the kept event `id` out, if it is kept.
+    fn remove(&mut self, id: &uuid::Uuid) -> Option<TransportEvent> {
+        let (file, i) = self.at.remove(id)?;
+        self.files.get_mut(file)?.get_mut(i)?.take()
     }
 
     /// Adds the events of `later`, stored after these (a later version of an event stands
@@ -469,7 +503,16 @@ impl KnownEvents {
         if self.mark.is_none() {
             self.mark = later.mark;
         }
-        self.events.extend(later.events);
+        let offset = self.files.len();
+        self.at.reserve(later.at.len());
+        for (id, (file, i)) in later.at {
+            if let Some((was, j)) = self.at.insert(id, (file + offset, i)) {
+                if let Some(slot) = self.files.get_mut(was).and_then(|f| f.get_mut(j)) {
+                    *slot = None;
+                }
+            }
+        }
+        self.files.extend(later.files);
     }
 }
 
@@ -853,13 +896,12 @@ pub async fn linked_history(
     keys: &Keys,
     known: KnownEvents,
 ) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
-    let KnownEvents { mark, mut events } = known;
-    if let Some(mark) = mark {
+    let mut known = known;
+    if let Some(mark) = known.mark.take() {
         for id in store.events_replaced_since(account, &mark).await? {
-            events.remove(&id);
+            known.remove(&id);
         }
     }
-    let mut known = events;
     let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
     let mut pending: [Vec<String>; 3] =
         [&keys.containers, &keys.bills, &keys.bookings].map(|k| k.iter().cloned().collect());
@@ -873,12 +915,12 @@ pub async fn linked_history(
         }
         // Ids first, then the bodies of the events not read yet: an event that names several
         // keys, or a key of an earlier round, is read and parsed once.
-        let mut ids: Vec<uuid::Uuid> = Vec::new();
-        let mut events: Vec<TransportEvent> = Vec::new();
-        for id in store
+        let matching = store
             .event_ids_matching(account, &pending[0], &pending[1], &pending[2])
-            .await?
-        {
+            .await?;
+        let mut ids: Vec<uuid::Uuid> = Vec::new();
+        let mut events: Vec<TransportEvent> = Vec::with_capacity(matching.len());
+        for id in matching {
             if found.contains(&id) {
                 continue;
             }
@@ -1141,9 +1183,9 @@ mod tests {
 
         let event = stored_keeping("events-00004", &[], 1)
             .known
-            .events
-            .into_values()
+            .events()
             .next()
+            .cloned()
             .expect("one event");
         let written = [event.id].into();
         let none = KnownEvents::of(ReplacementMark::Seq(1), vec![event.clone()], &[].into());
