@@ -170,8 +170,17 @@ thread_local! {
 
 /// Compresses values of one column with its codec's current dictionary. Build one per batch:
 /// loading the dictionary costs more than compressing one value.
+///
+/// Each value is compressed into one scratch buffer kept by the encoder and copied out at its
+/// own length: a frame from zstd's `compress` keeps the capacity of the input's compression
+/// bound (about 1.5 KB for a 200-byte event frame), which an ingest holds, page by page, from
+/// the read until the store (docs/NOTES.md, forty-sixth and forty-seventh sessions).
 pub(crate) struct Encoder {
     compressor: zstd::bulk::Compressor<'static>,
+    /// Where zstd writes each frame before it is copied out.
+    frame: Vec<u8>,
+    /// Where [`Encoder::encode_joined`] joins a body and its payload.
+    text: Vec<u8>,
 }
 
 impl Encoder {
@@ -185,15 +194,49 @@ impl Encoder {
             .get_or_init(|| EncoderDictionary::copy(codec.current.1, LEVEL));
         Ok(Self {
             compressor: zstd::bulk::Compressor::with_prepared_dictionary(dictionary)?,
+            frame: Vec::new(),
+            text: Vec::new(),
         })
     }
 
-    /// The stored form of `text`: one zstd frame naming the current dictionary.
+    /// The stored form of `text`: one zstd frame naming the current dictionary, allocated at
+    /// its own length.
     ///
     /// # Errors
     /// An [`io::Error`] from zstd (out of memory).
     pub(crate) fn encode(&mut self, text: &str) -> io::Result<Vec<u8>> {
-        self.compressor.compress(text.as_bytes())
+        Self::compress(&mut self.compressor, &mut self.frame, text.as_bytes())
+    }
+
+    fn compress(
+        compressor: &mut zstd::bulk::Compressor<'static>,
+        frame: &mut Vec<u8>,
+        source: &[u8],
+    ) -> io::Result<Vec<u8>> {
+        frame.clear();
+        frame.reserve(zstd::zstd_safe::compress_bound(source.len()));
+        compressor.compress_to_buffer(source, frame)?;
+        Ok(frame.as_slice().to_vec())
+    }
+
+    /// The stored form of a body written by `write_body`, followed, when `payload` is given,
+    /// by a newline and the payload (the one-frame layout of [`EVENTS`]): both written into
+    /// the encoder's own buffer, not into a string of their own.
+    ///
+    /// # Errors
+    /// An [`io::Error`] from zstd (out of memory).
+    fn encode_joined(
+        &mut self,
+        write_body: impl FnOnce(&mut Vec<u8>),
+        payload: Option<&str>,
+    ) -> io::Result<Vec<u8>> {
+        self.text.clear();
+        write_body(&mut self.text);
+        if let Some(payload) = payload {
+            self.text.push(b'\n');
+            self.text.extend_from_slice(payload.as_bytes());
+        }
+        Self::compress(&mut self.compressor, &mut self.frame, &self.text)
     }
 }
 
@@ -208,7 +251,9 @@ pub struct EventForms {
 }
 
 /// The stored forms of events given as (carrier payload text, normalized event): one encoder
-/// for the whole list (loading a dictionary costs more than compressing a value).
+/// for the whole list (loading a dictionary costs more than compressing a value). Each event's
+/// body is its JSON as `serde_json` writes it ([`EventRow`]'s serialization cannot fail: it
+/// holds strings, numbers and nulls; were it to, the body would be empty, as before).
 ///
 /// # Errors
 /// An [`io::Error`] from zstd (a corrupt bundled dictionary, out of memory).
@@ -219,10 +264,15 @@ pub fn encode_events<'a>(
     events
         .into_iter()
         .map(|(raw, event)| {
-            let body = serde_json::to_string(event).unwrap_or_default();
-            Ok(EventForms {
-                stored: encode_event(&mut encoder, &body, Some(raw))?,
-            })
+            let stored = encoder.encode_joined(
+                |text| {
+                    if serde_json::to_writer(&mut *text, event).is_err() {
+                        text.clear();
+                    }
+                },
+                Some(raw),
+            )?;
+            Ok(EventForms { stored })
         })
         .collect()
 }
@@ -237,10 +287,7 @@ pub(crate) fn encode_event(
     body: &str,
     payload: Option<&str>,
 ) -> io::Result<Vec<u8>> {
-    match payload {
-        Some(payload) => encoder.encode(&format!("{body}\n{payload}")),
-        None => encoder.encode(body),
-    }
+    encoder.encode_joined(|text| text.extend_from_slice(body.as_bytes()), payload)
 }
 
 /// A `transport_events` row's normalized body and carrier payload, decoded.
@@ -436,6 +483,34 @@ mod tests {
                 .contains("dictionary 1,"));
         }
         assert!(frames * 2 < text, "{frames} of {text}");
+    }
+
+    /// The frames made through the encoder's scratch buffers are the bytes zstd's own
+    /// `compress` makes of the same text (body, newline, carrier payload), each allocated at
+    /// its own length rather than at the compression bound `compress` leaves, for every real
+    /// DCSA event of the bundled examples.
+    #[test]
+    fn frames_are_zstds_own_bytes_at_their_own_length() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/dcsa/tnt-220-response.json"
+        );
+        let batch = teu_feeds::read_file(std::path::Path::new(path)).expect("DCSA file");
+        assert!(batch.events.len() > 5);
+        let forms =
+            encode_events(batch.events.iter().map(|e| (e.raw.as_str(), &e.row))).expect("compress");
+        let dictionary = EVENTS.encoding.get().expect("prepared by encode_events");
+        let mut direct =
+            zstd::bulk::Compressor::with_prepared_dictionary(dictionary).expect("dictionary");
+        for (event, form) in batch.events.iter().zip(&forms) {
+            let body = serde_json::to_string(&event.row).expect("JSON");
+            let frame = direct
+                .compress(format!("{body}\n{}", event.raw).as_bytes())
+                .expect("compress");
+            assert_eq!(form.stored, frame);
+            assert!(frame.capacity() > 2 * frame.len(), "zstd keeps the bound");
+            assert_eq!(form.stored.capacity(), form.stored.len());
+        }
     }
 
     /// Every real DCSA event of the bundled examples, stored as one frame of its body and
