@@ -5,13 +5,14 @@
 //! (tested byte for byte below), faster: the `data` tree is walked directly rather than
 //! through serde's serializer, and strings are scanned eight bytes at a time for the bytes
 //! JSON must escape (RFC 8259 section 7: `"`, `\` and U+0000 to U+001F), where serde_json
-//! looks each byte up in a table. Writing the page of 30 containers of `scripts/page.sh`
-//! (130 KB) was a fifth of the GraphQL page's instructions, most of it in that scan
+//! looks each byte up in a table ([`teu_api::json::push_str`], which `/v2` writes with too).
+//! Writing the page of 30 containers of `scripts/page.sh` (130 KB) was a fifth of the GraphQL page's instructions, most of it in that scan
 //! (docs/NOTES.md, forty-first session). Values other than lists, objects and strings, and
 //! the `extensions` and `errors` members, are written by serde_json itself.
 
 use async_graphql::{Response, Value};
 use axum::http::{header, HeaderValue};
+use teu_api::json::push_str;
 
 /// The HTTP response of GraphQL response `response` (status 200): its JSON ([`json`]),
 /// `Content-Type: application/graphql-response+json`, `Cache-Control` when the response has
@@ -74,8 +75,8 @@ fn value(out: &mut Vec<u8>, v: &Value) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Boolean(true) => out.extend_from_slice(b"true"),
         Value::Boolean(false) => out.extend_from_slice(b"false"),
-        Value::String(s) => string(out, s),
-        Value::Enum(name) => string(out, name),
+        Value::String(s) => push_str(out, s),
+        Value::Enum(name) => push_str(out, name),
         Value::List(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -97,7 +98,7 @@ fn value(out: &mut Vec<u8>, v: &Value) {
                 if i > 0 {
                     out.push(b',');
                 }
-                string(out, key);
+                push_str(out, key);
                 out.push(b':');
                 value(out, item);
             }
@@ -107,116 +108,16 @@ fn value(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
-/// Appends `s` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, `\b`, `\f`,
-/// `\n`, `\r`, `\t`, other control characters as `\u00xx` (lower-case hex); everything else,
-/// `/`, DEL and non-ASCII included, as it is.
-fn string(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    if clean(bytes) {
-        out.extend_from_slice(bytes);
-    } else {
-        escaped(out, bytes);
-    }
-    out.push(b'"');
-}
-
-/// Whether `bytes` has no byte JSON escapes, checked eight bytes at a time (the last word
-/// padded with `a`).
-fn clean(bytes: &[u8]) -> bool {
-    let mut words = bytes.chunks_exact(8);
-    let mut word = [0u8; 8];
-    for chunk in &mut words {
-        word.copy_from_slice(chunk);
-        if needs_escape(u64::from_le_bytes(word)) {
-            return false;
-        }
-    }
-    let rest = words.remainder();
-    let mut last = [b'a'; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    !needs_escape(u64::from_le_bytes(last))
-}
-
-/// Appends `bytes` (a string with a byte to escape) escaped, byte by byte.
-fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut start = 0;
-    for (at, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => &[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 0xf) as usize],
-            ],
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..at]);
-        out.extend_from_slice(escape);
-        start = at + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
-}
-
-/// Whether one of the 8 bytes of `word` is `"`, `\` or below 0x20 (a byte JSON escapes).
-/// Bytes of 0x80 and above never count (UTF-8 continuation and lead bytes are written as
-/// they are).
-fn needs_escape(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // A byte whose high bit the subtraction sets, among bytes whose own high bit is clear:
-    // exactly the bytes below the subtracted value (for below 0x20), or equal to zero (for
-    // the XORs, zero where the byte was `"` or `\`).
-    let below_space = word.wrapping_sub(ONES * 0x20);
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote;
-    let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (below_space & !word | quote | backslash) & HIGH != 0
-}
-
 #[cfg(test)]
 mod tests {
     use async_graphql::indexmap::IndexMap;
     use async_graphql::{Name, Number, Response, ServerError, Value};
     use proptest::prelude::*;
 
-    use super::{json, needs_escape};
+    use super::json;
 
     fn serde_json_bytes(response: &Response) -> Vec<u8> {
         serde_json::to_vec(response).expect("a response serializes")
-    }
-
-    #[test]
-    fn needs_escape_finds_each_byte_in_each_position() {
-        for byte in 0u8..=255 {
-            let escaped = byte < 0x20 || byte == b'"' || byte == b'\\';
-            for position in 0..8 {
-                let mut word = [b'a'; 8];
-                word[position] = byte;
-                assert_eq!(
-                    needs_escape(u64::from_le_bytes(word)),
-                    escaped,
-                    "byte {byte:#04x} at {position}"
-                );
-            }
-        }
-        // A byte to escape after a high byte, and high bytes alone.
-        assert!(needs_escape(u64::from_le_bytes(*b"\xc3\xa9\"aaaaa")));
-        assert!(!needs_escape(u64::from_le_bytes(
-            *b"\xc3\xa9\xff\x80\x7f/ a"
-        )));
     }
 
     fn text() -> impl Strategy<Value = String> {

@@ -38,13 +38,14 @@ pub(crate) const CONTAINER_INCLUDES: &[&str] =
 /// Relationship names `include` accepts on shipment endpoints.
 pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
-/// One resource of a document as its JSON text, written once by serde_json straight from its
-/// struct (no `Value` tree in between, which cost a fifth of a page's time in allocation and
-/// map inserts) and spliced into the document as it is by [`document`]. Not a serde_json
-/// `RawValue`: that copied each resource into a box of its own, and a text that is not
-/// serde_json's own output becomes one only through a parse that checks it. Container
-/// resources are written by [`resources::ContainerResource::to_json`], whose event identifiers
-/// need no such check (docs/NOTES.md, thirtieth session).
+/// One resource of a document as its JSON text, written once (serde_json's bytes, by
+/// [`teu_api::json`]) straight from its struct (no `Value` tree in between, which cost a fifth
+/// of a page's time in allocation and map inserts) and spliced into the document as it is by
+/// [`document`]. Not a serde_json `RawValue`: that copied each resource into a box of its
+/// own, and a text that is not serde_json's own output becomes one only through a parse that
+/// checks it. Container and shipment resources are written by
+/// [`resources::ContainerResource::to_json`] and [`resources::ShipmentResource::to_json`],
+/// whose identifiers need no such check (docs/NOTES.md, thirtieth and forty-seventh sessions).
 struct Resource(Vec<u8>);
 
 /// The `data` of a document: one resource (or `null`) or a list.
@@ -89,10 +90,10 @@ fn document(
     push_list(&mut out, &included);
     // Links and meta hold only strings and numbers: writing them cannot fail.
     out.extend_from_slice(b",\"links\":");
-    let _ = serde_json::to_writer(&mut out, links);
+    let _ = teu_api::json::write(&mut out, links);
     if let Some(meta) = meta {
         out.extend_from_slice(b",\"meta\":");
-        let _ = serde_json::to_writer(&mut out, meta);
+        let _ = teu_api::json::write(&mut out, meta);
     }
     out.push(b'}');
     (
@@ -114,7 +115,7 @@ fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
 fn to_resource<T: Serialize>(v: T) -> Resource {
     // Resource structs hold only strings, numbers, booleans and nulls, and maps with string
     // keys: this cannot fail.
-    Resource(serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
+    Resource(teu_api::json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
 }
 
 /// JSON `null`, the `data` of a document whose resource went missing.
@@ -152,7 +153,9 @@ async fn shipment_values(
     Ok(shipment_ids
         .iter()
         .filter_map(|id| shipments.remove(id))
-        .map(|(s, members)| to_resource(resources::shipment(&s, &members, base.shipment_url(s.id))))
+        .map(|(s, members)| {
+            Resource(resources::shipment(&s, &members, base.shipment_url(s.id)).to_json())
+        })
         .collect())
 }
 
@@ -367,7 +370,7 @@ async fn shipments_with_containers(
         .iter()
         .map(|s| {
             let ids = members.get(&s.id).map(Vec::as_slice).unwrap_or(&[]);
-            to_resource(resources::shipment(s, ids, base.shipment_url(s.id)))
+            Resource(resources::shipment(s, ids, base.shipment_url(s.id)).to_json())
         })
         .collect();
     let included = if include_containers {

@@ -485,12 +485,9 @@ mod tests {
         assert!(frames * 2 < text, "{frames} of {text}");
     }
 
-    /// The frames made through the encoder's scratch buffers are the bytes zstd's own
-    /// `compress` makes of the same text (body, newline, carrier payload), each allocated at
-    /// its own length rather than at the compression bound `compress` leaves, for every real
-    /// DCSA event of the bundled examples.
-    #[test]
-    fn frames_are_zstds_own_bytes_at_their_own_length() {
+    /// The events of the bundled DCSA 2.2 example (`data/dcsa/tnt-220-response.json`, real
+    /// carrier events) and their stored forms ([`encode_events`]).
+    fn example_events() -> (teu_feeds::FeedBatch, Vec<EventForms>) {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../data/dcsa/tnt-220-response.json"
@@ -499,6 +496,16 @@ mod tests {
         assert!(batch.events.len() > 5);
         let forms =
             encode_events(batch.events.iter().map(|e| (e.raw.as_str(), &e.row))).expect("compress");
+        (batch, forms)
+    }
+
+    /// The frames made through the encoder's scratch buffers are the bytes zstd's own
+    /// `compress` makes of the same text (body, newline, carrier payload), each allocated at
+    /// its own length rather than at the compression bound `compress` leaves, for every event
+    /// of the bundled DCSA 2.2 example.
+    #[test]
+    fn frames_are_zstds_own_bytes_at_their_own_length() {
+        let (batch, forms) = example_events();
         let dictionary = EVENTS.encoding.get().expect("prepared by encode_events");
         let mut direct =
             zstd::bulk::Compressor::with_prepared_dictionary(dictionary).expect("dictionary");
@@ -519,14 +526,7 @@ mod tests {
     /// with none; the older layout still reads.
     #[test]
     fn real_events_stored_as_one_frame() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/dcsa/tnt-220-response.json"
-        );
-        let batch = teu_feeds::read_file(std::path::Path::new(path)).expect("DCSA file");
-        assert!(batch.events.len() > 5);
-        let forms =
-            encode_events(batch.events.iter().map(|e| (e.raw.as_str(), &e.row))).expect("compress");
+        let (batch, forms) = example_events();
         let mut bodies = Encoder::new(&EVENT_BODIES).expect("dictionary");
         let mut raws = Encoder::new(&RAW_PAYLOADS).expect("dictionary");
         let (mut one, mut two) = (0, 0);
