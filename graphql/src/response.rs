@@ -6,9 +6,10 @@
 //! through serde's serializer, and strings are scanned eight bytes at a time for the bytes
 //! JSON must escape (RFC 8259 section 7: `"`, `\` and U+0000 to U+001F), where serde_json
 //! looks each byte up in a table ([`teu_api::json::push_str`], which `/v2` writes with too).
-//! Writing the page of 30 containers of `scripts/page.sh` (130 KB) was a fifth of the GraphQL page's instructions, most of it in that scan
-//! (docs/NOTES.md, forty-first session). Values other than lists, objects and strings, and
-//! the `extensions` and `errors` members, are written by serde_json itself.
+//! Writing the page of 30 containers of `scripts/page.sh` (130 KB) was a fifth of the
+//! GraphQL page's instructions, most of it in that scan (docs/NOTES.md, forty-first session).
+//! Values other than lists, objects and strings, and the `extensions` and `errors` members,
+//! are written by serde_json itself.
 
 use async_graphql::{Response, Value};
 use axum::http::{header, HeaderValue};
