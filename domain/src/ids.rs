@@ -41,7 +41,44 @@ pub fn raw_event_id(account: Uuid, source_event_id: &str) -> Uuid {
 }
 
 /// Id of a port (reference data, the same for every account), from its UN/LOCODE.
+///
+/// Every `/v2` shipment names up to four ports, so a page asks for the same few ids again and
+/// again; each thread keeps the ids of the five-character codes it has computed (UN/LOCODE is
+/// two letters of country and three of place, UNECE Recommendation 16), at most
+/// [`PORT_IDS_KEPT`] of them, and forgets them all when that many are kept. Other text is
+/// computed every time. Either way the id is [`scoped`]'s, so the answer never depends on the
+/// memo.
 pub fn port_id(locode: &str) -> Uuid {
+    let Ok(code) = <[u8; 5]>::try_from(locode.as_bytes()) else {
+        return port_id_computed(locode);
+    };
+    PORT_IDS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some(id) = kept.get(&code) {
+            return *id;
+        }
+        let id = port_id_computed(locode);
+        if kept.len() >= PORT_IDS_KEPT {
+            kept.clear();
+        }
+        kept.insert(code, id);
+        id
+    })
+}
+
+/// How many port ids each thread keeps (about 16 bytes of key and value, so under 1 MiB); the
+/// bundled port list has under 200 ports, UN/LOCODE about 100,000 places.
+pub const PORT_IDS_KEPT: usize = 16_384;
+
+thread_local! {
+    /// [`port_id`]'s memo: UN/LOCODE bytes → id, hashed with foldhash (SipHash costs more than
+    /// the five bytes it would guard).
+    static PORT_IDS: std::cell::RefCell<foldhash::HashMap<[u8; 5], Uuid>> =
+        std::cell::RefCell::new(foldhash::HashMap::default());
+}
+
+/// [`port_id`] without the memo: UUID v5 of the code.
+fn port_id_computed(locode: &str) -> Uuid {
     scoped(Uuid::nil(), "port", &[locode])
 }
 
@@ -62,5 +99,28 @@ mod tests {
         assert_ne!(shipment_id(a, "MEDU1234567"), shipment_id(b, "MEDU1234567"));
         assert_ne!(container_id(a, "X", "AB"), container_id(a, "XA", "B"));
         assert_eq!(shipment_id(a, "K").get_version_num(), 5);
+    }
+
+    /// The memo answers what the computation does: the first and every later call, codes of
+    /// other lengths, and past the point where the memo is emptied.
+    #[test]
+    fn port_ids_are_the_uuid_v5_of_the_code_memo_or_not() {
+        let direct = |code: &str| {
+            let mut name = Uuid::nil().as_bytes().to_vec();
+            name.extend_from_slice(b"port\x1f");
+            name.extend_from_slice(code.as_bytes());
+            Uuid::new_v5(&TEU_NAMESPACE, &name)
+        };
+        for code in [
+            "NLRTM", "CNSHA", "USLAX", "NLRTM", "", "NLRT", "NLRTMX", "ÅÅX",
+        ] {
+            assert_eq!(port_id(code), direct(code), "{code:?}");
+            assert_eq!(port_id(code), direct(code), "{code:?} again");
+        }
+        let codes: Vec<String> = (0..PORT_IDS_KEPT + 10).map(|i| format!("{i:05}")).collect();
+        for code in codes.iter().chain(codes.iter().take(20)) {
+            assert_eq!(port_id(code), direct(code), "{code}");
+        }
+        assert_ne!(port_id("NLRTM"), port_id("NLRTN"));
     }
 }
