@@ -42,12 +42,12 @@ pub fn raw_event_id(account: Uuid, source_event_id: &str) -> Uuid {
 
 /// Id of a port (reference data, the same for every account), from its UN/LOCODE.
 ///
-/// Every `/v2` shipment names up to four ports, so a page asks for the same few ids again and
-/// again; each thread keeps the ids of the five-character codes it has computed (UN/LOCODE is
-/// two letters of country and three of place, UNECE Recommendation 16), at most
-/// [`PORT_IDS_KEPT`] of them, and forgets them all when that many are kept. Other text is
-/// computed every time. Either way the id is [`scoped`]'s, so the answer never depends on the
-/// memo.
+/// Every `/v2` shipment names up to three ports (POL, POD, destination), so a page asks for the
+/// same few ids again and again; each thread keeps the ids of the five-character codes it has
+/// computed (UN/LOCODE is two letters of country and three of place, UNECE Recommendation 16),
+/// at most [`PORT_IDS_KEPT`] of them, and forgets them all when that many are kept. Other text
+/// is computed every time. Either way the id is [`scoped`]'s, so the answer never depends on
+/// the memo.
 pub fn port_id(locode: &str) -> Uuid {
     let Ok(code) = <[u8; 5]>::try_from(locode.as_bytes()) else {
         return port_id_computed(locode);
