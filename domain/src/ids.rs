@@ -67,7 +67,8 @@ pub fn port_id(locode: &str) -> Uuid {
 }
 
 /// How many port ids each thread keeps (about 25 bytes of key, value and table each, so under
-/// 1 MiB); the bundled port list has under 200 ports, UN/LOCODE about 100,000 places.
+/// 1 MiB); the bundled reference data names 1,634 sea ports and 3,962 sea-route ports,
+/// UN/LOCODE about 100,000 places.
 pub const PORT_IDS_KEPT: usize = 16_384;
 
 thread_local! {
