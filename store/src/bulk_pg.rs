@@ -33,8 +33,8 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
     ) -> Result<UpsertedEvents> {
-        // Times go over as the text `ts` writes, one `timestamptz` cast on the server (sqlx's
-        // driver is built without chrono); milliseconds, as SQLite keeps them.
+        // Times go over as the text `ts` writes, one `timestamptz` cast on the server;
+        // milliseconds, as SQLite keeps them.
         let now = ts(now);
         let mut tx = self.writer().begin().await?;
         let mark = self.replacement_mark(&mut tx).await?;

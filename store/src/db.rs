@@ -13,6 +13,7 @@
 
 use std::borrow::Cow;
 
+use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt;
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgArguments, PgConnection, PgPool, PgRow};
@@ -212,7 +213,25 @@ pub enum Kind {
     Bool,
     Text,
     Bytes,
+    /// A [`RecordId`].
+    RecordId,
+    /// A [`RecordTime`].
+    RecordTime,
 }
+
+/// A shipment's, container's or account's id in a column of the derived-record tables
+/// (`containers`, `shipments`, `shipment_tags`, `account_counts`), bound in the form the
+/// backend stores it: the hyphenated text on SQLite, its 16 bytes (RFC 9562 byte order,
+/// `BYTEA`) on PostgreSQL (migration 38). [`DbRow::record_id`] reads it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordId(pub uuid::Uuid);
+
+/// A time (UTC) in a column of the derived-record tables (`created_at`, `refreshed_at` of
+/// `containers` and `shipments`), to the millisecond, as the backend stores it: RFC 3339 text
+/// with milliseconds (`crate::ts`) on SQLite, `timestamptz` on PostgreSQL (migration 38).
+/// [`DbRow::record_time`] reads it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordTime(pub DateTime<Utc>);
 
 /// One bound value, borrowed from the caller where it can be.
 #[derive(Debug, Clone)]
@@ -227,6 +246,11 @@ pub enum Arg<'q> {
     Text(Cow<'q, str>),
     /// `BYTEA` / SQLite `BLOB`.
     Bytes(Cow<'q, [u8]>),
+    /// A [`RecordId`]: text on SQLite, `BYTEA` on PostgreSQL.
+    RecordId(uuid::Uuid),
+    /// A [`RecordTime`], already cut to the millisecond: text on SQLite, `timestamptz` on
+    /// PostgreSQL.
+    RecordTime(DateTime<Utc>),
     /// `NULL` of the given type.
     Null(Kind),
 }
@@ -272,6 +296,22 @@ bind_as!(
     &'q Vec<u8> => |v| Arg::Bytes(Cow::Borrowed(v.as_slice())),
     Vec<u8> => |v| Arg::Bytes(Cow::Owned(v)),
 );
+
+impl<'q> Bind<'q> for RecordId {
+    const KIND: Kind = Kind::RecordId;
+    fn arg(self) -> Arg<'q> {
+        Arg::RecordId(self.0)
+    }
+}
+
+impl<'q> Bind<'q> for RecordTime {
+    const KIND: Kind = Kind::RecordTime;
+    fn arg(self) -> Arg<'q> {
+        // What SQLite's text keeps (`crate::ts`), so that both backends store the same instant.
+        let ms = self.0.timestamp_millis();
+        Arg::RecordTime(DateTime::from_timestamp_millis(ms).unwrap_or(self.0))
+    }
+}
 
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {
     const KIND: Kind = T::KIND;
@@ -324,12 +364,18 @@ impl Done {
     }
 }
 
-/// Turns the bound values into a driver's arguments: `$args` is the driver's type.
+/// Turns the bound values into a driver's arguments: `$args` is the driver's type, `$id` and
+/// `$time` turn a [`RecordId`]'s and a [`RecordTime`]'s value into the backend's stored form,
+/// of types `$id_ty` and `$time_ty`.
 macro_rules! native_arguments {
-    ($args:ty, $values:expr) => {{
+    ($args:ty, $values:expr, $id:expr => $id_ty:ty, $time:expr => $time_ty:ty) => {{
         let mut out = <$args>::default();
         for value in $values {
             match value {
+                Arg::RecordId(v) => out.add::<$id_ty>($id(v)),
+                Arg::RecordTime(v) => out.add::<$time_ty>($time(v)),
+                Arg::Null(Kind::RecordId) => out.add(None::<$id_ty>),
+                Arg::Null(Kind::RecordTime) => out.add(None::<$time_ty>),
                 Arg::Int(v) => out.add(v),
                 Arg::Float(v) => out.add(v),
                 Arg::Bool(v) => out.add(v),
@@ -349,6 +395,26 @@ macro_rules! native_arguments {
     }};
 }
 
+/// A [`RecordId`] as SQLite stores it: the hyphenated text.
+fn sqlite_id(id: uuid::Uuid) -> String {
+    id.hyphenated().to_string()
+}
+
+/// A [`RecordTime`] as SQLite stores it: RFC 3339 text with milliseconds (`crate::ts`).
+fn sqlite_time(t: DateTime<Utc>) -> String {
+    crate::ts(t)
+}
+
+/// A [`RecordId`] as PostgreSQL stores it: its 16 bytes.
+fn pg_id(id: uuid::Uuid) -> Vec<u8> {
+    id.as_bytes().to_vec()
+}
+
+/// A [`RecordTime`] as PostgreSQL stores it: the instant itself (`timestamptz`).
+fn pg_time(t: DateTime<Utc>) -> DateTime<Utc> {
+    t
+}
+
 /// Builds the driver's own query from `$q` for the executor of `$exec` and evaluates `$body`
 /// with it as `$query`, the executor as `$e`, and as `$row` the function that wraps the
 /// driver's row in a [`DbRow`]: one arm per executor, so each use compiles its body four times.
@@ -361,25 +427,25 @@ macro_rules! with_native {
         } = $q;
         match $exec {
             Exec::SqlitePool($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args);
+                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_id => String, sqlite_time => String);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::Sqlite($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args);
+                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_id => String, sqlite_time => String);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::PgPool($e) => {
-                let args = native_arguments!(PgArguments, args);
+                let args = native_arguments!(PgArguments, args, pg_id => Vec<u8>, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
             }
             Exec::Postgres($e) => {
-                let args = native_arguments!(PgArguments, args);
+                let args = native_arguments!(PgArguments, args, pg_id => Vec<u8>, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
@@ -484,7 +550,106 @@ pub enum DbRow {
     Postgres(PgRow),
 }
 
+/// Why a [`RecordId`] or [`RecordTime`] column did not read back.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordColumnError {
+    /// The driver could not read the column (missing, or of another type).
+    #[error(transparent)]
+    Sql(#[from] sqlx::Error),
+    /// The column holds a value that is not an id or time: `value` as read (hex for bytes).
+    #[error("column {column}: {value:?} is not {expected}")]
+    Malformed {
+        column: String,
+        value: String,
+        expected: &'static str,
+    },
+}
+
 impl DbRow {
+    /// Column `column` as a [`RecordId`] stores it (hyphenated text on SQLite, 16 bytes on
+    /// PostgreSQL).
+    ///
+    /// # Errors
+    /// [`RecordColumnError::Sql`] when the column is missing or of another type,
+    /// [`RecordColumnError::Malformed`] when its value is not a UUID.
+    pub fn record_id(&self, column: &str) -> Result<uuid::Uuid, RecordColumnError> {
+        let malformed = |value: String| RecordColumnError::Malformed {
+            column: column.to_string(),
+            value,
+            expected: "a UUID",
+        };
+        match self {
+            DbRow::Sqlite(r) => {
+                let text: &str = sqlx::Row::try_get(r, column)?;
+                uuid::Uuid::try_parse(text).map_err(|_| malformed(text.to_string()))
+            }
+            DbRow::Postgres(r) => {
+                let bytes: &[u8] = sqlx::Row::try_get(r, column)?;
+                uuid::Uuid::from_slice(bytes).map_err(|_| malformed(hex::encode(bytes)))
+            }
+        }
+    }
+
+    /// Column `column`, a list of [`RecordId`]s aggregated by `Store::record_id_aggregate`
+    /// (comma-separated text on SQLite, the ids' bytes one after the other on PostgreSQL);
+    /// empty for `NULL` (no row aggregated).
+    ///
+    /// # Errors
+    /// As [`DbRow::record_id`], for the first id that does not read.
+    pub fn record_id_list(&self, column: &str) -> Result<Vec<uuid::Uuid>, RecordColumnError> {
+        let malformed = |value: String| RecordColumnError::Malformed {
+            column: column.to_string(),
+            value,
+            expected: "a list of UUIDs",
+        };
+        match self {
+            DbRow::Sqlite(r) => {
+                let Some(text) = sqlx::Row::try_get::<Option<&str>, _>(r, column)? else {
+                    return Ok(Vec::new());
+                };
+                text.split(',')
+                    .map(|id| uuid::Uuid::try_parse(id).map_err(|_| malformed(id.to_string())))
+                    .collect()
+            }
+            DbRow::Postgres(r) => {
+                let Some(bytes) = sqlx::Row::try_get::<Option<&[u8]>, _>(r, column)? else {
+                    return Ok(Vec::new());
+                };
+                if bytes.len() % 16 != 0 {
+                    return Err(malformed(hex::encode(bytes)));
+                }
+                Ok(bytes
+                    .chunks_exact(16)
+                    .map(|id| uuid::Uuid::from_slice(id).unwrap_or_default())
+                    .collect())
+            }
+        }
+    }
+
+    /// Column `column` as a [`RecordTime`] stores it (RFC 3339 text on SQLite, `timestamptz`
+    /// on PostgreSQL), in UTC.
+    ///
+    /// # Errors
+    /// As [`DbRow::record_id`]; malformed when SQLite's text is not an RFC 3339 time.
+    pub fn record_time(&self, column: &str) -> Result<DateTime<Utc>, RecordColumnError> {
+        match self {
+            DbRow::Sqlite(r) => {
+                let text: &str = sqlx::Row::try_get(r, column)?;
+                if let Some(t) = teu_domain::time::parse_utc_z(text) {
+                    return Ok(t);
+                }
+                DateTime::parse_from_rfc3339(text)
+                    .map(|t| t.with_timezone(&Utc))
+                    .map_err(|_| RecordColumnError::Malformed {
+                        column: column.to_string(),
+                        value: text.to_string(),
+                        expected: "an RFC 3339 time",
+                    })
+            }
+            DbRow::Postgres(r) => Ok(sqlx::Row::try_get(r, column)?),
+        }
+    }
+
     /// Column `index` (a name or a position) decoded by the row's driver as `T`.
     ///
     /// # Errors

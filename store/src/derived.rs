@@ -6,9 +6,11 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use chrono::DateTime;
 use uuid::Uuid;
 
+use super::db::{RecordId, RecordTime};
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
+use super::reads::IdForm;
 use super::{
-    container_row_uncached, hash_row, hashed_body, in_list, parse_uuid, returned_ids,
+    container_row_uncached, hash_row, hashed_body, in_list, record_id, returned_ids,
     shipment_row_uncached, ts, DerivationScope, DerivedChanges, Result, Store, StoreError,
     CONTAINER_SELECT, SHIPMENT_SELECT,
 };
@@ -108,11 +110,11 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (s, (hash, body)) in chunk.iter().zip(bodies) {
                 q = q
-                    .bind(s.id.to_string())
-                    .bind(&account_s)
+                    .bind(RecordId(s.id))
+                    .bind(RecordId(account))
                     .bind(&s.bill_of_lading_number)
-                    .bind(ts(s.created_at))
-                    .bind(ts(s.refreshed_at))
+                    .bind(RecordTime(s.created_at))
+                    .bind(RecordTime(s.refreshed_at))
                     .bind(hash)
                     .bind(body.as_slice());
                 let f = ShipmentFilterColumns::of(s);
@@ -153,14 +155,14 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for ((c, (hash, body)), links) in chunk.iter().zip(bodies).zip(values) {
                 q = q
-                    .bind(c.id.to_string())
-                    .bind(&account_s)
-                    .bind(c.shipment_id.to_string())
+                    .bind(RecordId(c.id))
+                    .bind(RecordId(account))
+                    .bind(RecordId(c.shipment_id))
                     .bind(c.number.as_str())
                     .bind(c.current_status.as_str())
                     .bind(c.pod_locode.as_deref())
-                    .bind(ts(c.created_at))
-                    .bind(ts(c.refreshed_at))
+                    .bind(RecordTime(c.created_at))
+                    .bind(RecordTime(c.refreshed_at))
                     .bind(hash)
                     .bind(body.as_slice());
                 let (pickup_lfd, has_holds) = container_filter_columns(c);
@@ -178,12 +180,12 @@ impl Store {
         // `old_links`: the upsert above has written their new ones).
         let seen = match &before {
             Some((_, _, old_links)) => Some(
-                self.linked_before(&mut tx, &account_s, containers, links, old_links)
+                self.linked_before(&mut tx, account, containers, links, old_links)
                     .await?,
             ),
             None => None,
         };
-        self.remove_stale(&mut tx, &account_s, shipments, containers, scope)
+        self.remove_stale(&mut tx, account, shipments, containers, scope)
             .await?;
         // Each derived container's links are exactly `links`: the one place links are stored.
         // The rows the upsert inserted or changed already hold theirs.
@@ -235,7 +237,14 @@ impl Store {
             "SELECT id, content_hash FROM containers WHERE account_id = $1 AND id IN";
         let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
         let stored: HashMap<Uuid, String> = self
-            .select_in_on(conn, SHIPMENT_HASHES, account, &ids, hash_row)
+            .select_in_on(
+                conn,
+                SHIPMENT_HASHES,
+                IdForm::Record,
+                account,
+                &ids,
+                hash_row,
+            )
             .await?
             .into_iter()
             .collect();
@@ -247,7 +256,14 @@ impl Store {
             .collect();
         let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
         let stored_containers: HashMap<Uuid, String> = self
-            .select_in_on(conn, CONTAINER_HASHES, account, &ids, hash_row)
+            .select_in_on(
+                conn,
+                CONTAINER_HASHES,
+                IdForm::Record,
+                account,
+                &ids,
+                hash_row,
+            )
             .await?
             .into_iter()
             .collect();
@@ -267,6 +283,7 @@ impl Store {
             self.select_in_on(
                 conn,
                 CONTAINER_SELECT,
+                IdForm::Record,
                 account,
                 &read_containers,
                 container_row_uncached,
@@ -289,6 +306,7 @@ impl Store {
             self.select_in_on(
                 conn,
                 SHIPMENT_SELECT,
+                IdForm::Record,
                 account,
                 &read_shipments,
                 shipment_row_uncached,
@@ -315,7 +333,7 @@ impl Store {
     pub(super) async fn linked_before(
         &self,
         tx: &mut crate::db::Conn,
-        account: &str,
+        account: Uuid,
         containers: &[Container],
         links: &[(Uuid, Uuid)],
         old_links: &HashMap<Uuid, Vec<EventLink>>,
@@ -352,12 +370,12 @@ impl Store {
                 "SELECT id, number FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for n in chunk {
                 q = q.bind(*n);
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
+                let id = record_id(&row, "id", "container")?;
                 ids_of.entry(row.try_get("number")?).or_default().push(id);
             }
         }
@@ -382,15 +400,14 @@ impl Store {
                 "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for c in chunk {
-                q = q.bind(c.to_string());
+                q = q.bind(RecordId(*c));
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let id: String = row.try_get("id")?;
-                let container = parse_uuid(&id, "container")?;
+                let container = record_id(&row, "id", "container")?;
                 let value: Option<Vec<u8>> = row.try_get("event_links")?;
-                let stored = decode_stored_links(value.as_deref().unwrap_or_default(), id)?;
+                let stored = decode_stored_links(value.as_deref().unwrap_or_default(), container)?;
                 if let Some(number) = others.get(&container) {
                     seen.extend(stored.into_iter().map(|l| (number.clone(), l.id)));
                 }
@@ -428,7 +445,7 @@ impl Store {
             );
             let mut q = crate::db::query(&sql);
             for (c, bytes) in chunk {
-                q = q.bind(c.id.to_string()).bind(bytes.as_slice());
+                q = q.bind(RecordId(c.id)).bind(bytes.as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
@@ -441,7 +458,7 @@ impl Store {
     pub(super) async fn remove_stale(
         &self,
         tx: &mut crate::db::Conn,
-        account: &str,
+        account: Uuid,
         shipments: &[Shipment],
         containers: &[Container],
         scope: &DerivationScope,
@@ -456,7 +473,7 @@ impl Store {
                 "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for k in chunk {
                 q = q.bind(k);
             }
@@ -477,13 +494,13 @@ impl Store {
                 "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for n in chunk {
                 q = q.bind(n);
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
-                let shipment = parse_uuid(&row.try_get::<String, _>("shipment_id")?, "shipment")?;
+                let id = record_id(&row, "id", "container")?;
+                let shipment = record_id(&row, "shipment_id", "shipment")?;
                 if in_scope.contains(&shipment) && !derived_containers.contains(&id) {
                     stale_containers.insert(id);
                 }
@@ -494,9 +511,9 @@ impl Store {
                 "SELECT id FROM containers WHERE account_id = $1 AND shipment_id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             stale_containers.extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
         }
@@ -511,9 +528,9 @@ impl Store {
                     "DELETE FROM {table} WHERE account_id = $1 AND {column} IN ({})",
                     in_list(2, chunk.len())
                 );
-                let mut q = crate::db::query(&sql).bind(account);
+                let mut q = crate::db::query(&sql).bind(RecordId(account));
                 for id in chunk {
-                    q = q.bind(id.to_string());
+                    q = q.bind(RecordId(*id));
                 }
                 q.execute(self.counted(tx)).await?;
             }
@@ -525,7 +542,8 @@ impl Store {
                 teu_domain::tracking_requests::PENDING,
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account);
+            // `tracking_requests` keeps ids as text.
+            let mut q = crate::db::query(&sql).bind(account.to_string());
             for id in chunk {
                 q = q.bind(id.to_string());
             }

@@ -28,9 +28,9 @@ impl Store {
              FROM shipments s WHERE s.account_id = $1 GROUP BY 1, 2"
         );
         let mut history = History::default();
-        let id = account.to_string();
+        let id = crate::db::RecordId(account);
         for row in crate::db::query(&owners)
-            .bind(&id)
+            .bind(id)
             .fetch_all(self.pool())
             .await?
         {
@@ -38,7 +38,7 @@ impl Store {
             history.add_owner(&prefix, &scac, n);
         }
         for row in crate::db::query(&bills)
-            .bind(&id)
+            .bind(id)
             .fetch_all(self.pool())
             .await?
         {

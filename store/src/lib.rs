@@ -36,8 +36,12 @@
 //! memory, less those replaced since the mark its upsert took (`UpsertedEvents::mark`,
 //! `Store::events_replaced_since`).
 //! `vessel_positions` is keyed by transmitter and time, as integer
-//! milliseconds on both backends (migration 34); the other tables keep ids as UUID text and timestamps as
-//! RFC 3339 UTC text with millisecond precision, which sort correctly as text.
+//! milliseconds on both backends (migration 34). On PostgreSQL the derived records
+//! (`containers`, `shipments`, with `shipment_tags` and `account_counts`) keep their ids as 16
+//! bytes and `created_at`/`refreshed_at` as `timestamptz` (migration 38), bound and read as
+//! [`db::RecordId`] and [`db::RecordTime`], which are UUID and RFC 3339 text on SQLite. The other
+//! tables, and those columns on SQLite, keep ids as UUID text and timestamps as RFC 3339 UTC
+//! text with millisecond precision, which sort correctly as text.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per
 //! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
 //! event's as one zstd frame of that JSON and the carrier's payload text, `payloads::EVENTS`;
@@ -550,11 +554,53 @@ pub struct DerivationScope {
     pub containers: Vec<String>,
 }
 
-/// The `id` column of `RETURNING id` rows.
+/// The `id` column of `RETURNING id` rows of `containers` or `shipments` (a
+/// [`db::RecordId`]).
 fn returned_ids(rows: Vec<db::DbRow>) -> Result<Vec<Uuid>> {
     rows.iter()
-        .map(|r| parse_uuid(&r.try_get::<String, _>("id")?, "returned id"))
+        .map(|r| record_id(r, "id", "returned id"))
         .collect()
+}
+
+/// Column `column` of row `r`, a [`db::RecordId`] (an id in `containers`, `shipments`,
+/// `shipment_tags` or `account_counts`); `what` names the record in errors
+/// ([`StoreError::Corrupt`] when the value is not an id).
+pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Result<Uuid> {
+    r.record_id(column)
+        .map_err(|e| record_column_error(e, what))
+}
+
+/// Column `column` of row `r`, a list of [`db::RecordId`]s aggregated by
+/// `Store::record_id_aggregate`; errors as [`record_id`].
+pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
+    r.record_id_list(column)
+        .map_err(|e| record_column_error(e, what))
+}
+
+/// Column `column` of row `r`, a [`db::RecordTime`] (`created_at`, `refreshed_at` of
+/// `containers` and `shipments`), in UTC; errors as [`record_id`].
+pub(crate) fn record_time(
+    r: &db::DbRow,
+    column: &str,
+    what: &'static str,
+) -> Result<DateTime<Utc>> {
+    r.record_time(column)
+        .map_err(|e| record_column_error(e, what))
+}
+
+fn record_column_error(e: db::RecordColumnError, what: &'static str) -> StoreError {
+    match e {
+        db::RecordColumnError::Sql(e) => StoreError::Sql(e),
+        db::RecordColumnError::Malformed {
+            column,
+            value,
+            expected,
+        } => StoreError::Corrupt {
+            what,
+            id: value,
+            detail: format!("column {column} is not {expected}"),
+        },
+    }
 }
 
 /// A stored event ready to write: the event, where it came from (file and row index), and
@@ -574,6 +620,26 @@ impl Store {
         match self.backend() {
             Backend::Sqlite => "group_concat",
             Backend::Postgres => "string_agg",
+        }
+    }
+
+    /// The backend's aggregate of the [`db::RecordId`]s `expr` of a group in `order`, read back
+    /// with [`db::DbRow::record_id_list`]: `group_concat` of the text with commas on SQLite,
+    /// `string_agg` of the 16-byte values with nothing between them on PostgreSQL.
+    fn record_id_aggregate(&self, expr: &str, order: &str) -> String {
+        match self.backend() {
+            Backend::Sqlite => format!("group_concat({expr}, ',' ORDER BY {order})"),
+            Backend::Postgres => format!("string_agg({expr}, ''::bytea ORDER BY {order})"),
+        }
+    }
+
+    /// The SQL of the [`db::RecordId`] `expr` as the UUID text the tables that keep ids as
+    /// text hold (`tracking_requests.shipment_id`): `expr` itself on SQLite, the 16 bytes
+    /// printed as a hyphenated UUID on PostgreSQL.
+    fn record_id_text(&self, expr: &str) -> String {
+        match self.backend() {
+            Backend::Sqlite => expr.to_string(),
+            Backend::Postgres => format!("encode({expr}, 'hex')::uuid::text"),
         }
     }
 
@@ -903,10 +969,12 @@ fn hashed_body<T: serde::Serialize + Clone>(
     Ok((hash, encoder.encode(&body).map_err(StoreError::Compress)?))
 }
 
-/// An (id, content_hash) row.
+/// An (id, content_hash) row of `containers` or `shipments`.
 fn hash_row(r: &db::DbRow) -> Result<(Uuid, String)> {
-    let id: String = r.try_get("id")?;
-    Ok((parse_uuid(&id, "content hash")?, r.try_get("content_hash")?))
+    Ok((
+        record_id(r, "id", "content hash")?,
+        r.try_get("content_hash")?,
+    ))
 }
 
 fn account_row(r: &db::DbRow) -> Result<Account> {
@@ -944,12 +1012,12 @@ pub(crate) fn container_row_uncached(r: &db::DbRow) -> Result<Container> {
 fn container_row_with(r: &db::DbRow, memoized: bool) -> Result<Container> {
     let memo = memoized.then_some(&CONTAINER_BODY_MEMO);
     let (_, mut c) = row_record(r, memo, &payloads::CONTAINER_BODIES, "container")?;
-    c.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "container")?;
-    c.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "container")?;
+    c.created_at = record_time(r, "created_at", "container")?;
+    c.refreshed_at = record_time(r, "refreshed_at", "container")?;
     Ok(c)
 }
 
-/// The id (text) and the record of row `r`'s `body`, a frame of `codec` with the JSON of a `T`,
+/// The id and the record of row `r`'s `body`, a frame of `codec` with the JSON of a `T`,
 /// through `memo` when one is given; `what` names the record in errors
 /// ([`StoreError::Corrupt`] when it does not decode).
 fn row_record<T: Clone + serde::de::DeserializeOwned>(
@@ -957,11 +1025,11 @@ fn row_record<T: Clone + serde::de::DeserializeOwned>(
     memo: Option<&memo::BodyMemo<T>>,
     codec: &'static payloads::Codec,
     what: &'static str,
-) -> Result<(String, T)> {
-    let id: String = r.try_get("id")?;
+) -> Result<(Uuid, T)> {
+    let id = record_id(r, "id", what)?;
     let stored = stored_bytes(r, "body")?;
     let decode = |stored: &[u8]| -> Result<T> {
-        from_json(&decoded_text(stored, codec, what, &id)?, what, &id)
+        from_json(&decoded_text(stored, codec, what, id)?, what, id)
     };
     let record = match memo {
         Some(memo) => memo.get_or_decode(&stored, decode)?,
@@ -989,9 +1057,9 @@ pub(crate) fn shipment_row_uncached(r: &db::DbRow) -> Result<Shipment> {
 fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
     let memo = memoized.then_some(&SHIPMENT_BODY_MEMO);
     let (id, mut s) = row_record(r, memo, &payloads::SHIPMENT_BODIES, "shipment")?;
-    s.created_at = parse_ts(&r.try_get::<String, _>("created_at")?, "shipment")?;
-    s.refreshed_at = parse_ts(&r.try_get::<String, _>("refreshed_at")?, "shipment")?;
-    s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", &id)?;
+    s.created_at = record_time(r, "created_at", "shipment")?;
+    s.refreshed_at = record_time(r, "refreshed_at", "shipment")?;
+    s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", id)?;
     // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
     if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {
         s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
@@ -999,7 +1067,7 @@ fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
     }
     // The user's reference numbers follow the feeds' (`teu_domain::shipment_edits`).
     if let Some(user) = r.try_get::<Option<String>, _>("user_ref_numbers")? {
-        let user: Vec<String> = from_json(&user, "shipment ref numbers", &id)?;
+        let user: Vec<String> = from_json(&user, "shipment ref numbers", id)?;
         s.ref_numbers = teu_domain::shipment_edits::merged_ref_numbers(&s.ref_numbers, &user);
     }
     Ok(s)
@@ -1035,7 +1103,7 @@ fn decoded_text(
     stored: &[u8],
     codec: &'static payloads::Codec,
     what: &'static str,
-    id: &str,
+    id: impl std::fmt::Display,
 ) -> Result<String> {
     codec.decode(stored).map_err(|detail| StoreError::Corrupt {
         what,

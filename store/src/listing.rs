@@ -4,11 +4,14 @@
 //! Filters run on indexed columns of `migrations/*/20261121000009_graphql_filters.sql`, which
 //! the derived upserts fill ([`ShipmentFilterColumns::of`], [`container_filter_columns`]) and
 //! [`Store::backfill_filter_columns`] fills for rows written before that migration. Every
-//! statement is one SQL text for SQLite and PostgreSQL (`$n` placeholders, TEXT timestamps).
+//! statement is one SQL text for SQLite and PostgreSQL (`$n` placeholders); ids and the
+//! `created_at`/`refreshed_at` times are bound as [`RecordId`]s and [`RecordTime`]s, the other
+//! times as RFC 3339 text.
 
 use std::collections::HashMap;
 
-use crate::db::DbRow;
+use crate::db::{DbRow, RecordId, RecordTime};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::reads::EventLink;
@@ -56,6 +59,8 @@ pub(crate) fn container_filter_columns(c: &Container) -> (Option<String>, i64) {
 enum Bind {
     Text(String),
     Int(i64),
+    Id(Uuid),
+    Time(DateTime<Utc>),
 }
 
 /// A WHERE clause under construction: `$1` is always the account id.
@@ -68,7 +73,7 @@ impl Clause {
     fn new(account: Uuid, first: &str) -> Self {
         Clause {
             preds: vec![first.to_string()],
-            binds: vec![Bind::Text(account.to_string())],
+            binds: vec![Bind::Id(account)],
         }
     }
 
@@ -201,6 +206,8 @@ fn bind_all<'q>(mut q: crate::db::Query<'q>, binds: &'q [Bind]) -> crate::db::Qu
         q = match b {
             Bind::Text(s) => q.bind(s),
             Bind::Int(i) => q.bind(*i),
+            Bind::Id(id) => q.bind(RecordId(*id)),
+            Bind::Time(t) => q.bind(RecordTime(*t)),
         };
     }
     q
@@ -283,10 +290,7 @@ impl Store {
         let mut values = Vec::with_capacity(rows.len());
         for row in &rows {
             let c = container_row(row)?;
-            values.push((
-                c.id.to_string(),
-                row.try_get::<Option<Vec<u8>>, _>("event_links")?,
-            ));
+            values.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
             items.push(c);
         }
         let links = super::reads::links_of_values(values)?;
@@ -310,7 +314,7 @@ impl Store {
         let (preds, reads_s) = shipment_preds(filter, &mut cl, "c.shipment_id");
         cl.preds.extend(preds);
         if let Some(t) = filter.updated_after {
-            let p = cl.text(ts(t));
+            let p = cl.bind(Bind::Time(t));
             cl.preds.push(format!("c.refreshed_at > {p}"));
         }
         let from = if reads_s || order == ListOrder::PodEtaAsc {
@@ -367,7 +371,7 @@ impl Store {
             ));
         }
         if let Some(t) = filter.updated_after {
-            let p = cl.text(ts(t));
+            let p = cl.bind(Bind::Time(t));
             cl.preds.push(format!("s.refreshed_at > {p}"));
         }
         const MIN_LFD: &str = "(SELECT MIN(c2.pickup_lfd) FROM containers c2 \
@@ -428,7 +432,7 @@ impl Store {
                 counted.column()
             );
             return Ok(crate::db::query(&sql)
-                .bind(account.to_string())
+                .bind(RecordId(account))
                 .fetch_optional(self.pool())
                 .await?
                 .map(|r| r.try_get::<i64, _>("n"))
@@ -453,25 +457,23 @@ impl Store {
         add: &[String],
         remove: &[String],
     ) -> Result<Option<Shipment>> {
-        let account_s = account.to_string();
-        let id_s = id.to_string();
         let mut tx = self.writer().begin().await?;
-        if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
+        if !self.touch_shipment(&mut tx, account, id).await? {
             return Ok(None);
         }
-        self.insert_tags(&mut tx, &account_s, &id_s, add).await?;
+        self.insert_tags(&mut tx, account, id, add).await?;
         for tag in remove {
             crate::db::query(
                 "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 AND tag = $3",
             )
-            .bind(&account_s)
-            .bind(&id_s)
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .bind(tag)
             .execute(self.counted(&mut tx))
             .await?;
         }
         // Not committed when too many: the transaction rolls back on drop.
-        if self.sync_tags_column(&mut tx, &account_s, &id_s).await? > MAX_TAGS {
+        if self.sync_tags_column(&mut tx, account, id).await? > MAX_TAGS {
             return Err(StoreError::Tags(TagError::TooMany));
         }
         tx.commit().await?;
@@ -484,15 +486,15 @@ impl Store {
     pub(crate) async fn touch_shipment(
         &self,
         conn: &mut crate::db::Conn,
-        account: &str,
-        id: &str,
+        account: Uuid,
+        id: Uuid,
     ) -> Result<bool> {
         let touched = crate::db::query(
             "UPDATE shipments SET refreshed_at = $3 WHERE account_id = $1 AND id = $2",
         )
-        .bind(account)
-        .bind(id)
-        .bind(ts(now()))
+        .bind(RecordId(account))
+        .bind(RecordId(id))
+        .bind(RecordTime(now()))
         .execute(self.counted(conn))
         .await?;
         Ok(touched.rows_affected() > 0)
@@ -503,8 +505,8 @@ impl Store {
     pub(crate) async fn insert_tags(
         &self,
         conn: &mut crate::db::Conn,
-        account: &str,
-        id: &str,
+        account: Uuid,
+        id: Uuid,
         tags: &[String],
     ) -> Result<()> {
         for tag in tags {
@@ -512,8 +514,8 @@ impl Store {
                 "INSERT INTO shipment_tags (account_id, shipment_id, tag) VALUES ($1, $2, $3) \
                  ON CONFLICT (shipment_id, tag) DO NOTHING",
             )
-            .bind(account)
-            .bind(id)
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .bind(tag)
             .execute(self.counted(conn))
             .await?;
@@ -526,22 +528,22 @@ impl Store {
     pub(crate) async fn sync_tags_column(
         &self,
         conn: &mut crate::db::Conn,
-        account: &str,
-        id: &str,
+        account: Uuid,
+        id: Uuid,
     ) -> Result<usize> {
         let tags: Vec<String> = crate::db::query(
             "SELECT tag FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2 ORDER BY tag",
         )
-        .bind(account)
-        .bind(id)
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .fetch_all(self.counted(conn))
         .await?
         .iter()
         .map(|r| r.try_get::<String, _>("tag"))
         .collect::<Result<_, _>>()?;
         crate::db::query("UPDATE shipments SET tags = $3 WHERE account_id = $1 AND id = $2")
-            .bind(account)
-            .bind(id)
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .bind(crate::json_list(&tags))
             .execute(self.counted(conn))
             .await?;
@@ -559,12 +561,13 @@ impl Store {
         // shipment's tracking requests commit with the stop.
         let mut tx = self.writer().begin().await?;
         let stopped = crate::db::query(
-            "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $3 \
+            "UPDATE shipments SET user_stopped_at = $3, refreshed_at = $4 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NULL",
         )
-        .bind(&account_s)
-        .bind(id.to_string())
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .bind(ts(at))
+        .bind(RecordTime(at))
         .execute(&mut tx)
         .await?
         .rows_affected();
@@ -611,9 +614,9 @@ impl Store {
             "UPDATE shipments SET user_stopped_at = NULL, refreshed_at = $3 \
              WHERE account_id = $1 AND id = $2 AND user_stopped_at IS NOT NULL",
         )
-        .bind(account.to_string())
-        .bind(id.to_string())
-        .bind(ts(now()))
+        .bind(RecordId(account))
+        .bind(RecordId(id))
+        .bind(RecordTime(now()))
         .execute(self.writer())
         .await?;
         self.shipment(account, id).await
@@ -637,7 +640,7 @@ impl Store {
             let stamp = ts(now());
             let mut tx = self.writer().begin().await?;
             for row in &rows {
-                let id: String = row.try_get("id")?;
+                let id = super::record_id(row, "id", "container")?;
                 let (lfd, holds) = container_row_uncached(row)
                     .map(|c| container_filter_columns(&c))
                     .unwrap_or((None, 0));
@@ -647,7 +650,7 @@ impl Store {
                 .bind(lfd)
                 .bind(holds)
                 .bind(&stamp)
-                .bind(id)
+                .bind(RecordId(id))
                 .execute(self.counted(&mut tx))
                 .await?;
             }
@@ -667,7 +670,7 @@ impl Store {
             let stamp = ts(now());
             let mut tx = self.writer().begin().await?;
             for row in &rows {
-                let id: String = row.try_get("id")?;
+                let id = super::record_id(row, "id", "shipment")?;
                 let f = shipment_row_uncached(row)
                     .map(|s| ShipmentFilterColumns::of(&s))
                     .ok();
@@ -690,7 +693,7 @@ impl Store {
                 .bind(f.shipping_line_scac)
                 .bind(f.pod_eta_at)
                 .bind(&stamp)
-                .bind(id)
+                .bind(RecordId(id))
                 .execute(self.counted(&mut tx))
                 .await?;
             }

@@ -8,12 +8,31 @@ use crate::events::{id_list_json, with_event_id};
 use uuid::Uuid;
 
 use super::{
-    body_bytes, container_row, event_body, from_json, in_list, parse_uuid, shipment_row, Result,
-    Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
+    body_bytes, container_row, event_body, from_json, in_list, parse_uuid, record_id,
+    record_id_list, shipment_row, Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, EventRow, Shipment, TransportEvent};
 use teu_feeds::Quarantined;
+
+/// How a statement binds its account (`$1`) and its listed ids: as text (`IdForm::Text`: the
+/// tables that keep ids as UUID text) or as [`crate::db::RecordId`]s (`IdForm::Record`:
+/// `containers`, `shipments`, `shipment_tags`, `account_counts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdForm {
+    Text,
+    Record,
+}
+
+impl IdForm {
+    /// `q` with `id` bound next in this form.
+    pub(crate) fn bind(self, q: crate::db::Query<'_>, id: Uuid) -> crate::db::Query<'_> {
+        match self {
+            IdForm::Text => q.bind(id.to_string()),
+            IdForm::Record => q.bind(crate::db::RecordId(id)),
+        }
+    }
+}
 
 /// One event of a container, as its relationships name it: the normalized event's id, its raw
 /// event's id, and whether it is an actual event with a Terminal49 name
@@ -114,8 +133,14 @@ impl Store {
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
     /// particular order.
     pub async fn containers_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Container>> {
-        self.select_in(CONTAINER_SELECT, account, ids, container_row)
-            .await
+        self.select_in(
+            CONTAINER_SELECT,
+            IdForm::Record,
+            account,
+            ids,
+            container_row,
+        )
+        .await
     }
 
     /// The account's containers of these shipments, ordered by shipment then number.
@@ -127,6 +152,7 @@ impl Store {
         let mut items = self
             .select_in(
                 "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND shipment_id IN",
+                IdForm::Record,
                 account,
                 shipment_ids,
                 container_row,
@@ -150,24 +176,26 @@ impl Store {
         // One row per shipment, its container ids aggregated in number order from the index
         // `containers_shipment` (migration 21): a row costs the SQLite driver a few
         // microseconds, so a page's 30 shipments are 30 rows, not one per container.
+        let aggregate = self.record_id_aggregate("id", "number, id");
+        let prefix = format!(
+            "SELECT shipment_id, {aggregate} AS ids FROM containers \
+             WHERE account_id = $1 AND shipment_id IN"
+        );
         let rows = self
-            .aggregated(account, shipment_ids, |aggregate, list| {
-                format!(
-                    "SELECT shipment_id, {aggregate}(id, ',' ORDER BY number, id) AS ids \
-                     FROM containers WHERE account_id = $1 AND shipment_id IN ({list}) \
-                     GROUP BY shipment_id"
-                )
-            })
+            .select_in(
+                &format!("{prefix} ({{list}}) GROUP BY shipment_id"),
+                IdForm::Record,
+                account,
+                shipment_ids,
+                |row| {
+                    Ok((
+                        record_id(row, "shipment_id", "shipment")?,
+                        record_id_list(row, "ids", "container")?,
+                    ))
+                },
+            )
             .await?;
-        let mut out = HashMap::with_capacity(rows.len());
-        for (shipment, ids) in rows {
-            let ids = ids
-                .split(',')
-                .map(|id| parse_uuid(id, "container"))
-                .collect::<Result<Vec<_>>>()?;
-            out.insert(parse_uuid(&shipment, "shipment")?, ids);
-        }
-        Ok(out)
+        Ok(rows.into_iter().collect())
     }
 
     /// The account's shipments with these ids (unknown or foreign ids are skipped), each with
@@ -184,22 +212,16 @@ impl Store {
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<Vec<(Shipment, Vec<Uuid>)>> {
-        let aggregate = self.string_aggregate();
+        let aggregate = self.record_id_aggregate("c.id", "c.number, c.id");
         let prefix = format!(
             "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, \
-             s.body, (SELECT {aggregate}(c.id, ',' ORDER BY c.number, c.id) FROM containers c \
+             s.body, (SELECT {aggregate} FROM containers c \
              WHERE c.account_id = s.account_id AND c.shipment_id = s.id) AS members \
              FROM shipments s WHERE s.account_id = $1 AND s.id IN"
         );
-        self.select_in(&prefix, account, ids, |row| {
+        self.select_in(&prefix, IdForm::Record, account, ids, |row| {
             let shipment = shipment_row(row)?;
-            let members = match row.try_get::<Option<String>, _>("members")? {
-                Some(ids) => ids
-                    .split(',')
-                    .map(|id| parse_uuid(id, "container"))
-                    .collect::<Result<Vec<_>>>()?,
-                None => Vec::new(),
-            };
+            let members = record_id_list(row, "members", "container")?;
             Ok((shipment, members))
         })
         .await
@@ -207,7 +229,7 @@ impl Store {
 
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
-        self.select_in(SHIPMENT_SELECT, account, ids, shipment_row)
+        self.select_in(SHIPMENT_SELECT, IdForm::Record, account, ids, shipment_row)
             .await
     }
 
@@ -271,10 +293,11 @@ impl Store {
         let stored = self
             .select_in(
                 "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN",
+                IdForm::Record,
                 account,
                 container_ids,
                 |row| {
-                    let id: String = row.try_get("id")?;
+                    let id = record_id(row, "id", "container")?;
                     let links: Option<Vec<u8>> = row.try_get("event_links")?;
                     Ok((id, links))
                 },
@@ -362,8 +385,8 @@ impl Store {
             }
             let mut by_account: HashMap<Uuid, Vec<Uuid>> = HashMap::new();
             for row in &rows {
-                let id = parse_uuid(&row.try_get::<String, _>("id")?, "container")?;
-                let account = parse_uuid(&row.try_get::<String, _>("account_id")?, "account")?;
+                let id = record_id(row, "id", "container")?;
+                let account = record_id(row, "account_id", "account")?;
                 by_account.entry(account).or_default().push(id);
             }
             let mut values: Vec<(Uuid, Vec<u8>)> = Vec::with_capacity(rows.len());
@@ -378,7 +401,7 @@ impl Store {
             for (id, bytes) in &values {
                 crate::db::query("UPDATE containers SET event_links = $1 WHERE id = $2")
                     .bind(bytes.as_slice())
-                    .bind(id.to_string())
+                    .bind(crate::db::RecordId(*id))
                     .execute(self.counted(&mut tx))
                     .await?;
             }
@@ -489,17 +512,19 @@ impl Store {
         Ok(out)
     }
 
-    /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`) for `ids`, read with
+    /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`, or a statement with
+    /// `{list}` where the list goes) for `ids`, the account and ids bound in `form`, read with
     /// `read`; several statements when `ids` is longer than one statement may bind.
     pub(crate) async fn select_in<T>(
         &self,
         prefix: &str,
+        form: IdForm,
         account: Uuid,
         ids: &[Uuid],
         read: fn(&DbRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut conn = self.pool.acquire().await?;
-        self.select_in_on(&mut conn, prefix, account, ids, read)
+        self.select_in_on(&mut conn, prefix, form, account, ids, read)
             .await
     }
 
@@ -508,16 +533,22 @@ impl Store {
         &self,
         conn: &mut crate::db::Conn,
         prefix: &str,
+        form: IdForm,
         account: Uuid,
         ids: &[Uuid],
         read: fn(&DbRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
-            let sql = format!("{prefix} ({})", in_list(2, chunk.len()));
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let list = in_list(2, chunk.len());
+            let sql = if prefix.contains("{list}") {
+                prefix.replace("{list}", &list)
+            } else {
+                format!("{prefix} ({list})")
+            };
+            let mut q = form.bind(crate::db::query(&sql), account);
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = form.bind(q, *id);
             }
             for row in q.fetch_all(self.counted(conn)).await? {
                 out.push(read(&row)?);
@@ -531,12 +562,11 @@ impl Store {
 /// [`Store::event_links_of_containers`] answers them: containers without links (an empty
 /// value, or `NULL`: never derived) are left out.
 pub(crate) fn links_of_values(
-    stored: Vec<(String, Option<Vec<u8>>)>,
+    stored: Vec<(Uuid, Option<Vec<u8>>)>,
 ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
     let mut out = HashMap::with_capacity(stored.len());
-    for (id, value) in stored {
-        let container = parse_uuid(&id, "container")?;
-        let links = decode_stored_links(value.as_deref().unwrap_or_default(), id)?;
+    for (container, value) in stored {
+        let links = decode_stored_links(value.as_deref().unwrap_or_default(), container)?;
         if !links.is_empty() {
             out.insert(container, links);
         }
@@ -546,10 +576,10 @@ pub(crate) fn links_of_values(
 
 /// The links of the stored `event_links` value of container `id` ([`decode_links`]);
 /// [`StoreError::Corrupt`] naming the container when it is not whole links.
-pub(crate) fn decode_stored_links(bytes: &[u8], id: String) -> Result<Vec<EventLink>> {
+pub(crate) fn decode_stored_links(bytes: &[u8], id: Uuid) -> Result<Vec<EventLink>> {
     decode_links(bytes).map_err(|detail| StoreError::Corrupt {
         what: "event links of container",
-        id,
+        id: id.to_string(),
         detail,
     })
 }

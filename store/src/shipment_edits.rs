@@ -3,6 +3,7 @@
 use uuid::Uuid;
 
 use super::{Result, Store, StoreError};
+use crate::db::RecordId;
 use crate::json_list;
 use teu_domain::listing::{TagError, MAX_TAGS};
 use teu_domain::model::Shipment;
@@ -26,18 +27,16 @@ impl Store {
         if patch.tags.as_ref().is_some_and(|t| t.len() > MAX_TAGS) {
             return Err(StoreError::Tags(TagError::TooMany));
         }
-        let account_s = account.to_string();
-        let id_s = id.to_string();
         let mut tx = self.writer().begin().await?;
-        if !self.touch_shipment(&mut tx, &account_s, &id_s).await? {
+        if !self.touch_shipment(&mut tx, account, id).await? {
             return Ok(None);
         }
         if let Some(numbers) = &patch.ref_numbers {
             crate::db::query(
                 "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
             )
-            .bind(&account_s)
-            .bind(&id_s)
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .bind(json_list(numbers))
             .execute(self.counted(&mut tx))
             .await?;
@@ -46,12 +45,12 @@ impl Store {
             crate::db::query(
                 "DELETE FROM shipment_tags WHERE account_id = $1 AND shipment_id = $2",
             )
-            .bind(&account_s)
-            .bind(&id_s)
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .execute(self.counted(&mut tx))
             .await?;
-            self.insert_tags(&mut tx, &account_s, &id_s, tags).await?;
-            self.sync_tags_column(&mut tx, &account_s, &id_s).await?;
+            self.insert_tags(&mut tx, account, id, tags).await?;
+            self.sync_tags_column(&mut tx, account, id).await?;
         }
         tx.commit().await?;
         self.shipment(account, id).await
@@ -63,8 +62,8 @@ impl Store {
     pub(crate) async fn add_request_fields(
         &self,
         conn: &mut crate::db::Conn,
-        account: &str,
-        shipment: &str,
+        account: Uuid,
+        shipment: Uuid,
         ref_numbers: &[String],
         tags: &[String],
     ) -> Result<()> {
@@ -74,8 +73,8 @@ impl Store {
         let row = crate::db::query(
             "SELECT user_ref_numbers FROM shipments WHERE account_id = $1 AND id = $2",
         )
-        .bind(account)
-        .bind(shipment)
+        .bind(RecordId(account))
+        .bind(RecordId(shipment))
         .fetch_optional(self.counted(conn))
         .await?;
         let Some(row) = row else { return Ok(()) };
@@ -89,8 +88,8 @@ impl Store {
             crate::db::query(
                 "UPDATE shipments SET user_ref_numbers = $3 WHERE account_id = $1 AND id = $2",
             )
-            .bind(account)
-            .bind(shipment)
+            .bind(RecordId(account))
+            .bind(RecordId(shipment))
             .bind(json_list(&merged))
             .execute(self.counted(conn))
             .await?;

@@ -253,11 +253,16 @@ impl Store {
             return Ok(None);
         };
         if let Some(shipment) = row.try_get::<Option<String>, _>("shipment_id")? {
+            let shipment = Uuid::parse_str(&shipment).map_err(|e| StoreError::Corrupt {
+                what: "tracking request's shipment",
+                id: shipment.clone(),
+                detail: e.to_string(),
+            })?;
             let none = Vec::new();
             self.add_request_fields(
                 &mut tx,
-                &account_s,
-                &shipment,
+                account,
+                shipment,
                 patch.ref_numbers.as_ref().unwrap_or(&none),
                 patch.shipment_tags.as_ref().unwrap_or(&none),
             )
@@ -274,13 +279,20 @@ impl Store {
     ///
     /// [`StoreError::Sql`] when the statement fails, [`StoreError::Corrupt`] for a malformed id.
     pub async fn link_tracking_requests(&self, account: Uuid) -> Result<Vec<Uuid>> {
-        let shipment = "COALESCE(\
-             (SELECT c.shipment_id FROM containers c WHERE c.account_id = tracking_requests.account_id \
+        // `tracking_requests` keeps ids as text; the derived tables as `RecordId`s (`$5`).
+        let (container_shipment, shipment_id) = (
+            self.record_id_text("c.shipment_id"),
+            self.record_id_text("s.id"),
+        );
+        let shipment = format!(
+            "COALESCE(\
+             (SELECT {container_shipment} FROM containers c WHERE c.account_id = $5 \
               AND tracking_requests.request_type = 'container' \
               AND c.number = tracking_requests.request_number ORDER BY c.id LIMIT 1), \
-             (SELECT s.id FROM shipments s WHERE s.account_id = tracking_requests.account_id \
+             (SELECT {shipment_id} FROM shipments s WHERE s.account_id = $5 \
               AND tracking_requests.request_type <> 'container' \
-              AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))";
+              AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))"
+        );
         let sql = format!(
             "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
              WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL \
@@ -295,6 +307,7 @@ impl Store {
             .bind(CREATED)
             .bind(ts(at))
             .bind(PENDING)
+            .bind(crate::db::RecordId(account))
             .fetch_all(self.counted(&mut tx))
             .await?;
         let corrupt = |id: String, e: uuid::Error| StoreError::Corrupt {
@@ -321,14 +334,8 @@ impl Store {
                     })
                 };
                 let (numbers, tags) = (list("ref_numbers")?, list("shipment_tags")?);
-                self.add_request_fields(
-                    &mut tx,
-                    &account_s,
-                    &shipment.to_string(),
-                    &numbers,
-                    &tags,
-                )
-                .await?;
+                self.add_request_fields(&mut tx, account, shipment, &numbers, &tags)
+                    .await?;
             }
             linked.push(request);
             emissions.push(teu_domain::webhooks::rules::tracking_request_succeeded(

@@ -149,6 +149,7 @@ impl Store {
     pub async fn webhooks_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Webhook>> {
         self.select_in(
             &format!("SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 AND id IN"),
+            crate::reads::IdForm::Text,
             account,
             ids,
             from_row,

@@ -404,10 +404,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         .try_get(0)
         .expect("column");
     // The event tables keep the account's id as its 16 bytes (migrations 24, 25, 28).
-    let account_bytes = uuid::Uuid::parse_str(&account_id)
-        .expect("account id")
-        .as_bytes()
-        .to_vec();
+    let account_uuid = uuid::Uuid::parse_str(&account_id).expect("account id");
+    let account_bytes = account_uuid.as_bytes().to_vec();
     let mut out = BTreeMap::new();
     for table in BODY_TABLES {
         // Every body is a zstd frame of its table's codec (derived records since migration 32).
@@ -416,7 +414,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let q = teu_store::db::query(&sql);
         let q = match table {
             "transport_events" => q.bind(account_bytes.clone()),
-            _ => q.bind(account_id.clone()),
+            // The derived tables keep it in the backend's record form (migration 38).
+            _ => q.bind(teu_store::db::RecordId(account_uuid)),
         };
         let rows = q.fetch_all(&mut conn).await.expect("bodies");
         let mut bodies: Vec<String> = rows
@@ -445,17 +444,15 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     // as the API serves them; each must name a stored event of the account with its raw event
     // and `named_actual`, in event-time order.
     let store = teu_store::Store::connect(&db.url).await.expect("store");
-    let account_uuid = uuid::Uuid::parse_str(&account_id).expect("account id");
     let containers: Vec<(uuid::Uuid, String)> =
         teu_store::db::query("SELECT id, number FROM containers WHERE account_id = $1")
-            .bind(&account_id)
+            .bind(teu_store::db::RecordId(account_uuid))
             .fetch_all(&mut conn)
             .await
             .expect("container ids")
             .iter()
             .map(|r| {
-                let id = uuid::Uuid::parse_str(&r.try_get::<String, _>(0).expect("column"))
-                    .expect("container id");
+                let id = r.record_id("id").expect("container id");
                 (id, r.try_get::<String, _>(1).expect("column"))
             })
             .collect();
@@ -525,7 +522,7 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     let stored: i64 = teu_store::db::query(
         "SELECT COUNT(*) FROM containers WHERE account_id = $1 AND event_links IS NOT NULL",
     )
-    .bind(&account_id)
+    .bind(teu_store::db::RecordId(account_uuid))
     .fetch_one(&mut conn)
     .await
     .expect("stored event links")
