@@ -327,6 +327,71 @@ async fn stored_text_is_compressed(db: &TestDb) {
     conn.close().await.expect("close");
 }
 
+/// One derived record's keys and times: (table, id, account, shipment of a container, created
+/// and refreshed in milliseconds since the epoch).
+type RecordColumns = (String, uuid::Uuid, uuid::Uuid, Option<uuid::Uuid>, i64, i64);
+
+/// Every container's and shipment's ids and times as the database holds them: as the release
+/// wrote them (`native` false: UUID and RFC 3339 text, read before any migration of this
+/// build ran) or in the native form of migration 38 (`teu_store::db::RecordId`, `RecordTime`).
+async fn record_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<RecordColumns> {
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let mut out = std::collections::BTreeSet::new();
+    for (table, shipment) in [("containers", "shipment_id"), ("shipments", "NULL")] {
+        let sql = format!(
+            "SELECT id, account_id, {shipment} AS shipment_id, created_at, refreshed_at FROM {table}"
+        );
+        for r in teu_store::db::query(&sql)
+            .fetch_all(&mut conn)
+            .await
+            .expect("records")
+        {
+            let row = if native {
+                let shipment = (table == "containers")
+                    .then(|| r.record_id("shipment_id").expect("shipment id"));
+                (
+                    r.record_id("id").expect("id"),
+                    r.record_id("account_id").expect("account id"),
+                    shipment,
+                    r.record_time("created_at").expect("created_at"),
+                    r.record_time("refreshed_at").expect("refreshed_at"),
+                )
+            } else {
+                let id = |c: &str| {
+                    uuid::Uuid::parse_str(&r.try_get::<String, _>(c).expect("text id"))
+                        .expect("a UUID")
+                };
+                let time = |c: &str| {
+                    chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>(c).expect("text"))
+                        .expect("an RFC 3339 time")
+                        .to_utc()
+                };
+                let shipment = (table == "containers").then(|| id("shipment_id"));
+                (
+                    id("id"),
+                    id("account_id"),
+                    shipment,
+                    time("created_at"),
+                    time("refreshed_at"),
+                )
+            };
+            let (id, account, shipment, created, refreshed) = row;
+            out.insert((
+                table.to_string(),
+                id,
+                account,
+                shipment,
+                created.timestamp_millis(),
+                refreshed.timestamp_millis(),
+            ));
+        }
+    }
+    conn.close().await.expect("close");
+    out
+}
+
 async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let backend = if db.url.starts_with("sqlite:") {
         "sqlite"
@@ -334,6 +399,13 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         "postgres"
     };
     load_dump(&db.url, backend).await;
+    let released = record_columns(db, false).await;
+    assert!(
+        released.iter().filter(|r| r.0 == "containers").count() > 10
+            && released.iter().filter(|r| r.0 == "shipments").count() > 5,
+        "the release stored containers and shipments: {}",
+        released.len()
+    );
     let key = std::fs::read_to_string(fixture_dir().join(format!("{RELEASE}.key")))
         .expect("fixture key")
         .trim()
@@ -341,6 +413,14 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let upgraded_server = Server::start(db, &[]);
     let upgraded = answers(&upgraded_server, &key).await;
     drop(upgraded_server);
+    // Migration 38 kept every derived record's ids and times, to the millisecond.
+    let native = record_columns(db, true).await;
+    let lost: Vec<_> = released.difference(&native).take(3).collect();
+    let made: Vec<_> = native.difference(&released).take(3).collect();
+    assert!(
+        lost.is_empty() && made.is_empty(),
+        "migration 38 changed records: before {lost:?}, after {made:?}"
+    );
     event_columns_match_their_bodies(db).await;
     // `teu rederive` reads every raw payload again: the release stored them as text, which must
     // still read after migration 19 (compressed payloads) and derive the same answers.

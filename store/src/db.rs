@@ -220,15 +220,15 @@ pub enum Kind {
 }
 
 /// A shipment's, container's or account's id in a column of the derived-record tables
-/// (`containers`, `shipments`, `shipment_tags`, `account_counts`), bound in the form the
-/// backend stores it: the hyphenated text on SQLite, its 16 bytes (RFC 9562 byte order,
-/// `BYTEA`) on PostgreSQL (migration 38). [`DbRow::record_id`] reads it back.
+/// (`containers`, `shipments`, `shipment_tags`, `account_counts`), bound as both backends
+/// store it since migration 38: its 16 bytes (RFC 9562 byte order), a `BLOB` on SQLite,
+/// `BYTEA` on PostgreSQL. [`DbRow::record_id`] reads it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordId(pub uuid::Uuid);
 
 /// A time (UTC) in a column of the derived-record tables (`created_at`, `refreshed_at` of
-/// `containers` and `shipments`), to the millisecond, as the backend stores it: RFC 3339 text
-/// with milliseconds (`crate::ts`) on SQLite, `timestamptz` on PostgreSQL (migration 38).
+/// `containers` and `shipments`), to the millisecond, as the backend stores it since migration
+/// 38: integer milliseconds since the epoch on SQLite, `timestamptz` on PostgreSQL.
 /// [`DbRow::record_time`] reads it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordTime(pub DateTime<Utc>);
@@ -246,10 +246,10 @@ pub enum Arg<'q> {
     Text(Cow<'q, str>),
     /// `BYTEA` / SQLite `BLOB`.
     Bytes(Cow<'q, [u8]>),
-    /// A [`RecordId`]: text on SQLite, `BYTEA` on PostgreSQL.
+    /// A [`RecordId`]: `BLOB` on SQLite, `BYTEA` on PostgreSQL.
     RecordId(uuid::Uuid),
-    /// A [`RecordTime`], already cut to the millisecond: text on SQLite, `timestamptz` on
-    /// PostgreSQL.
+    /// A [`RecordTime`], already cut to the millisecond: `INTEGER` milliseconds on SQLite,
+    /// `timestamptz` on PostgreSQL.
     RecordTime(DateTime<Utc>),
     /// `NULL` of the given type.
     Null(Kind),
@@ -307,7 +307,7 @@ impl<'q> Bind<'q> for RecordId {
 impl<'q> Bind<'q> for RecordTime {
     const KIND: Kind = Kind::RecordTime;
     fn arg(self) -> Arg<'q> {
-        // What SQLite's text keeps (`crate::ts`), so that both backends store the same instant.
+        // What SQLite's milliseconds keep, so that both backends store the same instant.
         let ms = self.0.timestamp_millis();
         Arg::RecordTime(DateTime::from_timestamp_millis(ms).unwrap_or(self.0))
     }
@@ -395,19 +395,14 @@ macro_rules! native_arguments {
     }};
 }
 
-/// A [`RecordId`] as SQLite stores it: the hyphenated text.
-fn sqlite_id(id: uuid::Uuid) -> String {
-    id.hyphenated().to_string()
-}
-
-/// A [`RecordTime`] as SQLite stores it: RFC 3339 text with milliseconds (`crate::ts`).
-fn sqlite_time(t: DateTime<Utc>) -> String {
-    crate::ts(t)
-}
-
-/// A [`RecordId`] as PostgreSQL stores it: its 16 bytes.
-fn pg_id(id: uuid::Uuid) -> Vec<u8> {
+/// A [`RecordId`] as both backends store it: its 16 bytes.
+fn id_bytes(id: uuid::Uuid) -> Vec<u8> {
     id.as_bytes().to_vec()
+}
+
+/// A [`RecordTime`] as SQLite stores it: milliseconds since the epoch.
+fn sqlite_time(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
 }
 
 /// A [`RecordTime`] as PostgreSQL stores it: the instant itself (`timestamptz`).
@@ -427,25 +422,25 @@ macro_rules! with_native {
         } = $q;
         match $exec {
             Exec::SqlitePool($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_id => String, sqlite_time => String);
+                let args = native_arguments!(SqliteArguments<'_>, args, id_bytes => Vec<u8>, sqlite_time => i64);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::Sqlite($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_id => String, sqlite_time => String);
+                let args = native_arguments!(SqliteArguments<'_>, args, id_bytes => Vec<u8>, sqlite_time => i64);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::PgPool($e) => {
-                let args = native_arguments!(PgArguments, args, pg_id => Vec<u8>, pg_time => DateTime<Utc>);
+                let args = native_arguments!(PgArguments, args, id_bytes => Vec<u8>, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
             }
             Exec::Postgres($e) => {
-                let args = native_arguments!(PgArguments, args, pg_id => Vec<u8>, pg_time => DateTime<Utc>);
+                let args = native_arguments!(PgArguments, args, id_bytes => Vec<u8>, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
@@ -566,85 +561,69 @@ pub enum RecordColumnError {
 }
 
 impl DbRow {
-    /// Column `column` as a [`RecordId`] stores it (hyphenated text on SQLite, 16 bytes on
-    /// PostgreSQL).
+    /// Column `column` as a [`RecordId`] stores it (16 bytes on both backends).
     ///
     /// # Errors
     /// [`RecordColumnError::Sql`] when the column is missing or of another type,
-    /// [`RecordColumnError::Malformed`] when its value is not a UUID.
+    /// [`RecordColumnError::Malformed`] when its value is not 16 bytes.
     pub fn record_id(&self, column: &str) -> Result<uuid::Uuid, RecordColumnError> {
-        let malformed = |value: String| RecordColumnError::Malformed {
-            column: column.to_string(),
-            value,
-            expected: "a UUID",
+        let bytes: &[u8] = match self {
+            DbRow::Sqlite(r) => sqlx::Row::try_get(r, column)?,
+            DbRow::Postgres(r) => sqlx::Row::try_get(r, column)?,
         };
-        match self {
-            DbRow::Sqlite(r) => {
-                let text: &str = sqlx::Row::try_get(r, column)?;
-                uuid::Uuid::try_parse(text).map_err(|_| malformed(text.to_string()))
-            }
-            DbRow::Postgres(r) => {
-                let bytes: &[u8] = sqlx::Row::try_get(r, column)?;
-                uuid::Uuid::from_slice(bytes).map_err(|_| malformed(hex::encode(bytes)))
-            }
-        }
+        uuid::Uuid::from_slice(bytes).map_err(|_| RecordColumnError::Malformed {
+            column: column.to_string(),
+            value: hex::encode(bytes),
+            expected: "a 16-byte id",
+        })
     }
 
     /// Column `column`, a list of [`RecordId`]s aggregated by `Store::record_id_aggregate`
-    /// (comma-separated text on SQLite, the ids' bytes one after the other on PostgreSQL);
-    /// empty for `NULL` (no row aggregated).
+    /// (the ids' 16 bytes one after the other, on both backends); empty for `NULL` (no row
+    /// aggregated).
     ///
     /// # Errors
-    /// As [`DbRow::record_id`], for the first id that does not read.
+    /// As [`DbRow::record_id`]; malformed when the length is not a multiple of 16.
     pub fn record_id_list(&self, column: &str) -> Result<Vec<uuid::Uuid>, RecordColumnError> {
-        let malformed = |value: String| RecordColumnError::Malformed {
-            column: column.to_string(),
-            value,
-            expected: "a list of UUIDs",
+        let bytes: Option<&[u8]> = match self {
+            DbRow::Sqlite(r) => sqlx::Row::try_get(r, column)?,
+            DbRow::Postgres(r) => sqlx::Row::try_get(r, column)?,
         };
-        match self {
-            DbRow::Sqlite(r) => {
-                let Some(text) = sqlx::Row::try_get::<Option<&str>, _>(r, column)? else {
-                    return Ok(Vec::new());
-                };
-                text.split(',')
-                    .map(|id| uuid::Uuid::try_parse(id).map_err(|_| malformed(id.to_string())))
-                    .collect()
-            }
-            DbRow::Postgres(r) => {
-                let Some(bytes) = sqlx::Row::try_get::<Option<&[u8]>, _>(r, column)? else {
-                    return Ok(Vec::new());
-                };
-                if bytes.len() % 16 != 0 {
-                    return Err(malformed(hex::encode(bytes)));
-                }
-                Ok(bytes
-                    .chunks_exact(16)
-                    .map(|id| uuid::Uuid::from_slice(id).unwrap_or_default())
-                    .collect())
-            }
+        let Some(bytes) = bytes else {
+            return Ok(Vec::new());
+        };
+        let ids = bytes.chunks_exact(16);
+        if !ids.remainder().is_empty() {
+            return Err(RecordColumnError::Malformed {
+                column: column.to_string(),
+                value: hex::encode(bytes),
+                expected: "a list of 16-byte ids",
+            });
         }
+        Ok(ids
+            .map(|id| {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(id);
+                uuid::Uuid::from_bytes(b)
+            })
+            .collect())
     }
 
-    /// Column `column` as a [`RecordTime`] stores it (RFC 3339 text on SQLite, `timestamptz`
-    /// on PostgreSQL), in UTC.
+    /// Column `column` as a [`RecordTime`] stores it (integer milliseconds since the epoch on
+    /// SQLite, `timestamptz` on PostgreSQL), in UTC.
     ///
     /// # Errors
-    /// As [`DbRow::record_id`]; malformed when SQLite's text is not an RFC 3339 time.
+    /// As [`DbRow::record_id`]; malformed when SQLite's milliseconds are outside the times
+    /// `chrono` represents.
     pub fn record_time(&self, column: &str) -> Result<DateTime<Utc>, RecordColumnError> {
         match self {
             DbRow::Sqlite(r) => {
-                let text: &str = sqlx::Row::try_get(r, column)?;
-                if let Some(t) = teu_domain::time::parse_utc_z(text) {
-                    return Ok(t);
-                }
-                DateTime::parse_from_rfc3339(text)
-                    .map(|t| t.with_timezone(&Utc))
-                    .map_err(|_| RecordColumnError::Malformed {
-                        column: column.to_string(),
-                        value: text.to_string(),
-                        expected: "an RFC 3339 time",
-                    })
+                let ms: i64 = sqlx::Row::try_get(r, column)?;
+                DateTime::from_timestamp_millis(ms).ok_or_else(|| RecordColumnError::Malformed {
+                    column: column.to_string(),
+                    value: ms.to_string(),
+                    expected: "a time in milliseconds since the epoch",
+                })
             }
             DbRow::Postgres(r) => Ok(sqlx::Row::try_get(r, column)?),
         }

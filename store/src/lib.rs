@@ -36,12 +36,12 @@
 //! memory, less those replaced since the mark its upsert took (`UpsertedEvents::mark`,
 //! `Store::events_replaced_since`).
 //! `vessel_positions` is keyed by transmitter and time, as integer
-//! milliseconds on both backends (migration 34). On PostgreSQL the derived records
-//! (`containers`, `shipments`, with `shipment_tags` and `account_counts`) keep their ids as 16
-//! bytes and `created_at`/`refreshed_at` as `timestamptz` (migration 38), bound and read as
-//! [`db::RecordId`] and [`db::RecordTime`], which are UUID and RFC 3339 text on SQLite. The other
-//! tables, and those columns on SQLite, keep ids as UUID text and timestamps as RFC 3339 UTC
-//! text with millisecond precision, which sort correctly as text.
+//! milliseconds on both backends (migration 34). The derived records (`containers`,
+//! `shipments`, with `shipment_tags` and `account_counts`) keep their ids as 16 bytes and
+//! `created_at`/`refreshed_at` as integer milliseconds on SQLite, `timestamptz` on PostgreSQL
+//! (migration 38), bound and read as [`db::RecordId`] and [`db::RecordTime`]. The other tables
+//! and columns keep ids as UUID text and timestamps as RFC 3339 UTC text with millisecond
+//! precision, which sort correctly as text.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per
 //! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
 //! event's as one zstd frame of that JSON and the carrier's payload text, `payloads::EVENTS`;
@@ -624,21 +624,26 @@ impl Store {
     }
 
     /// The backend's aggregate of the [`db::RecordId`]s `expr` of a group in `order`, read back
-    /// with [`db::DbRow::record_id_list`]: `group_concat` of the text with commas on SQLite,
-    /// `string_agg` of the 16-byte values with nothing between them on PostgreSQL.
+    /// with [`db::DbRow::record_id_list`]: the 16-byte values one after the other, through
+    /// their hex digits on SQLite (whose `group_concat` makes text), by `string_agg` of the
+    /// bytes on PostgreSQL.
     fn record_id_aggregate(&self, expr: &str, order: &str) -> String {
         match self.backend() {
-            Backend::Sqlite => format!("group_concat({expr}, ',' ORDER BY {order})"),
+            Backend::Sqlite => format!("unhex(group_concat(hex({expr}), '' ORDER BY {order}))"),
             Backend::Postgres => format!("string_agg({expr}, ''::bytea ORDER BY {order})"),
         }
     }
 
     /// The SQL of the [`db::RecordId`] `expr` as the UUID text the tables that keep ids as
-    /// text hold (`tracking_requests.shipment_id`): `expr` itself on SQLite, the 16 bytes
-    /// printed as a hyphenated UUID on PostgreSQL.
+    /// text hold (`tracking_requests.shipment_id`): the 16 bytes printed as a lower-case
+    /// hyphenated UUID (RFC 9562, "UUID Format").
     fn record_id_text(&self, expr: &str) -> String {
         match self.backend() {
-            Backend::Sqlite => expr.to_string(),
+            Backend::Sqlite => format!(
+                "lower(substr(hex({expr}), 1, 8) || '-' || substr(hex({expr}), 9, 4) || '-' || \
+                 substr(hex({expr}), 13, 4) || '-' || substr(hex({expr}), 17, 4) || '-' || \
+                 substr(hex({expr}), 21))"
+            ),
             Backend::Postgres => format!("encode({expr}, 'hex')::uuid::text"),
         }
     }
