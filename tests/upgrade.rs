@@ -349,11 +349,14 @@ async fn record_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet
             .expect("records")
         {
             let row = if native {
-                let shipment = (table == "containers")
-                    .then(|| r.record_id("shipment_id").expect("shipment id"));
+                let id = |c: &str| {
+                    uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(c).expect("bytes id"))
+                        .expect("16 bytes")
+                };
+                let shipment = (table == "containers").then(|| id("shipment_id"));
                 (
-                    r.record_id("id").expect("id"),
-                    r.record_id("account_id").expect("account id"),
+                    id("id"),
+                    id("account_id"),
                     shipment,
                     r.record_time("created_at").expect("created_at"),
                     r.record_time("refreshed_at").expect("refreshed_at"),

@@ -213,8 +213,6 @@ pub enum Kind {
     Bool,
     Text,
     Bytes,
-    /// A [`RecordId`].
-    RecordId,
     /// A [`RecordTime`].
     RecordTime,
 }
@@ -222,7 +220,7 @@ pub enum Kind {
 /// A shipment's, container's or account's id in a column of the derived-record tables
 /// (`containers`, `shipments`, `shipment_tags`, `account_counts`), bound as both backends
 /// store it since migration 38: its 16 bytes (RFC 9562 byte order), a `BLOB` on SQLite,
-/// `BYTEA` on PostgreSQL. [`DbRow::record_id`] reads it back.
+/// `BYTEA` on PostgreSQL: bound as its bytes (a `Bytes` argument), read back as 16 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordId(pub uuid::Uuid);
 
@@ -246,8 +244,6 @@ pub enum Arg<'q> {
     Text(Cow<'q, str>),
     /// `BYTEA` / SQLite `BLOB`.
     Bytes(Cow<'q, [u8]>),
-    /// A [`RecordId`]: `BLOB` on SQLite, `BYTEA` on PostgreSQL.
-    RecordId(uuid::Uuid),
     /// A [`RecordTime`], already cut to the millisecond: `INTEGER` milliseconds on SQLite,
     /// `timestamptz` on PostgreSQL.
     RecordTime(DateTime<Utc>),
@@ -298,9 +294,9 @@ bind_as!(
 );
 
 impl<'q> Bind<'q> for RecordId {
-    const KIND: Kind = Kind::RecordId;
+    const KIND: Kind = Kind::Bytes;
     fn arg(self) -> Arg<'q> {
-        Arg::RecordId(self.0)
+        Arg::Bytes(Cow::Owned(self.0.as_bytes().to_vec()))
     }
 }
 
@@ -364,17 +360,14 @@ impl Done {
     }
 }
 
-/// Turns the bound values into a driver's arguments: `$args` is the driver's type, `$id` and
-/// `$time` turn a [`RecordId`]'s and a [`RecordTime`]'s value into the backend's stored form,
-/// of types `$id_ty` and `$time_ty`.
+/// Turns the bound values into a driver's arguments: `$args` is the driver's type, `$time`
+/// turns a [`RecordTime`]'s value into the backend's stored form, of type `$time_ty`.
 macro_rules! native_arguments {
-    ($args:ty, $values:expr, $id:expr => $id_ty:ty, $time:expr => $time_ty:ty) => {{
+    ($args:ty, $values:expr, $time:expr => $time_ty:ty) => {{
         let mut out = <$args>::default();
         for value in $values {
             match value {
-                Arg::RecordId(v) => out.add::<$id_ty>($id(v)),
                 Arg::RecordTime(v) => out.add::<$time_ty>($time(v)),
-                Arg::Null(Kind::RecordId) => out.add(None::<$id_ty>),
                 Arg::Null(Kind::RecordTime) => out.add(None::<$time_ty>),
                 Arg::Int(v) => out.add(v),
                 Arg::Float(v) => out.add(v),
@@ -393,11 +386,6 @@ macro_rules! native_arguments {
         }
         out
     }};
-}
-
-/// A [`RecordId`] as both backends store it: its 16 bytes.
-fn id_bytes(id: uuid::Uuid) -> Vec<u8> {
-    id.as_bytes().to_vec()
 }
 
 /// A [`RecordTime`] as SQLite stores it: milliseconds since the epoch.
@@ -422,25 +410,25 @@ macro_rules! with_native {
         } = $q;
         match $exec {
             Exec::SqlitePool($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args, id_bytes => Vec<u8>, sqlite_time => i64);
+                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_time => i64);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::Sqlite($e) => {
-                let args = native_arguments!(SqliteArguments<'_>, args, id_bytes => Vec<u8>, sqlite_time => i64);
+                let args = native_arguments!(SqliteArguments<'_>, args, sqlite_time => i64);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::PgPool($e) => {
-                let args = native_arguments!(PgArguments, args, id_bytes => Vec<u8>, pg_time => DateTime<Utc>);
+                let args = native_arguments!(PgArguments, args, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
             }
             Exec::Postgres($e) => {
-                let args = native_arguments!(PgArguments, args, id_bytes => Vec<u8>, pg_time => DateTime<Utc>);
+                let args = native_arguments!(PgArguments, args, pg_time => DateTime<Utc>);
                 let $query = sqlx::query_with(sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
@@ -545,87 +533,25 @@ pub enum DbRow {
     Postgres(PgRow),
 }
 
-/// Why a [`RecordId`] or [`RecordTime`] column did not read back.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordColumnError {
-    /// The driver could not read the column (missing, or of another type).
-    #[error(transparent)]
-    Sql(#[from] sqlx::Error),
-    /// The column holds a value that is not an id or time: `value` as read (hex for bytes).
-    #[error("column {column}: {value:?} is not {expected}")]
-    Malformed {
-        column: String,
-        value: String,
-        expected: &'static str,
-    },
-}
-
 impl DbRow {
-    /// Column `column` as a [`RecordId`] stores it (16 bytes on both backends).
-    ///
-    /// # Errors
-    /// [`RecordColumnError::Sql`] when the column is missing or of another type,
-    /// [`RecordColumnError::Malformed`] when its value is not 16 bytes.
-    pub fn record_id(&self, column: &str) -> Result<uuid::Uuid, RecordColumnError> {
-        let bytes: &[u8] = match self {
-            DbRow::Sqlite(r) => sqlx::Row::try_get(r, column)?,
-            DbRow::Postgres(r) => sqlx::Row::try_get(r, column)?,
-        };
-        uuid::Uuid::from_slice(bytes).map_err(|_| RecordColumnError::Malformed {
-            column: column.to_string(),
-            value: hex::encode(bytes),
-            expected: "a 16-byte id",
-        })
-    }
-
-    /// Column `column`, a list of [`RecordId`]s aggregated by `Store::record_id_aggregate`
-    /// (the ids' 16 bytes one after the other, on both backends); empty for `NULL` (no row
-    /// aggregated).
-    ///
-    /// # Errors
-    /// As [`DbRow::record_id`]; malformed when the length is not a multiple of 16.
-    pub fn record_id_list(&self, column: &str) -> Result<Vec<uuid::Uuid>, RecordColumnError> {
-        let bytes: Option<&[u8]> = match self {
-            DbRow::Sqlite(r) => sqlx::Row::try_get(r, column)?,
-            DbRow::Postgres(r) => sqlx::Row::try_get(r, column)?,
-        };
-        let Some(bytes) = bytes else {
-            return Ok(Vec::new());
-        };
-        let ids = bytes.chunks_exact(16);
-        if !ids.remainder().is_empty() {
-            return Err(RecordColumnError::Malformed {
-                column: column.to_string(),
-                value: hex::encode(bytes),
-                expected: "a list of 16-byte ids",
-            });
-        }
-        Ok(ids
-            .map(|id| {
-                let mut b = [0u8; 16];
-                b.copy_from_slice(id);
-                uuid::Uuid::from_bytes(b)
-            })
-            .collect())
-    }
-
     /// Column `column` as a [`RecordTime`] stores it (integer milliseconds since the epoch on
     /// SQLite, `timestamptz` on PostgreSQL), in UTC.
     ///
     /// # Errors
-    /// As [`DbRow::record_id`]; malformed when SQLite's milliseconds are outside the times
-    /// `chrono` represents.
-    pub fn record_time(&self, column: &str) -> Result<DateTime<Utc>, RecordColumnError> {
+    /// [`sqlx::Error::ColumnNotFound`], or [`sqlx::Error::ColumnDecode`] naming the column when
+    /// its value is of another type or SQLite's milliseconds are outside the times `chrono`
+    /// represents.
+    pub fn record_time(&self, column: &str) -> Result<DateTime<Utc>, sqlx::Error> {
         match self {
             DbRow::Sqlite(r) => {
                 let ms: i64 = sqlx::Row::try_get(r, column)?;
-                DateTime::from_timestamp_millis(ms).ok_or_else(|| RecordColumnError::Malformed {
-                    column: column.to_string(),
-                    value: ms.to_string(),
-                    expected: "a time in milliseconds since the epoch",
+                DateTime::from_timestamp_millis(ms).ok_or_else(|| sqlx::Error::ColumnDecode {
+                    index: column.to_string(),
+                    source: format!("{ms} ms since the epoch is not a time chrono represents")
+                        .into(),
                 })
             }
-            DbRow::Postgres(r) => Ok(sqlx::Row::try_get(r, column)?),
+            DbRow::Postgres(r) => sqlx::Row::try_get(r, column),
         }
     }
 

@@ -563,44 +563,38 @@ fn returned_ids(rows: Vec<db::DbRow>) -> Result<Vec<Uuid>> {
 }
 
 /// Column `column` of row `r`, a [`db::RecordId`] (an id in `containers`, `shipments`,
-/// `shipment_tags` or `account_counts`); `what` names the record in errors
-/// ([`StoreError::Corrupt`] when the value is not an id).
+/// `shipment_tags` or `account_counts`: 16 bytes); `what` names the record in errors
+/// ([`uuid_of_bytes`]).
 pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Result<Uuid> {
-    r.record_id(column)
-        .map_err(|e| record_column_error(e, what))
+    uuid_of_bytes(r.try_get::<&[u8], _>(column)?, what)
 }
 
 /// Column `column` of row `r`, a list of [`db::RecordId`]s aggregated by
-/// `Store::record_id_aggregate`; errors as [`record_id`].
+/// `Store::record_id_aggregate` (their bytes one after the other; `NULL`, no row aggregated,
+/// is the empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
+/// bytes in hex when their length is not a multiple of 16.
 pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
-    r.record_id_list(column)
-        .map_err(|e| record_column_error(e, what))
+    let Some(bytes) = r.try_get::<Option<&[u8]>, _>(column)? else {
+        return Ok(Vec::new());
+    };
+    let ids = bytes.chunks_exact(16);
+    if !ids.remainder().is_empty() {
+        return Err(StoreError::Corrupt {
+            what,
+            id: hex::encode(bytes),
+            detail: format!(
+                "column {column}: {} bytes, not a list of 16-byte ids",
+                bytes.len()
+            ),
+        });
+    }
+    ids.map(|id| uuid_of_bytes(id, what)).collect()
 }
 
 /// Column `column` of row `r`, a [`db::RecordTime`] (`created_at`, `refreshed_at` of
-/// `containers` and `shipments`), in UTC; errors as [`record_id`].
-pub(crate) fn record_time(
-    r: &db::DbRow,
-    column: &str,
-    what: &'static str,
-) -> Result<DateTime<Utc>> {
-    r.record_time(column)
-        .map_err(|e| record_column_error(e, what))
-}
-
-fn record_column_error(e: db::RecordColumnError, what: &'static str) -> StoreError {
-    match e {
-        db::RecordColumnError::Sql(e) => StoreError::Sql(e),
-        db::RecordColumnError::Malformed {
-            column,
-            value,
-            expected,
-        } => StoreError::Corrupt {
-            what,
-            id: value,
-            detail: format!("column {column} is not {expected}"),
-        },
-    }
+/// `containers` and `shipments`), in UTC ([`db::DbRow::record_time`]).
+pub(crate) fn record_time(r: &db::DbRow, column: &str) -> Result<DateTime<Utc>> {
+    Ok(r.record_time(column)?)
 }
 
 /// A stored event ready to write: the event, where it came from (file and row index), and
@@ -624,7 +618,7 @@ impl Store {
     }
 
     /// The backend's aggregate of the [`db::RecordId`]s `expr` of a group in `order`, read back
-    /// with [`db::DbRow::record_id_list`]: the 16-byte values one after the other, through
+    /// with [`record_id_list`]: the 16-byte values one after the other, through
     /// their hex digits on SQLite (whose `group_concat` makes text), by `string_agg` of the
     /// bytes on PostgreSQL.
     fn record_id_aggregate(&self, expr: &str, order: &str) -> String {
@@ -1017,8 +1011,8 @@ pub(crate) fn container_row_uncached(r: &db::DbRow) -> Result<Container> {
 fn container_row_with(r: &db::DbRow, memoized: bool) -> Result<Container> {
     let memo = memoized.then_some(&CONTAINER_BODY_MEMO);
     let (_, mut c) = row_record(r, memo, &payloads::CONTAINER_BODIES, "container")?;
-    c.created_at = record_time(r, "created_at", "container")?;
-    c.refreshed_at = record_time(r, "refreshed_at", "container")?;
+    c.created_at = record_time(r, "created_at")?;
+    c.refreshed_at = record_time(r, "refreshed_at")?;
     Ok(c)
 }
 
@@ -1062,8 +1056,8 @@ pub(crate) fn shipment_row_uncached(r: &db::DbRow) -> Result<Shipment> {
 fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
     let memo = memoized.then_some(&SHIPMENT_BODY_MEMO);
     let (id, mut s) = row_record(r, memo, &payloads::SHIPMENT_BODIES, "shipment")?;
-    s.created_at = record_time(r, "created_at", "shipment")?;
-    s.refreshed_at = record_time(r, "refreshed_at", "shipment")?;
+    s.created_at = record_time(r, "created_at")?;
+    s.refreshed_at = record_time(r, "refreshed_at")?;
     s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", id)?;
     // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
     if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {

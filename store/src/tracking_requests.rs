@@ -253,11 +253,7 @@ impl Store {
             return Ok(None);
         };
         if let Some(shipment) = row.try_get::<Option<String>, _>("shipment_id")? {
-            let shipment = Uuid::parse_str(&shipment).map_err(|e| StoreError::Corrupt {
-                what: "tracking request's shipment",
-                id: shipment.clone(),
-                detail: e.to_string(),
-            })?;
+            let shipment = crate::parse_uuid(&shipment, "tracking request's shipment")?;
             let none = Vec::new();
             self.add_request_fields(
                 &mut tx,

@@ -452,7 +452,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
             .expect("container ids")
             .iter()
             .map(|r| {
-                let id = r.record_id("id").expect("container id");
+                let id = uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>("id").expect("column"))
+                    .expect("16-byte container id");
                 (id, r.try_get::<String, _>(1).expect("column"))
             })
             .collect();
