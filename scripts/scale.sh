@@ -14,6 +14,10 @@
 # TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each). The kind
 # directories may be symbolic links (a variant of a feed sharing the unchanged files).
 # TEU_SCALE_INGEST_ARGS is added to each worker's `teu ingest` (say `--derive-every 200000`).
+# TEU_SCALE_AIS=1 ingests FEED_DIR/ais/ after the workers have finished (one `teu ingest` of the
+# whole directory, timed on its own and reported as AIS positions/s), so that `scripts/page.sh`
+# can measure `map_geojson` on the database; the account is created with the Routing Data
+# feature for the same reason (it gates only the map and vessel endpoints, not the ingest).
 # TEU_SCALE_PAGE_SIZE=N creates the SQLite database with pages of N bytes (512 to 65536, a
 # power of two) instead of teu's `SQLITE_PAGE_SIZE`: a database keeps the page size it was
 # created with (SQLite manual, "PRAGMA page_size").
@@ -61,7 +65,7 @@ case $backend in
   *) echo "unknown backend $backend" >&2; exit 2 ;;
 esac
 export DATABASE_URL=$url RUST_LOG=warn
-"$TEU_BIN" accounts create --name scale >/dev/null
+"$TEU_BIN" accounts create --name scale --routing-data >/dev/null 2>&1
 
 # Worker k's files, chunk by chunk: the chunk number is the first 5-digit run of the file name.
 files_of() { # k
@@ -93,7 +97,23 @@ for ((k = 0; k < workers; k++)); do
   grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
   grep '^worker exit' "$dir/worker-$k.log"
 done
-count='SELECT (SELECT count(*) FROM containers) AS containers, (SELECT count(*) FROM shipments) AS shipments, (SELECT count(*) FROM transport_events) AS events, (SELECT count(*) FROM terminal_checks) AS terminal_checks'
+if [ "${TEU_SCALE_AIS:-0}" = 1 ]; then
+  ais_start=$(date +%s.%N)
+  /usr/bin/time -f 'ais exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB' \
+    "$TEU_BIN" ingest --account scale "$feed/ais" >"$dir/ais.log" 2>&1 || status=1
+  ais_end=$(date +%s.%N)
+  echo "--- AIS positions"
+  # One file prints only its own line; several add the `ingested` summary and its stages.
+  grep -E '^ingested|^  store' "$dir/ais.log" || grep -v '^ais exit' "$dir/ais.log" | tail -3
+  grep '^ais exit' "$dir/ais.log"
+  case $backend in
+    sqlite) positions=$(sqlite3 "$dir/scale.db" 'SELECT count(*) FROM vessel_positions') ;;
+    postgres) positions=$(psql "$url" -tAc 'SELECT count(*) FROM vessel_positions') ;;
+  esac
+  awk -v s="$ais_start" -v e="$ais_end" -v n="$positions" \
+    'BEGIN { printf "AIS: %d positions in %.0f s wall (%.0f positions/s)\n", n, e - s, n / (e - s) }'
+fi
+count='SELECT (SELECT count(*) FROM containers) AS containers, (SELECT count(*) FROM shipments) AS shipments, (SELECT count(*) FROM transport_events) AS events, (SELECT count(*) FROM terminal_checks) AS terminal_checks, (SELECT count(*) FROM vessel_positions) AS positions'
 case $backend in
   sqlite)
     sqlite3 "$dir/scale.db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
