@@ -13,9 +13,9 @@ use sqlx::postgres::PgConnection;
 use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
-use super::db::Conn;
+use super::db::{to_millisecond, Conn};
 use super::events::{DroppedKeys, UpsertedEvents};
-use super::{ts, NewEvent, Result, Store};
+use super::{NewEvent, Result, Store};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{TransportEvent, VesselPosition};
 
@@ -33,9 +33,9 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
     ) -> Result<UpsertedEvents> {
-        // Times go over as the text `ts` writes, one `timestamptz` cast on the server;
-        // milliseconds, as SQLite keeps them.
-        let now = ts(now);
+        // Times go over as `timestamptz` values (8 bytes each, nothing for the server to
+        // parse), cut to the millisecond as SQLite keeps them.
+        let now = to_millisecond(now);
         let mut tx = self.writer().begin().await?;
         let mark = self.replacement_mark(&mut tx).await?;
         events.sort_unstable_by_key(|e| e.event.id);
@@ -54,8 +54,8 @@ impl Store {
                 let ev = &e.event.event;
                 ids.push(e.event.id.as_bytes().as_slice());
                 raw_ids.push(e.event.raw_event_id.as_bytes().as_slice());
-                event_at.push(ts(ev.event_at));
-                issued.push(ts(ev.event_created_at.unwrap_or(ev.event_at)));
+                event_at.push(to_millisecond(ev.event_at));
+                issued.push(to_millisecond(ev.event_created_at.unwrap_or(ev.event_at)));
                 bodies.push(e.forms.stored.as_slice());
                 actual.push(i64::from(named_actual(ev)));
                 imos.push(ev.vessel_imo.as_ref().map(|imo| imo.as_str()));
@@ -67,8 +67,8 @@ impl Store {
                 "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
                  named_actual, vessel_imo, source_file, source_index, received_at) \
                  SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-                 source_file, source_index, $2::timestamptz \
-                 FROM UNNEST($3::bytea[], $4::bytea[], $5::text[]::timestamptz[], $6::text[]::timestamptz[], \
+                 source_file, source_index, $2 \
+                 FROM UNNEST($3::bytea[], $4::bytea[], $5::timestamptz[], $6::timestamptz[], \
                  $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
                  AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
                  source_file, source_index) \
@@ -94,9 +94,9 @@ impl Store {
             .bind(&indexes)
             .fetch_all(postgres(&mut tx))
             .await?;
-            let returned: HashSet<Vec<u8>> = rows
+            let returned: HashSet<&[u8]> = rows
                 .iter()
-                .map(|r| r.try_get::<Vec<u8>, _>("id"))
+                .map(|r| r.try_get::<&[u8], _>(0))
                 .collect::<std::result::Result<_, _>>()?;
             written.extend(
                 chunk

@@ -304,9 +304,16 @@ impl<'q> Bind<'q> for RecordTime {
     const KIND: Kind = Kind::RecordTime;
     fn arg(self) -> Arg<'q> {
         // What SQLite's milliseconds keep, so that both backends store the same instant.
-        let ms = self.0.timestamp_millis();
-        Arg::RecordTime(DateTime::from_timestamp_millis(ms).unwrap_or(self.0))
+        Arg::RecordTime(to_millisecond(self.0))
     }
+}
+
+/// `t` cut to the millisecond (the sub-millisecond part dropped, as
+/// `DateTime::timestamp_millis` and the store's text times `ts` drop it): the instant a
+/// `timestamptz` column keeps of a time SQLite keeps as integer milliseconds. `t` itself for
+/// the few instants whose milliseconds chrono cannot turn back into a time.
+pub(crate) fn to_millisecond(t: DateTime<Utc>) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap_or(t)
 }
 
 impl<'q, T: Bind<'q>> Bind<'q> for Option<T> {

@@ -45,3 +45,30 @@ fn stored_timestamps_read_back() {
         other => panic!("expected Corrupt, got {other:?}"),
     }
 }
+
+/// `db::to_millisecond` keeps of a time what the store's text form keeps (`ts`, RFC 3339 to
+/// the millisecond, sub-millisecond digits dropped, not rounded) and what SQLite's integer
+/// milliseconds keep: the PostgreSQL event insert binds it where it bound the text before.
+#[test]
+fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
+    for text in [
+        "2026-11-01T10:00:00.123789Z",
+        "2026-11-01T10:00:00.999999999Z",
+        "2026-11-01T10:00:00Z",
+        "1969-12-31T23:59:59.999500Z",
+        "2026-10-31T09:00:00.987654+02:00",
+    ] {
+        let t = DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&Utc);
+        let cut = crate::db::to_millisecond(t);
+        assert_eq!(cut, parse_ts(&ts(t), "event").unwrap(), "{text}");
+        assert_eq!(cut.timestamp_millis(), t.timestamp_millis(), "{text}");
+        assert_eq!(cut.timestamp_subsec_nanos() % 1_000_000, 0, "{text}");
+    }
+    let t = DateTime::parse_from_rfc3339("2026-11-01T10:00:00.123789Z").unwrap();
+    assert_eq!(
+        ts(crate::db::to_millisecond(t.with_timezone(&Utc))),
+        "2026-11-01T10:00:00.123Z"
+    );
+}
