@@ -82,7 +82,7 @@ impl Store {
                  RETURNING id",
             )
             .bind(account.as_bytes().as_slice())
-            .bind(&now)
+            .bind(now)
             .bind(&ids)
             .bind(&raw_ids)
             .bind(&event_at)
