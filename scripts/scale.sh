@@ -26,7 +26,8 @@
 # `teu_scale` on the PostgreSQL at TEU_SCALE_PG (default postgres://postgres@127.0.0.1:5432),
 # dropped and created afresh. Each worker's output goes to $TEU_SCALE_DIR/worker-K.log; at the
 # end the script prints the wall time, each worker's report (rows, per-stage rows/s, peak RSS),
-# the table counts and the database size. The binary is TEU_BIN when set, else a release build.
+# the machine's busy CPU time over the workers' run beside the workers' own (the rest is the
+# database server's and anything else running), the table counts and the database size. The binary is TEU_BIN when set, else a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}
@@ -79,6 +80,10 @@ files_of() { # k
     sort | cut -d' ' -f3-
 }
 
+# The machine's busy and idle CPU time so far, in clock ticks (/proc/stat, first line: user
+# nice system idle iowait irq softirq).
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat; }
+read -r busy_start idle_start < <(cpu_ticks)
 start=$(date +%s.%N)
 pids=()
 for ((k = 0; k < workers; k++)); do
@@ -90,6 +95,7 @@ done
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 end=$(date +%s.%N)
+read -r busy_end idle_end < <(cpu_ticks)
 awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" \
   'BEGIN { printf "backend %s, %d worker(s), wall time %.0f s\n", b, w, e - s }'
 for ((k = 0; k < workers; k++)); do
@@ -97,6 +103,13 @@ for ((k = 0; k < workers; k++)); do
   grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
   grep '^worker exit' "$dir/worker-$k.log"
 done
+# The whole machine's CPU over the workers' run against the workers' own: what is left is
+# the database server's (PostgreSQL) and anything else running.
+for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done | awk -v hz="$(getconf CLK_TCK)" -v busy=$((busy_end - busy_start)) \
+  -v idle=$((idle_end - idle_start)) '
+  /^worker exit/ { for (i = 1; i <= NF; i++) { if ($i == "(user") own += $(i + 1); if ($i == "sys") own += $(i + 1) } }
+  END { printf "machine CPU: busy %.1f CPU-s, idle %.1f CPU-s; the workers %.1f CPU-s, the rest %.1f CPU-s\n",
+          busy / hz, idle / hz, own, busy / hz - own }'
 if [ "${TEU_SCALE_AIS:-0}" = 1 ]; then
   ais_start=$(date +%s.%N)
   /usr/bin/time -f 'ais exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB' \
