@@ -27,7 +27,8 @@
 # dropped and created afresh. Each worker's output goes to $TEU_SCALE_DIR/worker-K.log; at the
 # end the script prints the wall time, each worker's report (rows, per-stage rows/s, peak RSS),
 # the machine's busy CPU time over the workers' run beside the workers' own (the rest is the
-# database server's and anything else running), the table counts and the database size. The binary is TEU_BIN when set, else a release build.
+# database server's and anything else running), the table counts and the database size. The
+# binary is TEU_BIN when set, else a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}
@@ -66,7 +67,7 @@ case $backend in
   *) echo "unknown backend $backend" >&2; exit 2 ;;
 esac
 export DATABASE_URL=$url RUST_LOG=warn
-"$TEU_BIN" accounts create --name scale --routing-data >/dev/null 2>&1
+"$TEU_BIN" accounts create --name scale --routing-data >/dev/null
 
 # Worker k's files, chunk by chunk: the chunk number is the first 5-digit run of the file name.
 files_of() { # k
@@ -105,8 +106,8 @@ for ((k = 0; k < workers; k++)); do
 done
 # The whole machine's CPU over the workers' run against the workers' own: what is left is
 # the database server's (PostgreSQL) and anything else running.
-for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done | awk -v hz="$(getconf CLK_TCK)" -v busy=$((busy_end - busy_start)) \
-  -v idle=$((idle_end - idle_start)) '
+for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
+  awk -v hz="$(getconf CLK_TCK)" -v busy=$((busy_end - busy_start)) -v idle=$((idle_end - idle_start)) '
   /^worker exit/ { for (i = 1; i <= NF; i++) { if ($i == "(user") own += $(i + 1); if ($i == "sys") own += $(i + 1) } }
   END { printf "machine CPU: busy %.1f CPU-s, idle %.1f CPU-s; the workers %.1f CPU-s, the rest %.1f CPU-s\n",
           busy / hz, idle / hz, own, busy / hz - own }'
