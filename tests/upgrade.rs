@@ -189,7 +189,7 @@ async fn event_columns_match_their_bodies(db: &TestDb) {
     .expect("events");
     assert!(
         rows.len() > 100,
-        "the release stored its events: {}",
+        "the database holds the feed's events: {}",
         rows.len()
     );
     let millis = |body: &Value, field: &str| {

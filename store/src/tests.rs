@@ -51,12 +51,16 @@ fn stored_timestamps_read_back() {
 /// milliseconds keep: the PostgreSQL event insert binds it where it bound the text before.
 #[test]
 fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
-    for text in [
-        "2026-11-01T10:00:00.123789Z",
-        "2026-11-01T10:00:00.999999999Z",
-        "2026-11-01T10:00:00Z",
-        "1969-12-31T23:59:59.999500Z",
-        "2026-10-31T09:00:00.987654+02:00",
+    // Each time with the instant it must keep, written by hand (UTC, milliseconds).
+    for (text, kept) in [
+        ("2026-11-01T10:00:00.123789Z", "2026-11-01T10:00:00.123Z"),
+        ("2026-11-01T10:00:00.999999999Z", "2026-11-01T10:00:00.999Z"),
+        ("2026-11-01T10:00:00Z", "2026-11-01T10:00:00.000Z"),
+        ("1969-12-31T23:59:59.999500Z", "1969-12-31T23:59:59.999Z"),
+        (
+            "2026-10-31T09:00:00.987654+02:00",
+            "2026-10-31T07:00:00.987Z",
+        ),
     ] {
         let t = DateTime::parse_from_rfc3339(text)
             .unwrap()
@@ -65,6 +69,11 @@ fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
         assert_eq!(cut, parse_ts(&ts(t), "event").unwrap(), "{text}");
         assert_eq!(cut.timestamp_millis(), t.timestamp_millis(), "{text}");
         assert_eq!(cut.timestamp_subsec_nanos() % 1_000_000, 0, "{text}");
+        assert_eq!(
+            cut,
+            DateTime::parse_from_rfc3339(kept).unwrap(),
+            "{text} keeps {kept}"
+        );
     }
     let t = DateTime::parse_from_rfc3339("2026-11-01T10:00:00.123789Z").unwrap();
     assert_eq!(
