@@ -188,6 +188,75 @@ async fn fresh(store: &Store) {
     check(store, &files).await;
 }
 
+/// Batches of the files' reports that meet every way `upsert_vessel_positions` writes: per
+/// file, the later half of each transmitter's reports with a changed copy of every tenth
+/// appended (nothing stored in their span; a report given twice in one batch); then the
+/// earlier halves (positions of the same transmitters are stored, but after their span); then
+/// the whole file with changed copies of every seventh report (all of it stored already). The
+/// first of a (transmitter, millisecond) stored is the one kept.
+fn in_parts() -> Vec<(String, Vec<(usize, VesselPosition)>)> {
+    fn changed(p: &VesselPosition) -> VesselPosition {
+        let mut q = p.clone();
+        q.latitude = -q.latitude / 2.0;
+        q.vessel_name = Some("CHANGED".into());
+        q
+    }
+    let mut batches = Vec::new();
+    for (name, positions) in files() {
+        let mut by_key: BTreeMap<String, Vec<(usize, VesselPosition)>> = BTreeMap::new();
+        for (i, p) in &positions {
+            by_key
+                .entry(p.vessel_key().to_string())
+                .or_default()
+                .push((*i, p.clone()));
+        }
+        let (mut earlier, mut later) = (Vec::new(), Vec::new());
+        for track in by_key.values_mut() {
+            track.sort_by_key(|(_, p)| p.observed_at);
+            // Cut at a time, so that no report of the earlier half shares the later's first
+            // millisecond (the suez tracks repeat times).
+            let cut = track[track.len() / 2].1.observed_at.timestamp_millis();
+            let (before, after): (Vec<_>, Vec<_>) = track
+                .iter()
+                .cloned()
+                .partition(|(_, p)| p.observed_at.timestamp_millis() < cut);
+            earlier.extend(before);
+            later.extend(after);
+        }
+        let copies: Vec<(usize, VesselPosition)> = later
+            .iter()
+            .step_by(10)
+            .map(|(i, p)| (*i, changed(p)))
+            .collect();
+        later.extend(copies);
+        let mut whole = positions.clone();
+        whole.extend(positions.iter().step_by(7).map(|(i, p)| (*i, changed(p))));
+        batches.push((format!("{name} later halves"), later));
+        batches.push((format!("{name} earlier halves"), earlier));
+        batches.push((format!("{name} whole"), whole));
+    }
+    batches
+}
+
+/// A fresh store given [`in_parts`]'s batches in order holds each report once, the first given.
+async fn parts(store: &Store) {
+    let batches = in_parts();
+    for (name, positions) in &batches {
+        let before = store.statement_count();
+        store.upsert_vessel_positions(positions).await.unwrap();
+        // On PostgreSQL a batch with nothing stored in its transmitters' spans goes in by one
+        // `COPY`, between the check of the spans and the two bookkeeping statements, and is
+        // not run again (a repeat in the batch is not sent twice).
+        if store.backend() == teu_store::Backend::Postgres
+            && !name.ends_with("whole")
+            && !positions.is_empty()
+        {
+            assert_eq!(store.statement_count() - before, 4, "{name}");
+        }
+    }
+    check(store, &batches).await;
+}
+
 /// A database of the release before migration 34, holding the files' positions as it wrote
 /// them (random ids, RFC 3339 text times, the MMSI twice, source file and row), migrated by
 /// `Store::connect`.
@@ -262,6 +331,15 @@ async fn sqlite_keeps_every_report_once() {
 }
 
 #[tokio::test]
+async fn sqlite_keeps_the_first_of_batches_in_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    parts(&store).await;
+}
+
+#[tokio::test]
 async fn sqlite_release_positions_migrate() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}?mode=rwc", dir.path().join("t.db").display());
@@ -285,8 +363,83 @@ async fn postgres_keeps_every_report_once_and_migrates() {
 
     let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
     let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let store = Store::connect(&db.url).await.unwrap();
+    parts(&store).await;
+    store.close().await;
+    db.drop().await.unwrap();
+
+    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
+    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let store = Store::connect(&db.url).await.unwrap();
+    concurrent_writer(&store, &db.url).await;
+    store.close().await;
+    db.drop().await.unwrap();
+
+    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
+    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
     let store = upgraded(&db.url, "postgres").await;
     fresh(&store).await;
     store.close().await;
     db.drop().await.unwrap();
+}
+
+/// PostgreSQL: another writer stores one of a file's reports (other values) and commits while
+/// the store's `COPY` of that file waits on it. The `COPY` fails on the key; the store writes
+/// the file again through the conflict rule, and the other writer's report is the one kept.
+async fn concurrent_writer(store: &Store, url: &str) {
+    use sqlx::{Connection, PgConnection};
+    let files = files();
+    let (_, positions) = &files[0];
+    let mut theirs = positions[positions.len() / 2].1.clone();
+    theirs.latitude = -theirs.latitude / 2.0;
+    theirs.vessel_name = Some("THE OTHER WRITER".into());
+    let mut other = PgConnection::connect(url).await.unwrap();
+    let mut tx = other.begin().await.unwrap();
+    sqlx::query(
+        "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+         longitude, speed_knots, course_deg, heading_deg) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(theirs.vessel_key())
+    .bind(theirs.observed_at.timestamp_millis())
+    .bind(theirs.imo.as_ref().map(|i| i.as_str()))
+    .bind(theirs.vessel_name.as_deref())
+    .bind(theirs.latitude)
+    .bind(theirs.longitude)
+    .bind(theirs.speed_knots)
+    .bind(theirs.course_deg)
+    .bind(theirs.heading_deg)
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+
+    let write = store.upsert_vessel_positions(positions);
+    tokio::pin!(write);
+    let mut watch = PgConnection::connect(url).await.unwrap();
+    let copy_waits = async {
+        loop {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
+                 AND query LIKE 'COPY vessel_positions%'",
+            )
+            .fetch_one(&mut watch)
+            .await
+            .unwrap();
+            if waiting > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::select! {
+        done = &mut write => panic!("the store's write did not wait on the other writer: {done:?}"),
+        () = copy_waits => {}
+    }
+    tx.commit().await.unwrap();
+    write.await.unwrap();
+    for (_, positions) in &files[1..] {
+        store.upsert_vessel_positions(positions).await.unwrap();
+    }
+    let mut given = vec![("the other writer".to_string(), vec![(0, theirs)])];
+    given.extend(files.iter().cloned());
+    check(store, &given).await;
 }
