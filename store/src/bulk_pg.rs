@@ -159,8 +159,9 @@ impl Store {
     /// positions of a vessel with nothing stored in the batch's time span of it (a new file's,
     /// the common case) cannot meet the table's key: they go in by binary `COPY`, which costs
     /// the server about 40% less than an insert that checks the key (`ON CONFLICT`) before
-    /// and after each row (`docs/NOTES.md`, fifty-first session). The others go through `INSERT … ON CONFLICT DO NOTHING`, the rule
-    /// of the shared statement. Then the bookkeeping, as `Store::positions_stored`.
+    /// and after each row (`docs/NOTES.md`, fifty-first session). The others go through
+    /// `INSERT … ON CONFLICT DO NOTHING`, the rule of the shared statement. Then the
+    /// bookkeeping, as `Store::positions_stored`.
     ///
     /// A concurrent writer may store positions of the same vessel and span between the check
     /// and the `COPY`: the `COPY` then fails on the key (SQLSTATE 23505, or 40P01 when the two
