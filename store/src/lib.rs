@@ -14,7 +14,7 @@
 //! | `tracking_requests`, `shipment_edits`, `inference` | user requests and edits, SCAC history |
 //! | `email`, `document_schemas` | email submissions, their documents, the bundled schemas |
 //! | `accounts`, `webhooks`, `outbox`, `notify` | API keys, webhooks, deliveries, change notices |
-//! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`) writes |
+//! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`, `COPY`) writes |
 //! | `db` | no table: the native drivers' pools, connections, statements and rows |
 //! | `memo` | no table: decoded container and shipment bodies kept by their stored bytes |
 //!
@@ -22,9 +22,8 @@
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
 //! `ON CONFLICT` upserts), bound and run through the native drivers, `sqlx::Sqlite` and
 //! `sqlx::Postgres` (`db`: values become the driver's own arguments, rows are decoded in
-//! place); PostgreSQL's bulk writes bind whole columns as arrays (`bulk_pg`), and SQLite's
-//! writes go through one writer connection
-//! (`Store::writer`). The event tables (`transport_events`, which holds each event's
+//! place); PostgreSQL's bulk writes bind whole columns as arrays or stream rows by `COPY`
+//! (`bulk_pg`), and SQLite's writes go through one writer connection (`Store::writer`). The event tables (`transport_events`, which holds each event's
 //! carrier payload too since migration 30, `event_keys`, one row per key since 29, and
 //! `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
 //! integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on PostgreSQL

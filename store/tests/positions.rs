@@ -389,8 +389,18 @@ async fn postgres_keeps_every_report_once_and_migrates() {
 async fn concurrent_writer(store: &Store, url: &str) {
     use sqlx::{Connection, PgConnection};
     let files = files();
-    let (_, positions) = &files[0];
-    let mut theirs = positions[positions.len() / 2].1.clone();
+    // The largest file (the Suez tracks, 22,287 reports); the other writer's report is the
+    // last by transmitter and time, so the `COPY` waits on it after most of the file.
+    let (_, positions) = files
+        .iter()
+        .max_by_key(|(_, positions)| positions.len())
+        .unwrap();
+    let mut theirs = positions
+        .iter()
+        .map(|(_, p)| p)
+        .max_by_key(|p| (p.vessel_key().to_string(), p.observed_at))
+        .unwrap()
+        .clone();
     theirs.latitude = -theirs.latitude / 2.0;
     theirs.vessel_name = Some("THE OTHER WRITER".into());
     let mut other = PgConnection::connect(url).await.unwrap();
@@ -436,7 +446,7 @@ async fn concurrent_writer(store: &Store, url: &str) {
     }
     tx.commit().await.unwrap();
     write.await.unwrap();
-    for (_, positions) in &files[1..] {
+    for (_, positions) in &files {
         store.upsert_vessel_positions(positions).await.unwrap();
     }
     let mut given = vec![("the other writer".to_string(), vec![(0, theirs)])];
