@@ -354,33 +354,35 @@ async fn postgres_keeps_every_report_once_and_migrates() {
         eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
         return;
     };
-    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
-    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let db = scratch(&admin).await;
     let store = Store::connect(&db.url).await.unwrap();
     fresh(&store).await;
     store.close().await;
     db.drop().await.unwrap();
 
-    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
-    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let db = scratch(&admin).await;
     let store = Store::connect(&db.url).await.unwrap();
     parts(&store).await;
     store.close().await;
     db.drop().await.unwrap();
 
-    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
-    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let db = scratch(&admin).await;
     let store = Store::connect(&db.url).await.unwrap();
     concurrent_writer(&store, &db.url).await;
     store.close().await;
     db.drop().await.unwrap();
 
-    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
-    let db = ScratchDatabase::create(&admin, &name).await.unwrap();
+    let db = scratch(&admin).await;
     let store = upgraded(&db.url, "postgres").await;
     fresh(&store).await;
     store.close().await;
     db.drop().await.unwrap();
+}
+
+/// A new database of its own on the server of `admin`.
+async fn scratch(admin: &str) -> ScratchDatabase {
+    let name = format!("teu_positions_{}", uuid::Uuid::new_v4().simple());
+    ScratchDatabase::create(admin, &name).await.unwrap()
 }
 
 /// PostgreSQL: another writer stores one of a file's reports (other values) and commits while
