@@ -430,8 +430,8 @@ async fn concurrent_writer(store: &Store, url: &str) {
     let copy_waits = async {
         loop {
             let waiting: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
-                 AND query LIKE 'COPY vessel_positions%'",
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND wait_event_type = 'Lock' AND query LIKE 'COPY vessel_positions%'",
             )
             .fetch_one(&mut watch)
             .await
