@@ -158,8 +158,8 @@ impl Store {
     /// [`Store::upsert_vessel_positions`] on PostgreSQL, in one transaction on `pg`. The
     /// positions of a vessel with nothing stored in the batch's time span of it (a new file's,
     /// the common case) cannot meet the table's key: they go in by binary `COPY`, which costs
-    /// the server about 40% less than an insert that checks the key (`ON CONFLICT`) before
-    /// and after each row (`docs/NOTES.md`, fifty-first session). The others go through
+    /// the server about a third less than an insert that checks the key (`ON CONFLICT`)
+    /// before and after each row (`docs/NOTES.md`, fifty-first session). The others go through
     /// `INSERT … ON CONFLICT DO NOTHING`, the rule of the shared statement. Then the
     /// bookkeeping, as `Store::positions_stored`.
     ///
