@@ -179,8 +179,9 @@ impl Store {
         // map reads a vessel's leg) and both indexes grow along each vessel's run.
         let sorted = super::facts::by_vessel_and_time(positions);
         match self.store_positions_pg(pg, &sorted, positions, true).await {
+            // 40P01: deadlock_detected (PostgreSQL manual, "PostgreSQL Error Codes").
             Err(StoreError::Sql(sqlx::Error::Database(e)))
-                if matches!(e.code().as_deref(), Some("23505" | "40P01")) =>
+                if e.is_unique_violation() || e.code().as_deref() == Some("40P01") =>
             {
                 tracing::debug!(
                     "AIS positions met a concurrent writer's ({e}); storing them again through \

@@ -321,22 +321,23 @@ async fn upgraded(url: &str, backend: &str) -> Store {
     store
 }
 
+/// A store on a new SQLite database in `dir`.
+async fn sqlite_store(dir: &tempfile::TempDir) -> Store {
+    Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn sqlite_keeps_every_report_once() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
-        .await
-        .unwrap();
-    fresh(&store).await;
+    fresh(&sqlite_store(&dir).await).await;
 }
 
 #[tokio::test]
 async fn sqlite_keeps_the_first_of_batches_in_parts() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::connect(&format!("sqlite:{}", dir.path().join("t.db").display()))
-        .await
-        .unwrap();
-    parts(&store).await;
+    parts(&sqlite_store(&dir).await).await;
 }
 
 #[tokio::test]
