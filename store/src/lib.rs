@@ -25,8 +25,9 @@
 //! place); PostgreSQL's bulk writes bind whole columns as arrays or stream rows by `COPY`
 //! (`bulk_pg`), and SQLite's writes go through one writer connection (`Store::writer`).
 //! The event tables (`transport_events`, which holds each event's carrier payload too since
-//! migration 30, `event_keys`, one row per key since 29, and `replaced_event_versions`) keep ids as their 16 bytes (RFC 9562 byte order) and times as
-//! integer milliseconds since the epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
+//! migration 30, `event_keys`, one row per key since 29, and `replaced_event_versions`) keep
+//! ids as their 16 bytes (RFC 9562 byte order) and times as integer milliseconds since the
+//! epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
 //! (migrations 24, 25, 28). On SQLite an event's id leads to its row (its rowid `seq`) through
 //! `event_ids` and the small `event_ids_recent`, merged now and then (migration 35:
 //! `events::with_event_id_in`); PostgreSQL keeps a unique index on `transport_events.id`.
