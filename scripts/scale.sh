@@ -25,10 +25,11 @@
 # The database is SQLite at $TEU_SCALE_DIR/scale.db (default: FEED_DIR/..) or database
 # `teu_scale` on the PostgreSQL at TEU_SCALE_PG (default postgres://postgres@127.0.0.1:5432),
 # dropped and created afresh. Each worker's output goes to $TEU_SCALE_DIR/worker-K.log; at the
-# end the script prints the wall time, each worker's report (rows, per-stage rows/s, peak RSS),
-# the machine's busy CPU time over the workers' run beside the workers' own (the rest is the
-# database server's and anything else running), the table counts and the database size. The
-# binary is TEU_BIN when set, else a release build.
+# end the script prints the wall time and the feed rows per second over it (every worker's
+# accepted feed rows together: issue 16's figure), each worker's report (rows, per-stage
+# rows/s, peak RSS), the machine's busy CPU time over the workers' run beside the workers' own
+# (the rest is the database server's and anything else running), the table counts and the
+# database size. The binary is TEU_BIN when set, else a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}
@@ -97,8 +98,11 @@ status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 end=$(date +%s.%N)
 read -r busy_end idle_end < <(cpu_ticks)
-awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" \
-  'BEGIN { printf "backend %s, %d worker(s), wall time %.0f s\n", b, w, e - s }'
+# The feed rows every worker accepted, over the wall time of all of them: issue 16's figure.
+rows=$(for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
+  sed -n 's/^ingested .*(\([0-9]*\) feed rows.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" -v n="$rows" \
+  'BEGIN { printf "backend %s, %d worker(s), wall time %.1f s, %d feed rows, %.0f rows/s\n", b, w, e - s, n, n / (e - s) }'
 for ((k = 0; k < workers; k++)); do
   echo "--- worker $k"
   grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
@@ -125,7 +129,7 @@ if [ "${TEU_SCALE_AIS:-0}" = 1 ]; then
     postgres) positions=$(psql "$url" -tAc 'SELECT count(*) FROM vessel_positions') ;;
   esac
   awk -v s="$ais_start" -v e="$ais_end" -v n="$positions" \
-    'BEGIN { printf "AIS: %d positions in %.0f s wall (%.0f positions/s)\n", n, e - s, n / (e - s) }'
+    'BEGIN { printf "AIS: %d positions in %.1f s wall (%.0f positions/s)\n", n, e - s, n / (e - s) }'
 fi
 count='SELECT (SELECT count(*) FROM containers) AS containers, (SELECT count(*) FROM shipments) AS shipments, (SELECT count(*) FROM transport_events) AS events, (SELECT count(*) FROM terminal_checks) AS terminal_checks, (SELECT count(*) FROM vessel_positions) AS positions'
 case $backend in
