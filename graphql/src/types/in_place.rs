@@ -387,8 +387,9 @@ mod tests {
                 );
                 assert_eq!(answer(&query(place)).await, expected, "{}", query(place));
                 // The same text, keys in the same order: in a list, each object after the
-                // first is a copy of the kept keys, and each selection here replaces the
-                // last one's (`from_template`), on this one thread.
+                // first is a copy of a kept key list, and the selections here, one after
+                // another on this one thread, find or replace the kept lists
+                // (`from_template`).
                 assert_eq!(
                     answer_text(&query(place)).await,
                     answer_text(&query(plain)).await,
