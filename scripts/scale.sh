@@ -99,8 +99,13 @@ for p in "${pids[@]}"; do wait "$p" || status=1; done
 end=$(date +%s.%N)
 read -r busy_end idle_end < <(cpu_ticks)
 # The feed rows every worker accepted, over the wall time of all of them: issue 16's figure.
-rows=$(for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
-  sed -n 's/^ingested .*(\([0-9]*\) feed rows.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+# A worker of several files prints them in its `ingested` summary; one of a single file prints
+# only that file's line (`FILE: FORMAT: N rows read, M accepted, …`), whose M is then its rows.
+rows=$(for ((k = 0; k < workers; k++)); do
+  awk '/^ingested .*\([0-9]+ feed rows/ { match($0, /\([0-9]+ feed rows/); total = substr($0, RSTART + 1) + 0 }
+       / rows read, [0-9]+ accepted,/ { match($0, / [0-9]+ accepted,/); one += substr($0, RSTART + 1) + 0 }
+       END { print (total != "" ? total : one + 0) }' "$dir/worker-$k.log"
+done | awk '{ n += $1 } END { print n + 0 }')
 awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" -v n="$rows" \
   'BEGIN { printf "backend %s, %d worker(s), wall time %.1f s, %d feed rows, %.0f rows/s\n", b, w, e - s, n, n / (e - s) }'
 for ((k = 0; k < workers; k++)); do

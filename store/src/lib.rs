@@ -27,9 +27,9 @@
 //! The event tables (`transport_events`, which holds each event's carrier payload too since
 //! migration 30, `event_keys`, one row per key since 29, and `replaced_event_versions`) keep
 //! ids as their 16 bytes (RFC 9562 byte order) and times as integer milliseconds since the
-//! epoch (UTC) on SQLite, `timestamptz` on PostgreSQL
-//! (migrations 24, 25, 28). On SQLite an event's id leads to its row (its rowid `seq`) through
-//! `event_ids` and the small `event_ids_recent`, merged now and then (migration 35:
+//! epoch (UTC) on SQLite, `timestamptz` on PostgreSQL (migrations 24, 25, 28). On SQLite an
+//! event's id leads to its row (its rowid `seq`) through `event_ids` and the small
+//! `event_ids_recent`, merged now and then (migration 35:
 //! `events::with_event_id_in`); PostgreSQL keeps a unique index on `transport_events.id`.
 //! `event_replacements` logs every replaced event version, by any writer (migration 36: a
 //! trigger), so that an ingest may derive from the versions it stored as it kept them in

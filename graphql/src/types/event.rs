@@ -478,15 +478,12 @@ impl IdSelection {
         events
             .iter()
             .map(|e| {
-                let mut object = template.clone();
-                for (slot, (_, field)) in object.values_mut().zip(&self.0) {
-                    *slot = match field {
-                        IdField::Id => Value::String(uuid_text(e.id)),
-                        IdField::RawEventId => Value::String(uuid_text(e.raw_event_id)),
-                        IdField::Typename => Value::String("TransportEvent".to_string()),
-                    };
-                }
-                Value::Object(object)
+                let values = self.0.iter().map(|(_, field)| match field {
+                    IdField::Id => Value::String(uuid_text(e.id)),
+                    IdField::RawEventId => Value::String(uuid_text(e.raw_event_id)),
+                    IdField::Typename => Value::String("TransportEvent".to_string()),
+                });
+                super::in_place::filled(&template, values)
             })
             .collect()
     }

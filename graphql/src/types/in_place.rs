@@ -137,7 +137,7 @@ fn from_template(
     values: &mut [Option<Value>],
 ) -> Option<Value> {
     let keys = || fields.iter().map(|(_, f)| &f.node.response_key().node);
-    let mut object = TEMPLATES.with_borrow_mut(|templates| {
+    TEMPLATES.with_borrow_mut(|templates| {
         let found = templates
             .iter()
             .position(|t| t.len() == fields.len() && t.keys().eq(keys()));
@@ -152,15 +152,29 @@ fn from_template(
                 template
             }
         };
-        let object = template.clone();
+        let object = filled(
+            &template,
+            values.iter_mut().map(|v| v.take().unwrap_or_default()),
+        );
         templates.insert(0, template);
         templates.truncate(TEMPLATES_KEPT);
         Some(object)
-    })?;
+    })
+}
+
+/// A copy of `template` (a response object whose keys are a selection's response keys, in
+/// order) with its values replaced by `values`, one per key in order: the copy keeps the
+/// template's key hashes, so no key is hashed again ([`from_template`];
+/// `super::event`'s event-id objects).
+pub(super) fn filled(
+    template: &IndexMap<Name, Value>,
+    values: impl IntoIterator<Item = Value>,
+) -> Value {
+    let mut object = template.clone();
     for (slot, value) in object.values_mut().zip(values) {
-        *slot = value.take().unwrap_or_default();
+        *slot = value;
     }
-    Some(Value::Object(object))
+    Value::Object(object)
 }
 
 /// Appends to `fields` the fields of `set` in the order async-graphql's `Fields::add_set`
