@@ -4,7 +4,8 @@
 //! events naming only the booking or only the container, every shipment scattered over files,
 //! a file delivered twice), its files ingested in a shuffled order.
 //! Prints the agreement per field and fails on any disagreement (issue "Derived data that is
-//! right", item 6).
+//! right", item 6). Beside the fields, each container's shipment lists in its `containers`
+//! relationship every container the truth gives its bill of lading, by number.
 
 #[macro_use]
 mod common;
@@ -57,6 +58,22 @@ async fn compare(server: &Server, key: &str, truth: &[Value]) -> Vec<(String, Ro
                 (number, (c, s))
             })
             .collect();
+    // Each container's number by its id, and each bill of lading's container numbers in the
+    // order a shipment's `containers` relationship lists them (by number).
+    let numbers: BTreeMap<&str, &str> = containers
+        .iter()
+        .map(|(number, (c, _))| (c["id"].as_str().unwrap_or_default(), number.as_str()))
+        .collect();
+    let mut members: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for t in truth {
+        members
+            .entry(t["bill_of_lading_number"].as_str().unwrap_or_default())
+            .or_default()
+            .push(t["number"].as_str().unwrap_or_default());
+    }
+    for list in members.values_mut() {
+        list.sort_unstable();
+    }
     for t in truth {
         let number = t["number"].as_str().unwrap_or_default().to_string();
         let mut push = |field: &str, got: Value| {
@@ -93,6 +110,28 @@ async fn compare(server: &Server, key: &str, truth: &[Value]) -> Vec<(String, Ro
         ] {
             push(f, sa[f].clone());
         }
+        // The shipment's containers: every container of its bill of lading, each once.
+        let want = members
+            .get(t["bill_of_lading_number"].as_str().unwrap_or_default())
+            .cloned()
+            .unwrap_or_default();
+        let got: Vec<&str> = s["relationships"]["containers"]["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                let id = r["id"].as_str().unwrap_or_default();
+                numbers.get(id).copied().unwrap_or(id)
+            })
+            .collect();
+        out.push((
+            number.clone(),
+            (
+                "shipment_containers".into(),
+                Value::from(want),
+                Value::from(got),
+            ),
+        ));
         // The map: ports in order, and the leg under way (the current vessel's).
         let id = c["id"].as_str().unwrap_or_default();
         let (status, map) = server

@@ -99,7 +99,7 @@ impl Store {
              FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
         )
         .bind(hash_key(key))
-        .fetch_optional(self.pool())
+        .fetch_optional(self.reader())
         .await?;
         row.map(|r| account_row(&r)).transpose()
     }

@@ -159,6 +159,9 @@ pub struct Store {
     /// SQLite: the one connection every write goes through ([`Store::writer`]), with a page
     /// cache of its own; `None` on PostgreSQL, whose pool serves both.
     writer: Option<db::Pool>,
+    /// PostgreSQL: the pool the reads of pages run on ([`Store::reader`]), whose connections
+    /// keep their plans; `None` on SQLite.
+    reader: Option<db::Pool>,
     /// SQL statements run so far through this store (all clones share it); see
     /// [`Store::statement_count`].
     statements: Arc<AtomicU64>,
@@ -490,25 +493,45 @@ async fn sqlite_pool(
         .await
 }
 
-/// The PostgreSQL pool of at most `connections` connections to `url`, each planning every
-/// statement with its values and costing random reads as SSDs do.
+/// How the connections of a PostgreSQL pool plan a prepared statement
+/// ([`postgres_pool`]'s `plans`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plans {
+    /// `plan_cache_mode = force_custom_plan`: every execution planned with its values. For
+    /// the ingest and everything that writes: a generic plan made while the tables were
+    /// small kept scanning `transport_events` whole once they had grown (8 s per key lookup
+    /// at 750,000 events, docs/NOTES.md, third session), and a long ingest refreshes the
+    /// statistics only when a table doubles ([`Store::optimize`]).
+    PerExecution,
+    /// The server's own `plan_cache_mode` (`auto`, PostgreSQL manual, "PREPARE"): after five
+    /// executions a statement keeps its generic plan unless that costs more than the plans
+    /// made with the values. For the reads of pages ([`Store::reader`]): their statements
+    /// look rows up by key or walk an index in order, and planning each execution was about
+    /// a third of the server's CPU time of a `/v2` page of 30 containers (docs/NOTES.md,
+    /// fifty-third session). A kept plan is planned again when the statistics of a table it
+    /// reads are updated (the same manual page), so it cannot outlive a doubling of a table.
+    Kept,
+}
+
+/// The PostgreSQL pool of at most `connections` connections to `url`, planning as `plans`
+/// says and costing random reads as SSDs do. A pool of [`Plans::Kept`] connects on its first
+/// use: a `teu ingest` never opens it.
 async fn postgres_pool(
     url: &str,
     connections: u32,
+    plans: Plans,
 ) -> std::result::Result<sqlx::PgPool, sqlx::Error> {
     let options = PgConnectOptions::from_str(url)?;
-    PgPoolOptions::new()
+    let pool = PgPoolOptions::new()
         .max_connections(connections)
         .acquire_timeout(std::time::Duration::from_secs(10))
-        .after_connect(|conn, _| {
+        .after_connect(move |conn, _| {
             Box::pin(async move {
-                // Statements are prepared once per connection; PostgreSQL's generic plan
-                // of one prepared while the tables were small kept scanning
-                // `transport_events` whole once they had grown (8 s per key lookup at
-                // 750,000 events). Plan each execution with its values instead.
-                sqlx::query("SET plan_cache_mode = force_custom_plan")
-                    .execute(&mut *conn)
-                    .await?;
+                if plans == Plans::PerExecution {
+                    sqlx::query("SET plan_cache_mode = force_custom_plan")
+                        .execute(&mut *conn)
+                        .await?;
+                }
                 // A random page read costs about what a sequential one does on the SSDs
                 // teu runs on (PostgreSQL manual, "random_page_cost": 1.1 suits them);
                 // with the default 4 the planner read all of `container_events` in
@@ -519,9 +542,11 @@ async fn postgres_pool(
                     .await?;
                 Ok(())
             })
-        })
-        .connect_with(options)
-        .await
+        });
+    match plans {
+        Plans::PerExecution => pool.connect_with(options).await,
+        Plans::Kept => Ok(pool.connect_lazy_with(options)),
+    }
 }
 
 /// The shipments and containers an [`Store::upsert_derived`] inserted or changed (rows whose
@@ -589,6 +614,23 @@ pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) ->
         });
     }
     ids.map(|id| uuid_of_bytes(id, what)).collect()
+}
+
+/// Column `column` of row `r`, a list of [`db::RecordId`]s in either stored form: on SQLite
+/// their bytes one after the other ([`record_id_list`]), on PostgreSQL a `bytea[]` of them
+/// (an `ARRAY(SELECT …)`; `NULL` is the empty list); `what` names the records in errors:
+/// [`StoreError::Corrupt`] naming an element that is not 16 bytes.
+pub(crate) fn record_ids(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
+    match r {
+        db::DbRow::Sqlite(_) => record_id_list(r, column, what),
+        db::DbRow::Postgres(row) => {
+            let ids: Option<Vec<Vec<u8>>> = sqlx::Row::try_get(row, column)?;
+            ids.unwrap_or_default()
+                .iter()
+                .map(|id| uuid_of_bytes(id, what))
+                .collect()
+        }
+    }
 }
 
 /// Column `column` of row `r`, a [`db::RecordTime`] (`created_at`, `refreshed_at` of
@@ -723,7 +765,7 @@ impl Store {
             url: redact(&url),
             source,
         };
-        let (pool, writer, notifier) = if sqlite {
+        let (pool, writer, reader, notifier) = if sqlite {
             let pool = sqlite_pool(&url, 4, cache_kib, false)
                 .await
                 .map_err(connect_error)?;
@@ -743,16 +785,28 @@ impl Store {
             (
                 db::Pool::Sqlite(pool),
                 Some(db::Pool::Sqlite(writer)),
+                None,
                 notifier,
             )
         } else {
-            let pool = postgres_pool(&url, 10).await.map_err(connect_error)?;
+            let pool = postgres_pool(&url, 10, Plans::PerExecution)
+                .await
+                .map_err(connect_error)?;
+            let reader = postgres_pool(&url, 10, Plans::Kept)
+                .await
+                .map_err(connect_error)?;
             let notifier = crate::notify::Notifier::postgres(pool.clone());
-            (db::Pool::Postgres(pool), None, notifier)
+            (
+                db::Pool::Postgres(pool),
+                None,
+                Some(db::Pool::Postgres(reader)),
+                notifier,
+            )
         };
         let store = Store {
             pool,
             writer,
+            reader,
             notifier,
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
@@ -893,12 +947,22 @@ impl Store {
         self.writer.as_ref().unwrap_or(&self.pool)
     }
 
+    /// The pool to run a read of what a page shows on, counted like [`Store::pool`]: on
+    /// PostgreSQL a pool of its own whose connections keep a statement's generic plan where
+    /// it costs no more than planning it with its values (`Plans::Kept`), on SQLite the pool.
+    /// For statements that only read, by key or along an index; the ingest's lookups stay on
+    /// [`Store::pool`].
+    pub fn reader(&self) -> &db::Pool {
+        self.statements.fetch_add(1, Ordering::Relaxed);
+        self.reader.as_ref().unwrap_or(&self.pool)
+    }
+
     /// Closes every connection of the store (and its clones): later statements fail with
     /// [`sqlx::Error::PoolClosed`].
     pub async fn close(&self) {
         self.pool.close().await;
-        if let Some(writer) = &self.writer {
-            writer.close().await;
+        for pool in [&self.writer, &self.reader].into_iter().flatten() {
+            pool.close().await;
         }
     }
 

@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use super::reads::EventLink;
 use super::{
-    container_row, container_row_uncached, now, shipment_row, shipment_row_uncached, ts, Result,
-    Store, StoreError,
+    container_row, container_row_uncached, now, shipment_row, shipment_row_uncached, ts, Backend,
+    Result, Store, StoreError,
 };
 use teu_domain::listing::{normalize_container_number, ListFilter, ListOrder, TagError, MAX_TAGS};
 use teu_domain::model::{Container, Shipment};
@@ -201,6 +201,24 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
+/// The `LIMIT … OFFSET …` of a page of `limit` rows after `offset` rows, for a statement of
+/// `binds` bind parameters before it ([`Store::page_window`]).
+struct PageWindow {
+    sql: String,
+    /// The limit and offset to bind, when `sql` names them as parameters.
+    binds: Option<(i64, i64)>,
+}
+
+impl PageWindow {
+    /// `q` with the window's parameters bound, if it has any.
+    fn bind<'q>(&self, q: crate::db::Query<'q>) -> crate::db::Query<'q> {
+        match self.binds {
+            Some((limit, offset)) => q.bind(limit).bind(offset),
+            None => q,
+        }
+    }
+}
+
 fn bind_all<'q>(mut q: crate::db::Query<'q>, binds: &'q [Bind]) -> crate::db::Query<'q> {
     for b in binds {
         q = match b {
@@ -214,6 +232,27 @@ fn bind_all<'q>(mut q: crate::db::Query<'q>, binds: &'q [Bind]) -> crate::db::Qu
 }
 
 impl Store {
+    /// The window of a page statement with `binds` bind parameters before it. SQLite:
+    /// parameters `$binds+1` (limit) and `$binds+2` (offset). PostgreSQL: the numbers written
+    /// in the statement, so that a page's statement has no parameter its plan depends on and
+    /// the reader's connections keep its generic plan (`Plans::Kept`; with a parameter
+    /// `LIMIT` the generic plan is costed for a tenth of the rows, PostgreSQL's
+    /// `preprocess_limit`, and is never kept). Each page number is then a statement of its
+    /// own in sqlx's cache of prepared statements (100 a connection), which a client walking
+    /// every page cycles through; the first pages, the ones asked for most, stay in it.
+    fn page_window(&self, binds: usize, limit: i64, offset: i64) -> PageWindow {
+        match self.backend() {
+            Backend::Sqlite => PageWindow {
+                sql: format!("LIMIT ${} OFFSET ${}", binds + 1, binds + 2),
+                binds: Some((limit, offset)),
+            },
+            Backend::Postgres => PageWindow {
+                sql: format!("LIMIT {limit} OFFSET {offset}"),
+                binds: None,
+            },
+        }
+    }
+
     /// One page of the account's containers, most recently refreshed first (then newest
     /// created, then id), and the total count. `offset` and `limit` count rows.
     pub async fn list_containers(
@@ -331,16 +370,15 @@ impl Store {
         let where_sql = cl.sql();
         let n = cl.binds.len();
         let stored_total = stored_total_column(Counted::Containers, &cl);
+        let window = self.page_window(n, limit, offset);
         let page_sql = format!(
             "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from} \
-             WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
+             WHERE {where_sql} ORDER BY {order_by} {}",
+            window.sql
         );
-        let rows = bind_all(crate::db::query(&page_sql), &cl.binds)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(self.pool())
+        let rows = window
+            .bind(bind_all(crate::db::query(&page_sql), &cl.binds))
+            .fetch_all(self.reader())
             .await?;
         let total = self
             .page_total(account, Counted::Containers, from, &cl, &rows)
@@ -389,16 +427,15 @@ impl Store {
         let where_sql = cl.sql();
         let n = cl.binds.len();
         let stored_total = stored_total_column(Counted::Shipments, &cl);
+        let window = self.page_window(n, limit, offset);
         let page_sql = format!(
             "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, s.body\
-             {stored_total} FROM shipments s WHERE {where_sql} ORDER BY {order_by} LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
+             {stored_total} FROM shipments s WHERE {where_sql} ORDER BY {order_by} {}",
+            window.sql
         );
-        let rows = bind_all(crate::db::query(&page_sql), &cl.binds)
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(self.pool())
+        let rows = window
+            .bind(bind_all(crate::db::query(&page_sql), &cl.binds))
+            .fetch_all(self.reader())
             .await?;
         let total = self
             .page_total(account, Counted::Shipments, "shipments s", &cl, &rows)
@@ -433,7 +470,7 @@ impl Store {
             );
             return Ok(crate::db::query(&sql)
                 .bind(RecordId(account))
-                .fetch_optional(self.pool())
+                .fetch_optional(self.reader())
                 .await?
                 .map(|r| r.try_get::<i64, _>("n"))
                 .transpose()?
@@ -441,7 +478,7 @@ impl Store {
         }
         let sql = format!("SELECT COUNT(*) AS n FROM {from} WHERE {}", cl.sql());
         Ok(bind_all(crate::db::query(&sql), &cl.binds)
-            .fetch_one(self.pool())
+            .fetch_one(self.reader())
             .await?
             .try_get("n")?)
     }
