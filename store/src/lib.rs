@@ -515,7 +515,7 @@ enum Plans {
 
 /// The PostgreSQL pool of at most `connections` connections to `url`, planning as `plans`
 /// says and costing random reads as SSDs do. A pool of [`Plans::Kept`] connects on its first
-/// use: a `teu ingest` never opens it.
+/// use: `teu ingest` opens it only for reads by ids (`Store::select_in`).
 async fn postgres_pool(
     url: &str,
     connections: u32,
@@ -950,8 +950,8 @@ impl Store {
     /// The pool to run a read of what a page shows on, counted like [`Store::pool`]: on
     /// PostgreSQL a pool of its own whose connections keep a statement's generic plan where
     /// it costs no more than planning it with its values (`Plans::Kept`), on SQLite the pool.
-    /// For statements that only read, by key or along an index; the ingest's lookups stay on
-    /// [`Store::pool`].
+    /// For statements that only read, by key or along an index; the ingest's own lookups
+    /// (history, keys, events by id) stay on [`Store::pool`].
     pub fn reader(&self) -> &db::Pool {
         self.statements.fetch_add(1, Ordering::Relaxed);
         self.reader.as_ref().unwrap_or(&self.pool)

@@ -525,7 +525,10 @@ impl Store {
 
     /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`, or a statement with
     /// `{list}` where the list goes) for `ids`, the account and ids bound in `form`, read with
-    /// `read`; several statements when `ids` is longer than one statement may bind.
+    /// `read`; several statements when `ids` is longer than one statement may bind. On the
+    /// reader's connections ([`Store::reader`]): lookups by key, whose generic plan PostgreSQL
+    /// keeps; an ingest reaches it only for what it reads by ids (the earlier links of
+    /// containers whose changes go to webhooks, `Store::upsert_derived`).
     pub(crate) async fn select_in<T>(
         &self,
         prefix: &str,
