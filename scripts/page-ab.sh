@@ -12,7 +12,11 @@
 # below: 30 requests not counted, 200 one at a time (the server's user+system CPU time per
 # request from /proc, and curl's wall time including its own start), then wrk (16 keep-alive
 # connections, 2 threads, TEU_PAGE_SECONDS, default 8; every body checked by
-# scripts/load/check.lua). One line per binary, round and request.
+# scripts/load/check.lua). One line per binary, round and request. On PostgreSQL (a
+# `postgres://` DATABASE_URL, the server on this machine) the line also gives the database
+# server's CPU time per request over the same 200 requests: every `postgres` process's
+# user+system time, with the postmaster's reaped children, from /proc (run as root or as the
+# server's user).
 #
 #   GET /v2/containers?include=shipment&page[size]=30
 #   POST /graphql, the same page as scripts/page.sh asks
@@ -25,6 +29,21 @@ seconds=${TEU_PAGE_SECONDS:-8}
 . scripts/page-common.sh
 page_setup wrk curl bc jq
 
+# CPU ticks of the PostgreSQL server's processes (0 on SQLite): each process's own, and the
+# postmaster's children that have exited (fields 14-17 of /proc/PID/stat).
+database_ticks() {
+  case $DATABASE_URL in
+    postgres*) ;;
+    *) echo 0; return ;;
+  esac
+  local total=0 pid
+  for pid in $(pgrep -x -u postgres postgres); do
+    total=$((total + $(awk '{ print ($4 == 1) ? $14 + $15 + $16 + $17 : $14 + $15 }' \
+      "/proc/$pid/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
 measure() { # bin base name method path expect
   local bin=$1 base=$2 name=$3 method=$4 path=$5 expect=$6
   local args=(-s -o /dev/null -H "Authorization: Token $TEU_KEY" -X "$method")
@@ -34,18 +53,21 @@ measure() { # bin base name method path expect
     body=$(cat "$work/graphql.json")
   fi
   for _ in $(seq 30); do curl "${args[@]}" "$base$path"; done
-  local cpu0 cpu1 t0 t1
+  local cpu0 cpu1 db0 db1 t0 t1
   cpu0=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+  db0=$(database_ticks)
   t0=$(date +%s.%N)
   for _ in $(seq 200); do curl "${args[@]}" "$base$path"; done
   t1=$(date +%s.%N)
   cpu1=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+  db1=$(database_ticks)
   local tick res
   tick=$(getconf CLK_TCK)
   res=$(TEU_BODY=$body wrk -t2 -c16 -d"${seconds}s" -s scripts/load/check.lua "$base$path" -- \
         "$method" "$expect" 30 '"errors"' | grep '^RESULT')
-  printf '%s | %s | server CPU %.2f ms/request | wall %.2f ms/request | %s\n' \
+  printf '%s | %s | server CPU %.2f ms/request | database CPU %.2f ms/request | wall %.2f ms/request | %s\n' \
     "$(basename "$bin")" "$name" "$(echo "($cpu1 - $cpu0) * 1000 / $tick / 200" | bc -l)" \
+    "$(echo "($db1 - $db0) * 1000 / $tick / 200" | bc -l)" \
     "$(echo "($t1 - $t0) * 1000 / 200" | bc -l)" "${res#RESULT }"
 }
 
