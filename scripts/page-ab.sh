@@ -36,9 +36,10 @@ database_ticks() {
     postgres*) ;;
     *) echo 0; return ;;
   esac
-  local total=0 pid
+  local total=0 pid postmaster
+  postmaster=$(pgrep -o -x -u postgres postgres) # the oldest: the one that started the others
   for pid in $(pgrep -x -u postgres postgres); do
-    total=$((total + $(awk '{ print ($4 == 1) ? $14 + $15 + $16 + $17 : $14 + $15 }' \
+    total=$((total + $(awk -v all=$((pid == postmaster)) '{ print all ? $14 + $15 + $16 + $17 : $14 + $15 }' \
       "/proc/$pid/stat" 2>/dev/null || echo 0)))
   done
   echo "$total"
