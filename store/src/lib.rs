@@ -619,7 +619,8 @@ pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) ->
 /// Column `column` of row `r`, a list of [`db::RecordId`]s in either stored form: on SQLite
 /// their bytes one after the other ([`record_id_list`]), on PostgreSQL a `bytea[]` of them
 /// (an `ARRAY(SELECT …)`; `NULL` is the empty list); `what` names the records in errors:
-/// [`StoreError::Corrupt`] naming an element that is not 16 bytes.
+/// [`StoreError::Corrupt`] with the bytes in hex, naming the column and the element's
+/// index, for an element that is not 16 bytes.
 pub(crate) fn record_ids(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
     match r {
         db::DbRow::Sqlite(_) => record_id_list(r, column, what),
@@ -627,7 +628,14 @@ pub(crate) fn record_ids(r: &db::DbRow, column: &str, what: &'static str) -> Res
             let ids: Option<Vec<Vec<u8>>> = sqlx::Row::try_get(row, column)?;
             ids.unwrap_or_default()
                 .iter()
-                .map(|id| uuid_of_bytes(id, what))
+                .enumerate()
+                .map(|(at, id)| {
+                    Uuid::from_slice(id).map_err(|e| StoreError::Corrupt {
+                        what,
+                        id: hex::encode(id),
+                        detail: format!("column {column}, element {at}: {e}"),
+                    })
+                })
                 .collect()
         }
     }

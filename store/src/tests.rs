@@ -81,3 +81,39 @@ fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
         "2026-11-01T10:00:00.123Z"
     );
 }
+
+/// `record_ids` on PostgreSQL (when `TEU_TEST_POSTGRES_URL` is set): a `bytea[]` of ids reads
+/// back in the array's order, an empty array or `NULL` as no ids, and an element that is not
+/// 16 bytes is `Corrupt`, naming the column and the element's index.
+#[tokio::test]
+async fn postgres_record_id_arrays_read_in_order() {
+    let Some(db) = crate::scratch::ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_ids")
+        .await
+        .unwrap()
+    else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    let (a, b) = (Uuid::from_u128(0xffff), Uuid::from_u128(1));
+    let row = db::query(
+        "SELECT ARRAY[$1::bytea, $2::bytea] AS two, ARRAY[]::bytea[] AS none, \
+         NULL::bytea[] AS null_list, ARRAY[$1::bytea, '\\x0102'::bytea] AS short",
+    )
+    .bind(a.as_bytes().as_slice())
+    .bind(b.as_bytes().as_slice())
+    .fetch_one(db.store.reader())
+    .await
+    .unwrap();
+    assert_eq!(record_ids(&row, "two", "container").unwrap(), vec![a, b]);
+    assert!(record_ids(&row, "none", "container").unwrap().is_empty());
+    assert!(record_ids(&row, "null_list", "container")
+        .unwrap()
+        .is_empty());
+    match record_ids(&row, "short", "container") {
+        Err(StoreError::Corrupt { what, id, detail }) => {
+            assert_eq!((what, id.as_str()), ("container", "0102"));
+            assert!(detail.starts_with("column short, element 1:"), "{detail}");
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+}
