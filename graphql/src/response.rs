@@ -8,12 +8,29 @@
 //! looks each byte up in a table ([`teu_api::json::push_str`], which `/v2` writes with too).
 //! Writing the page of 30 containers of `scripts/page.sh` (130 KB) was a fifth of the
 //! GraphQL page's instructions, most of it in that scan (docs/NOTES.md, forty-first session).
-//! Values other than lists, objects and strings, and the `extensions` and `errors` members,
-//! are written by serde_json itself.
+//! A value that is JSON text already ([`raw_json`]) is copied as it is. Values other than
+//! lists, objects and strings, and the `extensions` and `errors` members, are written by
+//! serde_json itself.
 
-use async_graphql::{Response, Value};
+use async_graphql::indexmap::IndexMap;
+use async_graphql::{Name, Response, Value};
+use async_graphql_value::RAW_VALUE_TOKEN;
 use axum::http::{header, HeaderValue};
 use teu_api::json::push_str;
+
+/// A response value that is the JSON text `text` already: serde_json writes it as that text
+/// (async-graphql-value's `raw_value` feature: an object of one key, [`RAW_VALUE_TOKEN`],
+/// whose value is the text), and so does [`json`], copying it. `text` must be one complete
+/// JSON value; only teu's own writers make one (a page's event-id lists, `types::event`), which
+/// skips building an object per item, dropping it and writing it again (about a sixth of the
+/// GraphQL page's instructions, docs/NOTES.md). Field merging cannot look into it, so it
+/// stands only where no merge with another selection can happen
+/// (`types::in_place::only_field_with_key`).
+pub(crate) fn raw_json(text: String) -> Value {
+    let mut object = IndexMap::with_capacity(1);
+    object.insert(Name::new(RAW_VALUE_TOKEN), Value::String(text));
+    Value::Object(object)
+}
 
 /// The HTTP response of GraphQL response `response` (status 200): its JSON ([`json`]),
 /// `Content-Type: application/graphql-response+json`, `Cache-Control` when the response has
@@ -88,10 +105,13 @@ fn value(out: &mut Vec<u8>, v: &Value) {
             }
             out.push(b']');
         }
-        // A raw JSON value (async-graphql-value's `raw_value` feature) is an object of one
-        // key that is no GraphQL name (`$serde_json::private::RawValue`): serde writes it.
+        // A raw JSON value ([`raw_json`]) is an object of one key that is no GraphQL name
+        // ([`RAW_VALUE_TOKEN`]): its text is copied, as serde_json writes it.
         Value::Object(map) if map.len() == 1 && map.keys().any(|k| k.starts_with('$')) => {
-            serde(out, v)
+            match map.get(RAW_VALUE_TOKEN) {
+                Some(Value::String(text)) => out.extend_from_slice(text.as_bytes()),
+                _ => serde(out, v),
+            }
         }
         Value::Object(map) => {
             out.push(b'{');
@@ -155,6 +175,10 @@ mod tests {
         leaf.prop_recursive(4, 64, 8, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::List),
+                // A value made JSON text, as `raw_json` stands for a list in a response.
+                inner.clone().prop_map(|v| super::raw_json(
+                    serde_json::to_string(&v).expect("a value serializes")
+                )),
                 proptest::collection::vec(("[a-zA-Z_][a-zA-Z0-9_]{0,12}", inner), 0..8).prop_map(
                     |fields| Value::Object(
                         fields

@@ -549,6 +549,68 @@ async fn event_ids_alone_equal_the_whole_events() {
     assert!(events_seen > 100, "{events_seen} events");
 }
 
+/// Two selections of ids under one response key (`events { id }` and, in a fragment,
+/// `events { rawEventId __typename }`) merge item by item into the objects one selection of all
+/// three answers, in the same text; the merged lists are built as objects, since JSON text
+/// (`response::raw_json`) cannot be merged, and the single selection's lists are text. The
+/// same fragment spread twice answers what it answers once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_ids_of_merged_selections_equal_one_selection() {
+    let f = fixture().await;
+    let data = |query: &str| {
+        let schema = f.schema.clone();
+        let request = Request::new(query).data(f.a.clone());
+        async move {
+            let response = schema.execute(request).await;
+            assert!(response.errors.is_empty(), "{:#?}", response.errors);
+            response.data
+        }
+    };
+    let merged = data(
+        "{ containers(first: 40) { nodes { id events { id } \
+         ... on Container { events { rawEventId __typename } } } } }",
+    )
+    .await;
+    let single =
+        data("{ containers(first: 40) { nodes { id events { id rawEventId __typename } } } }")
+            .await;
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
+    assert!(total > 0, "the fixture has containers");
+    assert_eq!(raw_lists(&merged), 0, "merged lists are objects");
+    assert_eq!(
+        raw_lists(&single),
+        usize::try_from(total).unwrap().min(40),
+        "single lists are text"
+    );
+    let text = serde_json::to_string(&single).unwrap();
+    assert_eq!(serde_json::to_string(&merged).unwrap(), text);
+    assert!(text.matches("\"rawEventId\"").count() > 100, "{text}");
+
+    let twice = data(
+        "{ containers(first: 40) { nodes { ...F ...F } } } \
+         fragment F on Container { id events { id rawEventId __typename } }",
+    )
+    .await;
+    assert_eq!(
+        raw_lists(&twice),
+        usize::try_from(total).unwrap().min(40),
+        "one field spread twice"
+    );
+    assert_eq!(serde_json::to_string(&twice).unwrap(), text);
+}
+
+/// How many values in `value` are JSON text (`response::raw_json`).
+fn raw_lists(value: &GqlValue) -> usize {
+    match value {
+        GqlValue::Object(members) if members.contains_key(async_graphql_value::RAW_VALUE_TOKEN) => {
+            1
+        }
+        GqlValue::Object(members) => members.values().map(raw_lists).sum(),
+        GqlValue::List(items) => items.iter().map(raw_lists).sum(),
+        _ => 0,
+    }
+}
+
 /// Removes member `key` from every object in `value`, keeping the order of the others;
 /// returns how many it removed.
 fn remove_key(value: &mut GqlValue, key: &str) -> usize {
@@ -589,8 +651,17 @@ async fn event_ids_built_directly_equal_the_resolved_ones() {
             response.data
         }
     };
-    let direct = serde_json::to_string(&document(query("")).await).unwrap();
+    let direct_value = document(query("")).await;
+    // The selection names `events` once in the document: each list is answered as JSON text.
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
+    assert_eq!(
+        raw_lists(&direct_value),
+        usize::try_from(total).unwrap().min(100),
+        "lists as text"
+    );
+    let direct = serde_json::to_string(&direct_value).unwrap();
     let mut resolved = document(query(" code")).await;
+    assert_eq!(raw_lists(&resolved), 0, "events read whole are objects");
     let codes = remove_key(&mut resolved, "code");
     assert!(codes > 100, "{codes} events read whole");
     assert_eq!(direct, serde_json::to_string(&resolved).unwrap());

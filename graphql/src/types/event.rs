@@ -392,7 +392,18 @@ impl OutputType for TransportEvents {
         field: &Positioned<Field>,
     ) -> ServerResult<Value> {
         match IdSelection::of(ctx, &ctx.item.node) {
-            Some(selection) => Ok(Value::List(selection.objects(&self.0))),
+            // As JSON text when no other field of the document has this response key, so
+            // that no merge of two selections under it can meet the text (field merging,
+            // `in_place::only_field_with_key`); else as objects.
+            Some(selection) => Ok(
+                match super::in_place::only_field_with_key(ctx, field)
+                    .then(|| selection.json(&self.0))
+                    .flatten()
+                {
+                    Some(text) => crate::response::raw_json(text),
+                    None => Value::List(selection.objects(&self.0)),
+                },
+            ),
             None => OutputType::resolve(&self.0, ctx, field).await,
         }
     }
@@ -486,6 +497,51 @@ impl IdSelection {
                 super::in_place::filled(&template, values)
             })
             .collect()
+    }
+
+    /// The JSON text of the list of `events` for this selection: the text serde_json
+    /// writes for the objects of [`IdSelection::objects`] (keys in the selection's order,
+    /// each value a JSON string), `[]` for no events. `None` only if a key's JSON were not
+    /// UTF-8, which `push_str` never writes (the caller then builds the objects).
+    fn json(&self, events: &[TransportEvent]) -> Option<String> {
+        // Each key written once as `"key":`, as serde_json writes a string (`push_str`).
+        let keys = self
+            .0
+            .iter()
+            .map(|(key, _)| {
+                let mut k = Vec::with_capacity(key.len() + 3);
+                teu_api::json::push_str(&mut k, key);
+                k.push(b':');
+                String::from_utf8(k).ok()
+            })
+            .collect::<Option<Vec<String>>>()?;
+        // A value is a quoted hyphenated UUID (38 bytes) or `"TransportEvent"` (16).
+        let per_event: usize = keys.iter().map(|k| k.len() + 39).sum::<usize>() + 2;
+        let mut out = String::with_capacity(2 + events.len() * per_event);
+        out.push('[');
+        let mut buffer = Uuid::encode_buffer();
+        for (i, e) in events.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('{');
+            for (j, ((_, field), key)) in self.0.iter().zip(&keys).enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                out.push_str(key);
+                out.push('"');
+                out.push_str(match field {
+                    IdField::Id => e.id.hyphenated().encode_lower(&mut buffer),
+                    IdField::RawEventId => e.raw_event_id.hyphenated().encode_lower(&mut buffer),
+                    IdField::Typename => "TransportEvent",
+                });
+                out.push('"');
+            }
+            out.push('}');
+        }
+        out.push(']');
+        Some(out)
     }
 }
 

@@ -229,6 +229,49 @@ fn collect<'a, T: ContainerType>(
     Some(())
 }
 
+/// Whether `field` is the only field of the request's document (its operation and every
+/// fragment definition) with its response key. Then no object's selection can hold two
+/// different fields under that key, so its value is never merged with another selection's
+/// (GraphQL field merging, which [`insert`] and async-graphql do key by key, item by item):
+/// at most with a copy of itself, from the same fragment spread twice, and merging keeps the
+/// first of two equal values. A value that is JSON text ([`crate::response::raw_json`],
+/// which merging cannot look into) is safe only then.
+pub(super) fn only_field_with_key(
+    ctx: &ContextSelectionSet<'_>,
+    field: &Positioned<Field>,
+) -> bool {
+    let key = field.node.response_key().node.as_str();
+    let mut seen = 0usize;
+    count_key(
+        &ctx.query_env.operation.node.selection_set.node,
+        key,
+        &mut seen,
+    );
+    for fragment in ctx.query_env.fragments.values() {
+        count_key(&fragment.node.selection_set.node, key, &mut seen);
+    }
+    seen == 1
+}
+
+/// Adds to `seen` the fields of `set` and of the selections nested in it (fields' and inline
+/// fragments'; named fragments are counted at their definitions) whose response key is `key`.
+fn count_key(set: &SelectionSet, key: &str, seen: &mut usize) {
+    for selection in &set.items {
+        match &selection.node {
+            Selection::Field(f) => {
+                if f.node.response_key().node.as_str() == key {
+                    *seen += 1;
+                }
+                count_key(&f.node.selection_set.node, key, seen);
+            }
+            Selection::InlineFragment(fragment) => {
+                count_key(&fragment.node.selection_set.node, key, seen)
+            }
+            Selection::FragmentSpread(_) => {}
+        }
+    }
+}
+
 /// Puts `value` under `key`, merging as async-graphql does when the key is there already
 /// (GraphQL field merging: validation has made sure both are the same field): objects
 /// merge key by key, lists item by item, any other value stays the first one.
