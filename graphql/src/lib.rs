@@ -193,15 +193,16 @@ impl TeuSchema {
         self.schema.data::<D>()
     }
 
-    /// `request` with its parsed query ([`persisted::parsed_query`]) and its own
-    /// data loader over the schema's store ([`loaders::request_loader`]), and its
-    /// [`Validated`] key.
+    /// `request` with its parsed query ([`persisted::parsed_query`]), its own
+    /// data loader over the schema's store ([`loaders::request_loader`]) and memo of its
+    /// document's response keys ([`types::KeysCounted`]), and its [`Validated`] key.
     async fn prepare(
         &self,
         request: Request,
     ) -> Result<(Request, Option<String>), async_graphql::ServerError> {
         let (request, document) = persisted::parsed_query(&self.parsed, request).await?;
         let key = Validated::key(&request, document);
+        let request = request.data(types::KeysCounted::default());
         let request = match self.schema.data::<Store>() {
             Some(store) => {
                 let calls = self

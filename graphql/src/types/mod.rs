@@ -40,7 +40,7 @@ mod vessel;
 pub use container::{Container, ContainerStatus};
 pub use email::{DocumentSchema, EmailSubmission};
 pub use event::TransportEvents;
-pub use in_place::InPlace;
+pub use in_place::{InPlace, KeysCounted};
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;
 pub(crate) use scalars::dt;
