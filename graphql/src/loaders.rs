@@ -15,6 +15,7 @@
 //! the nested records of the whole page with one store call per field ([`prefetch`]), feeding
 //! them into the request's loader; the nested resolvers then find them in its cache.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -588,7 +589,15 @@ pub(crate) mod prefetch {
                             .map_err(|e| error::internal(&e))?;
                         (shipments, None)
                     };
-                self::shipments(loader, store, account, ship_looks, &shipments, members).await?;
+                self::shipments(
+                    loader,
+                    store,
+                    account,
+                    ship_looks,
+                    Cow::Owned(shipments),
+                    members,
+                )
+                .await?;
             }
             Ok(())
         })
@@ -602,26 +611,29 @@ pub(crate) mod prefetch {
         store: &'a Store,
         account: Uuid,
         looks: Vec<Lookahead<'a>>,
-        shipments: &'a [model::Shipment],
+        shipments: Cow<'a, [model::Shipment]>,
         members: Option<HashMap<Uuid, Vec<Uuid>>>,
     ) -> BoxFuture<'a, async_graphql::Result<()>> {
         Box::pin(async move {
-            loader
-                .feed_many(shipments.iter().map(|s| {
-                    (
-                        ShipmentKey {
-                            account,
-                            shipment: s.id,
-                        },
-                        s.clone(),
-                    )
-                }))
-                .await;
+            let ids = unique(shipments.iter().map(|s| s.id));
+            let keyed = |s: model::Shipment| {
+                (
+                    ShipmentKey {
+                        account,
+                        shipment: s.id,
+                    },
+                    s,
+                )
+            };
+            // Shipments read for this prefetch alone are moved into the loader, not copied.
+            match shipments {
+                Cow::Borrowed(list) => loader.feed_many(list.iter().cloned().map(keyed)).await,
+                Cow::Owned(list) => loader.feed_many(list.into_iter().map(keyed)).await,
+            }
             let cont_looks = sub(&looks, "containers");
-            if cont_looks.is_empty() || shipments.is_empty() {
+            if cont_looks.is_empty() || ids.is_empty() {
                 return Ok(());
             }
-            let ids = unique(shipments.iter().map(|s| s.id));
             // `containers { id }` alone needs the ids, not the containers.
             if container_ids_only(&cont_looks) {
                 let mut found = match members {

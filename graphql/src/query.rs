@@ -4,6 +4,8 @@
 //! ([`crate::webhooks`]) and their notifications ([`crate::notifications`]). The parts share
 //! the pagination of [`crate::paging`] and the request data of [`crate::context`].
 
+use std::borrow::Cow;
+
 use async_graphql::{Context, Enum, InputObject, MergedObject, Object, ID};
 use teu_pipeline::listing::{self, ListOrder};
 use teu_pipeline::model;
@@ -246,7 +248,15 @@ impl ContainerQuery {
             .await
             .map_err(|e| error::internal(&e))?;
         let looks = prefetch::nodes(ctx);
-        prefetch::shipments(loader(ctx)?, store(ctx)?, account.id, looks, &items, None).await?;
+        prefetch::shipments(
+            loader(ctx)?,
+            store(ctx)?,
+            account.id,
+            looks,
+            Cow::Borrowed(&items),
+            None,
+        )
+        .await?;
         Ok(connection(offset, items, total, |s| {
             InPlace(Shipment::from(s))
         }))
