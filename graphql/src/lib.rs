@@ -23,7 +23,9 @@
 //! their fields one after another without a boxed future per field, and `POST /graphql`
 //! answers are written by `response` (the bytes serde_json would write, with the headers of
 //! async-graphql-axum); both were most of the GraphQL page's own cost (docs/NOTES.md,
-//! forty-first session).
+//! forty-first session). A container's list of event ids is written once as JSON text where
+//! no other field of the document shares its response key (`types::event`,
+//! `response::raw_json`; fifty-fourth session).
 //! Dependencies between these modules point one way: the query and mutation parts use
 //! `types`, `paging` and `context`, never the reverse (`scripts/module_cycles.py graphql`).
 //!
