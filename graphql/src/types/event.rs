@@ -486,14 +486,14 @@ impl IdSelection {
             .iter()
             .map(|(key, _)| (key.clone(), Value::Null))
             .collect();
+        let mut buffer = Uuid::encode_buffer();
         events
             .iter()
             .map(|e| {
-                let values = self.0.iter().map(|(_, field)| match field {
-                    IdField::Id => Value::String(uuid_text(e.id)),
-                    IdField::RawEventId => Value::String(uuid_text(e.raw_event_id)),
-                    IdField::Typename => Value::String("TransportEvent".to_string()),
-                });
+                let values = self
+                    .0
+                    .iter()
+                    .map(|(_, field)| Value::String(field_text(*field, e, &mut buffer).to_owned()));
                 super::in_place::filled(&template, values)
             })
             .collect()
@@ -531,11 +531,7 @@ impl IdSelection {
                 }
                 out.push_str(key);
                 out.push('"');
-                out.push_str(match field {
-                    IdField::Id => e.id.hyphenated().encode_lower(&mut buffer),
-                    IdField::RawEventId => e.raw_event_id.hyphenated().encode_lower(&mut buffer),
-                    IdField::Typename => "TransportEvent",
-                });
+                out.push_str(field_text(*field, e, &mut buffer));
                 out.push('"');
             }
             out.push('}');
@@ -545,13 +541,22 @@ impl IdSelection {
     }
 }
 
+/// The value of id field `field` of event `e` as text: its id or its raw event's id
+/// ([`uuid_text`], written into `buffer`), or its type name. One source for both forms of an
+/// ids-only selection ([`IdSelection::objects`], [`IdSelection::json`]).
+fn field_text<'b>(field: IdField, e: &TransportEvent, buffer: &'b mut [u8; 45]) -> &'b str {
+    match field {
+        IdField::Id => uuid_text(e.id, buffer),
+        IdField::RawEventId => uuid_text(e.raw_event_id, buffer),
+        IdField::Typename => "TransportEvent",
+    }
+}
+
 /// `id` as text (hyphenated, lower case: what `Uuid`'s `Display` writes), encoded straight
-/// into its string rather than through a formatter: a page's events are about 1,300 ids, and
+/// into `buffer` rather than through a formatter: a page's events are about 1,300 ids, and
 /// `to_string` cost about twice as many instructions.
-fn uuid_text(id: Uuid) -> String {
-    id.hyphenated()
-        .encode_lower(&mut Uuid::encode_buffer())
-        .to_owned()
+fn uuid_text(id: Uuid, buffer: &mut [u8; 45]) -> &str {
+    id.hyphenated().encode_lower(buffer)
 }
 
 #[cfg(test)]
@@ -566,7 +571,8 @@ mod tests {
             Uuid::new_v5(&Uuid::NAMESPACE_URL, b"MSCU1234566"),
             Uuid::new_v4(),
         ] {
-            assert_eq!(super::uuid_text(id), id.to_string());
+            let mut buffer = Uuid::encode_buffer();
+            assert_eq!(super::uuid_text(id, &mut buffer), id.to_string());
         }
     }
 }
