@@ -30,6 +30,10 @@
 # rows/s, peak RSS), the machine's busy CPU time over the workers' run beside the workers' own
 # (the rest is the database server's and anything else running), the table counts and the
 # database size. The binary is TEU_BIN when set, else a release build.
+# TEU_SCALE_STATEMENTS=1 (PostgreSQL) also prints the server's time by statement over the
+# workers' run, from pg_stat_statements, which the server must load (as superuser:
+# `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`, then a restart; reset
+# both afterwards): calls, execution and planning seconds, blocks read and written, WAL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 backend=${1:?sqlite or postgres}
@@ -85,6 +89,11 @@ files_of() { # k
 # The machine's busy and idle CPU time so far, in clock ticks (/proc/stat, first line: user
 # nice system idle iowait irq softirq).
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat; }
+statements=0
+if [ "${TEU_SCALE_STATEMENTS:-0}" = 1 ] && [ "$backend" = postgres ]; then
+  statements=1
+  psql "$url" -qc 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements' -c 'SELECT pg_stat_statements_reset()' >/dev/null
+fi
 read -r busy_start idle_start < <(cpu_ticks)
 start=$(date +%s.%N)
 pids=()
@@ -120,6 +129,15 @@ for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
   /^worker exit/ { for (i = 1; i <= NF; i++) { if ($i == "(user") own += $(i + 1); if ($i == "sys") own += $(i + 1) } }
   END { printf "machine CPU: busy %.1f CPU-s, idle %.1f CPU-s; the workers %.1f CPU-s, the rest %.1f CPU-s\n",
           busy / hz, idle / hz, own, busy / hz - own }'
+if [ "$statements" = 1 ]; then
+  echo "--- the server's time by statement (pg_stat_statements, the workers' run)"
+  psql "$url" -c "SELECT calls, round(total_exec_time::numeric / 1000, 1) AS exec_s,
+      round(total_plan_time::numeric / 1000, 1) AS plan_s, rows, shared_blks_read AS read,
+      shared_blks_written AS written, pg_size_pretty(wal_bytes) AS wal,
+      left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+    ORDER BY total_exec_time DESC LIMIT 12"
+fi
 if [ "${TEU_SCALE_AIS:-0}" = 1 ]; then
   ais_start=$(date +%s.%N)
   /usr/bin/time -f 'ais exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB' \

@@ -7,6 +7,7 @@
 //! their shape differs.
 
 use std::collections::HashSet;
+use std::sync::atomic::Ordering;
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::PgConnection;
@@ -23,19 +24,105 @@ use teu_domain::model::{TransportEvent, VesselPosition};
 /// statement's arrays (some 1.5 KB per event) stay a few MB.
 const BULK_ROWS: usize = 2_000;
 
+/// Event upserts of a store that go straight to the conflict rule after a batch taken for new
+/// met a stored event (`Store::upsert_events_pg`).
+pub(super) const FRESH_EVENTS_BACKOFF: u64 = 64;
+
+/// How [`Store::write_events_pg`] inserts a batch of events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EventInsert {
+    /// Every event taken for new: a plain `INSERT`, which fails (SQLSTATE 23505) on an id
+    /// already stored.
+    Fresh,
+    /// `ON CONFLICT (id) DO UPDATE … WHERE`: a stored version is replaced only by a later-issued
+    /// one, or an equally old one whose stored form is greater (the rule of
+    /// `Store::upsert_events`).
+    ConflictRule,
+}
+
+/// The statement that inserts a chunk of events from one array per column, `$tail` (a conflict
+/// clause, or nothing) before `RETURNING id`: the ids of the rows written.
+macro_rules! insert_events {
+    ($tail:literal) => {
+        concat!(
+            "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
+             named_actual, vessel_imo, source_file, source_index, received_at) \
+             SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
+             source_file, source_index, $2 \
+             FROM UNNEST($3::bytea[], $4::bytea[], $5::timestamptz[], $6::timestamptz[], \
+             $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
+             AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
+             source_file, source_index) ",
+            $tail,
+            "RETURNING id"
+        )
+    };
+}
+
 impl Store {
     /// [`Store::upsert_events`] on PostgreSQL: `events` (one version per event id, the one the
     /// rule of `upsert_events` keeps) in one transaction of `UNNEST` statements on the store's
     /// PostgreSQL pool.
+    ///
+    /// Events are first taken for new: a plain `INSERT`, without the conflict rule, whose
+    /// check of the key before each row (an index search of its own, `ExecCheckIndexConstraints`)
+    /// was about half the server's B-tree work of the statement (`docs/NOTES.md`, fifty-fifth
+    /// session). When one of them is stored already (SQLSTATE 23505, a repeated or replaced
+    /// version, or another writer's), nothing of the transaction is kept and the whole batch
+    /// goes through the conflict rule, as do the next [`FRESH_EVENTS_BACKOFF`] batches of this
+    /// store, so that a feed that repeats events pays for at most one wasted try in that many.
     pub(super) async fn upsert_events_pg(
         &self,
         account: Uuid,
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
     ) -> Result<UpsertedEvents> {
+        let calls = &self.conflict_rule_calls;
+        let fresh = calls
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_err();
+        if fresh {
+            match self
+                .write_events_pg(account, events, now, EventInsert::Fresh)
+                .await
+            {
+                Err(StoreError::Sql(sqlx::Error::Database(e))) if e.is_unique_violation() => {
+                    tracing::debug!(
+                        "a batch of events taken for new met a stored one ({e}); writing it \
+                         again through the conflict rule"
+                    );
+                    calls.store(FRESH_EVENTS_BACKOFF, Ordering::Relaxed);
+                }
+                done => return done,
+            }
+        }
+        self.write_events_pg(account, events, now, EventInsert::ConflictRule)
+            .await
+    }
+
+    /// One try of [`Store::upsert_events_pg`], every event inserted as `insert` says.
+    async fn write_events_pg(
+        &self,
+        account: Uuid,
+        events: &mut [&NewEvent<'_>],
+        now: DateTime<Utc>,
+        insert: EventInsert,
+    ) -> Result<UpsertedEvents> {
         // Times go over as `timestamptz` values (8 bytes each, nothing for the server to
         // parse), cut to the millisecond as SQLite keeps them.
         let now = to_millisecond(now);
+        let statement = match insert {
+            EventInsert::Fresh => insert_events!(""),
+            EventInsert::ConflictRule => insert_events!(
+                "ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
+                 payload = NULL, source_file = excluded.source_file, \
+                 source_index = excluded.source_index, received_at = excluded.received_at \
+                 WHERE excluded.issued_at > transport_events.issued_at \
+                 OR (excluded.issued_at = transport_events.issued_at \
+                 AND excluded.body > transport_events.body) "
+            ),
+        };
         let mut tx = self.writer().begin().await?;
         let mark = self.replacement_mark(&mut tx).await?;
         events.sort_unstable_by_key(|e| e.event.id);
@@ -63,37 +150,20 @@ impl Store {
                 indexes.push(e.source_index as i64);
             }
             self.count_statement();
-            let rows = sqlx::query(
-                "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-                 named_actual, vessel_imo, source_file, source_index, received_at) \
-                 SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-                 source_file, source_index, $2 \
-                 FROM UNNEST($3::bytea[], $4::bytea[], $5::timestamptz[], $6::timestamptz[], \
-                 $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
-                 AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-                 source_file, source_index) \
-                 ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
-                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
-                 payload = NULL, source_file = excluded.source_file, \
-                 source_index = excluded.source_index, received_at = excluded.received_at \
-                 WHERE excluded.issued_at > transport_events.issued_at \
-                 OR (excluded.issued_at = transport_events.issued_at \
-                 AND excluded.body > transport_events.body) \
-                 RETURNING id",
-            )
-            .bind(account.as_bytes().as_slice())
-            .bind(now)
-            .bind(&ids)
-            .bind(&raw_ids)
-            .bind(&event_at)
-            .bind(&issued)
-            .bind(&bodies)
-            .bind(&actual)
-            .bind(&imos)
-            .bind(&files)
-            .bind(&indexes)
-            .fetch_all(postgres(&mut tx))
-            .await?;
+            let rows = sqlx::query(statement)
+                .bind(account.as_bytes().as_slice())
+                .bind(now)
+                .bind(&ids)
+                .bind(&raw_ids)
+                .bind(&event_at)
+                .bind(&issued)
+                .bind(&bodies)
+                .bind(&actual)
+                .bind(&imos)
+                .bind(&files)
+                .bind(&indexes)
+                .fetch_all(postgres(&mut tx))
+                .await?;
             let returned: HashSet<&[u8]> = rows
                 .iter()
                 .map(|r| r.try_get::<&[u8], _>(0))

@@ -170,6 +170,10 @@ pub struct Store {
     lock_connections: crate::derive_lock::LockConnections,
     /// Which due webhook a notification claim starts with (`outbox`; shared by clones).
     claim_turn: Arc<AtomicU64>,
+    /// PostgreSQL: how many more event upserts go straight to the conflict rule after a batch
+    /// of events taken for new met a stored one (`bulk_pg::FRESH_EVENTS_BACKOFF`; shared by
+    /// clones).
+    conflict_rule_calls: Arc<AtomicU64>,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -819,6 +823,7 @@ impl Store {
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
             claim_turn: Arc::new(AtomicU64::new(0)),
+            conflict_rule_calls: Arc::new(AtomicU64::new(0)),
         };
         store.migrate().await?;
         store.optimize().await?;
