@@ -38,6 +38,24 @@ async fn postgres_backend_ingests_the_same() {
     db.drop().await.unwrap();
 }
 
+/// On PostgreSQL a store first takes a batch of events for new (a plain `INSERT`) and, when
+/// one is stored already, writes the batch again through the conflict rule
+/// (`Store::upsert_events_pg`). A store of its own, so that the later version below is the
+/// first batch to meet a stored event: the try for new fails on it, and what the rule writes
+/// (the version, its keys, the log of replaced versions) must be what it is on SQLite.
+#[tokio::test]
+async fn postgres_a_later_version_replaces_its_keys_after_the_try_for_new() {
+    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store_fresh")
+        .await
+        .unwrap()
+    else {
+        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+        return;
+    };
+    later_versions_replace_keys_on(&db.store).await;
+    db.drop().await.unwrap();
+}
+
 #[tokio::test]
 async fn accounts_keys_and_ports() {
     let (_dir, store) = sqlite().await;
