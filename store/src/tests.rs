@@ -116,4 +116,5 @@ async fn postgres_record_id_arrays_read_in_order() {
         }
         other => panic!("expected Corrupt, got {other:?}"),
     }
+    db.drop().await.unwrap();
 }
