@@ -92,7 +92,10 @@ cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
 statements=0
 if [ "${TEU_SCALE_STATEMENTS:-0}" = 1 ] && [ "$backend" = postgres ]; then
   statements=1
-  psql "$url" -qc 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements' -c 'SELECT pg_stat_statements_reset()' >/dev/null
+  psql "$url" -qc 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements' -c 'SELECT pg_stat_statements_reset()' >/dev/null 2>&1 || {
+    echo "TEU_SCALE_STATEMENTS=1: the server at $pg does not load pg_stat_statements (see the head of this script)" >&2
+    exit 2
+  }
 fi
 read -r busy_start idle_start < <(cpu_ticks)
 start=$(date +%s.%N)
