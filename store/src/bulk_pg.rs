@@ -26,7 +26,7 @@ const BULK_ROWS: usize = 2_000;
 
 /// Event upserts of a store that go straight to the conflict rule after a batch taken for new
 /// met a stored event (`Store::upsert_events_pg`).
-pub(super) const FRESH_EVENTS_BACKOFF: u64 = 64;
+const FRESH_EVENTS_BACKOFF: u64 = 64;
 
 /// How [`Store::write_events_pg`] inserts a batch of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
