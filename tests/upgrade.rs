@@ -395,6 +395,59 @@ async fn record_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet
     out
 }
 
+/// One terminal fact's keys and time: (table, id, account, terminal of a check, checked or
+/// issued in milliseconds since the epoch).
+type FactColumns = (String, uuid::Uuid, uuid::Uuid, Option<uuid::Uuid>, i64);
+
+/// Every terminal check's and line deadline's ids and time as the database holds them: as the
+/// release wrote them (`native` false: UUID and RFC 3339 text) or in the native form of
+/// migration 39 (`teu_store::db::RecordId`, `RecordTime`).
+async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<FactColumns> {
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let mut out = std::collections::BTreeSet::new();
+    for (table, terminal, at) in [
+        ("terminal_checks", "terminal_id", "checked_at"),
+        ("line_deadlines", "NULL", "issued_at"),
+    ] {
+        let sql =
+            format!("SELECT id, account_id, {terminal} AS terminal_id, {at} AS at FROM {table}");
+        for r in teu_store::db::query(&sql)
+            .fetch_all(&mut conn)
+            .await
+            .expect("facts")
+        {
+            let id = |c: &str| {
+                if native {
+                    uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(c).expect("bytes id"))
+                        .expect("16 bytes")
+                } else {
+                    uuid::Uuid::parse_str(&r.try_get::<String, _>(c).expect("text id"))
+                        .expect("a UUID")
+                }
+            };
+            let at = if native {
+                r.record_time("at").expect("time")
+            } else {
+                chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>("at").expect("text"))
+                    .expect("an RFC 3339 time")
+                    .to_utc()
+            };
+            let terminal = (table == "terminal_checks").then(|| id("terminal_id"));
+            out.insert((
+                table.to_string(),
+                id("id"),
+                id("account_id"),
+                terminal,
+                at.timestamp_millis(),
+            ));
+        }
+    }
+    conn.close().await.expect("close");
+    out
+}
+
 /// PostgreSQL: the columns migration 38 changed the type of have planner statistics again
 /// (a type change removes them; without them a page read the whole account and sorted it).
 async fn derived_columns_have_statistics(db: &TestDb) {
@@ -432,6 +485,13 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     };
     load_dump(&db.url, backend).await;
     let released = record_columns(db, false).await;
+    let released_facts = fact_columns(db, false).await;
+    for table in ["terminal_checks", "line_deadlines"] {
+        assert!(
+            released_facts.iter().filter(|r| r.0 == table).count() > 3,
+            "the release stored {table}: {released_facts:?}"
+        );
+    }
     if backend == "postgres" {
         // As a database in use: statistics fresh, so `Store::optimize` analyzes nothing when
         // the upgraded server opens it, and what the planner has after the upgrade is what
@@ -465,6 +525,12 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     assert!(
         lost.is_empty() && made.is_empty(),
         "migration 38 changed records: before {lost:?}, after {made:?}"
+    );
+    // Migration 39 kept every terminal check's and line deadline's ids and time.
+    let native_facts = fact_columns(db, true).await;
+    assert_eq!(
+        released_facts, native_facts,
+        "migration 39 changed terminal facts"
     );
     event_columns_match_their_bodies(db).await;
     // `teu rederive` reads every raw payload again: the release stored them as text, which must

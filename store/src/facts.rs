@@ -1,13 +1,14 @@
 //! What the store keeps beside the carriers' events: ports (reference data, shared by all
 //! accounts), terminal availability checks, shipping-line deadlines and AIS vessel positions.
 
-use crate::db::DbRow;
+use crate::db::{DbRow, RecordId, RecordTime};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::payloads::{Codec, Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
 use super::{
-    from_json, in_list, one_per_key, parse_code, stored_text, ts, Result, Store, StoreError,
+    from_json, in_list, one_per_key, parse_code, record_id, stored_text, ts, Result, Store,
+    StoreError,
 };
 use teu_domain::model::{LineDeadline, Mmsi, Port, TerminalCheck, VesselPosition};
 
@@ -86,12 +87,12 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for ((id, (index, c, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
-                    .bind(id.to_string())
-                    .bind(account.to_string())
+                    .bind(RecordId(*id))
+                    .bind(RecordId(account))
                     .bind(c.container_number.as_str())
-                    .bind(c.terminal_id.to_string())
+                    .bind(RecordId(c.terminal_id))
                     .bind(c.terminal_locode.as_str())
-                    .bind(ts(c.checked_at))
+                    .bind(RecordTime(c.checked_at))
                     .bind(source_file)
                     .bind(*index as i64)
                     .bind(raw.as_slice())
@@ -141,11 +142,11 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for ((id, (index, d, _)), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
-                    .bind(id.to_string())
-                    .bind(account.to_string())
+                    .bind(RecordId(*id))
+                    .bind(RecordId(account))
                     .bind(d.container_number.as_ref().map(ToString::to_string))
                     .bind(&d.bill_of_lading)
-                    .bind(ts(d.issued_at))
+                    .bind(RecordTime(d.issued_at))
                     .bind(source_file)
                     .bind(*index as i64)
                     .bind(raw.as_slice())
@@ -313,22 +314,22 @@ impl Store {
         let mut deadlines = Vec::new();
         for chunk in containers.chunks(self.rows_per_statement(1)) {
             let list = in_list(2, chunk.len());
-            for (table, is_check) in [("terminal_checks", true), ("line_deadlines", false)] {
+            for (table, codec, what) in [
+                ("terminal_checks", &TERMINAL_CHECKS, "terminal check"),
+                ("line_deadlines", &LINE_DEADLINES, "line deadline"),
+            ] {
                 let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
-                let mut q = crate::db::query(&sql).bind(account.to_string());
+                let mut q = crate::db::query(&sql).bind(RecordId(account));
                 for c in chunk {
                     q = q.bind(c);
                 }
                 for row in q.fetch_all(self.pool()).await? {
-                    let id: String = row.try_get("id")?;
-                    if is_check {
-                        let body =
-                            stored_text(&row, "body", &TERMINAL_CHECKS, "terminal check", &id)?;
-                        checks.push(from_json(&body, "terminal check", &id)?);
+                    let id = record_id(&row, "id", what)?.to_string();
+                    let body = stored_text(&row, "body", codec, what, &id)?;
+                    if table == "terminal_checks" {
+                        checks.push(from_json(&body, what, &id)?);
                     } else {
-                        let body =
-                            stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
-                        deadlines.push(from_json(&body, "line deadline", &id)?);
+                        deadlines.push(from_json(&body, what, &id)?);
                     }
                 }
             }
@@ -339,12 +340,12 @@ impl Store {
                  AND bill_of_lading IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for b in chunk {
                 q = q.bind(b);
             }
             for row in q.fetch_all(self.pool()).await? {
-                let id: String = row.try_get("id")?;
+                let id = record_id(&row, "id", "line deadline")?.to_string();
                 let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
                 deadlines.push(from_json(&body, "line deadline", &id)?);
             }

@@ -592,8 +592,8 @@ fn returned_ids(rows: Vec<db::DbRow>) -> Result<Vec<Uuid>> {
 }
 
 /// Column `column` of row `r`, a [`db::RecordId`] (an id in `containers`, `shipments`,
-/// `shipment_tags` or `account_counts`: 16 bytes); `what` names the record in errors
-/// ([`uuid_of_bytes`]).
+/// `shipment_tags`, `account_counts`, `terminal_checks` or `line_deadlines`: 16 bytes); `what`
+/// names the record in errors ([`uuid_of_bytes`]).
 pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Result<Uuid> {
     uuid_of_bytes(r.try_get::<&[u8], _>(column)?, what)
 }

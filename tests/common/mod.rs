@@ -539,6 +539,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let q = teu_store::db::query(&sql);
         let q = match table {
             "transport_events" => q.bind(account_bytes.clone()),
+            // The terminal facts keep it in the backend's record form (migration 39).
+            "terminal_checks" | "line_deadlines" => q.bind(teu_store::db::RecordId(account_uuid)),
             _ => q.bind(account_id.clone()),
         };
         let n: i64 = q
