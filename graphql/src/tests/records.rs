@@ -297,7 +297,8 @@ async fn fields_have_the_model_values() {
     let nodes = data["containers"]["nodes"].as_array().unwrap();
     let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
     assert_eq!(nodes.len(), containers.len());
-    for (node, c) in nodes.iter().zip(&containers) {
+    let stored = stored_events(&f, &containers).await;
+    for ((node, c), events) in nodes.iter().zip(&containers).zip(stored) {
         let model = serde_json::to_value(c).unwrap();
         assert_same_values(
             "Container",
@@ -323,8 +324,6 @@ async fn fields_have_the_model_values() {
         }
         assert_same_values("Shipment", &node["shipment"], &model, &[]);
 
-        let mut events = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
-        let events = events.remove(&c.id).unwrap_or_default();
         let got = node["events"].as_array().unwrap();
         assert_eq!(got.len(), events.len());
         for (g, e) in got.iter().zip(&events) {
@@ -527,14 +526,13 @@ async fn event_ids_alone_equal_the_whole_events() {
     assert_eq!(ids.len(), whole.len());
     let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
     let mut events_seen = 0;
-    for ((a, b), c) in ids.iter().zip(whole).zip(&containers) {
+    let all_stored = stored_events(&f, &containers).await;
+    for (((a, b), c), stored) in ids.iter().zip(whole).zip(&containers).zip(all_stored) {
         assert_eq!(a["id"], b["id"]);
         let (a, b) = (
             a["events"].as_array().unwrap(),
             b["events"].as_array().unwrap(),
         );
-        let mut stored = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
-        let stored = stored.remove(&c.id).unwrap_or_default();
         assert_eq!(a.len(), stored.len(), "container {}", c.number);
         assert_eq!(b.len(), stored.len(), "container {}", c.number);
         for ((x, y), e) in a.iter().zip(b).zip(&stored) {
@@ -590,12 +588,10 @@ async fn event_ids_of_merged_selections_equal_one_selection() {
     let (containers, _) = f.store.list_containers(f.a.id, 0, 40).await.unwrap();
     assert_eq!(nodes.len(), containers.len());
     let mut events_seen = 0;
-    for (node, c) in nodes.iter().zip(&containers) {
+    let all_stored = stored_events(&f, &containers).await;
+    for ((node, c), stored) in nodes.iter().zip(&containers).zip(all_stored) {
         assert_eq!(node["id"], json!(c.id.to_string()));
-        let mut stored = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
         let expected: Vec<Value> = stored
-            .remove(&c.id)
-            .unwrap_or_default()
             .iter()
             .map(|e| {
                 json!({"id": e.id.to_string(), "rawEventId": e.raw_event_id.to_string(),
@@ -618,6 +614,20 @@ async fn event_ids_of_merged_selections_equal_one_selection() {
         "one field spread twice"
     );
     assert_eq!(serde_json::to_string(&twice).unwrap(), text);
+}
+
+/// The store's events of each of `containers`, in their order, read in one call
+/// ([`Store::events_of_containers`]): what each served container's `events` must list.
+async fn stored_events(
+    f: &Fixture,
+    containers: &[model::Container],
+) -> Vec<Vec<model::TransportEvent>> {
+    let ids: Vec<uuid::Uuid> = containers.iter().map(|c| c.id).collect();
+    let mut events = f.store.events_of_containers(f.a.id, &ids).await.unwrap();
+    containers
+        .iter()
+        .map(|c| events.remove(&c.id).unwrap_or_default())
+        .collect()
 }
 
 /// How many values in `value` are JSON text (`response::raw_json`).
@@ -692,9 +702,8 @@ async fn event_ids_built_directly_equal_the_resolved_ones() {
     let (containers, _) = f.store.list_containers(f.a.id, 0, 100).await.unwrap();
     assert_eq!(nodes.len(), containers.len());
     let mut events_seen = 0;
-    for (node, c) in nodes.iter().zip(&containers) {
-        let mut stored = f.store.events_of_containers(f.a.id, &[c.id]).await.unwrap();
-        let stored = stored.remove(&c.id).unwrap_or_default();
+    let all_stored = stored_events(&f, &containers).await;
+    for ((node, c), stored) in nodes.iter().zip(&containers).zip(all_stored) {
         let served = node["events"].as_array().unwrap();
         assert_eq!(served.len(), stored.len(), "container {}", c.number);
         if let Some(e) = stored.first() {
