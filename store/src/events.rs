@@ -8,9 +8,10 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use super::{
-    body_bytes, event_body, event_row, from_json, in_list, one_per_key, stored_event, ts,
-    uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
+    body_bytes, event_body, event_row, from_json, in_list, one_per_key, record_id_list,
+    stored_event, ts, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
 };
+use crate::db::DbRow;
 use crate::payloads::{encode_event, Encoder, StoredEvent, EVENTS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{EventRow, TransportEvent};
@@ -598,14 +599,14 @@ impl Store {
             (KeyKind::Booking, bookings),
         ] {
             // No DISTINCT: the set dedupes, and SQLite would sort the rows to do it. The ids
-            // come back as one row per statement, their hex digits concatenated: a row per
+            // come back as one row per statement, concatenated (`concatenated_ids`): a row per
             // key (523,131 at 5,000 containers, each its own allocation and hand-over from the
             // driver's thread) cost more than the lookup itself.
             for chunk in values.chunks(self.rows_per_list(1).saturating_sub(2).max(1)) {
                 let sql = self.positional(format!(
                     "SELECT {} AS ids FROM event_keys \
                      WHERE account_id = $1 AND kind = $2 AND value IN ({})",
-                    concatenated_hex(self.backend(), "event_ids"),
+                    concatenated_ids(self.backend(), "event_ids"),
                     in_list(3, chunk.len())
                 ));
                 let mut q = crate::db::query(&sql)
@@ -614,11 +615,8 @@ impl Store {
                 for v in chunk {
                     q = q.bind(v);
                 }
-                let ids: Option<String> = q.fetch_one(self.pool()).await?.try_get("ids")?;
-                found.extend(ids_of_hex(
-                    ids.as_deref().unwrap_or_default(),
-                    "event key's event id",
-                )?);
+                let row = q.fetch_one(self.pool()).await?;
+                found.extend(ids_of_concatenated(&row, "ids", "event key's event id")?);
             }
         }
         Ok(found)
@@ -798,16 +796,32 @@ impl DroppedKeys {
 }
 
 /// The aggregate that reads every value of the id `column` of the matching rows (16 bytes
-/// per id, one id or a list of them concatenated) as one text of 32 hex digits per id, no
-/// separator, `NULL` when no row matches; read back by [`ids_of_hex`].
-fn concatenated_hex(backend: Backend, column: &str) -> String {
+/// per id, one id or a list of them concatenated) as one value, `NULL` when no row matches;
+/// read back by [`ids_of_concatenated`]. On SQLite one text of 32 hex digits per id, no
+/// separator (`group_concat` makes text of what it joins); on PostgreSQL the bytes themselves,
+/// one `bytea` (`string_agg(bytea, bytea)`, PostgreSQL manual, "Aggregate Functions"), half
+/// the size of their hex and nothing for the server to encode or the reader to decode.
+fn concatenated_ids(backend: Backend, column: &str) -> String {
     match backend {
         Backend::Sqlite => format!("group_concat(hex({column}), '')"),
-        Backend::Postgres => format!("string_agg(encode({column}, 'hex'), '')"),
+        Backend::Postgres => format!("string_agg({column}, ''::bytea)"),
     }
 }
 
-/// The ids of a [`concatenated_hex`] value (either case); [`StoreError::Corrupt`] naming
+/// The ids of the [`concatenated_ids`] value in column `column` of `row`, as its backend
+/// wrote it; `what` names them in errors: [`StoreError::Corrupt`] with the offending digits or
+/// bytes when the value is not whole ids.
+fn ids_of_concatenated(row: &DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
+    match row {
+        DbRow::Sqlite(_) => {
+            let hex: Option<String> = row.try_get(column)?;
+            ids_of_hex(hex.as_deref().unwrap_or_default(), what)
+        }
+        DbRow::Postgres(_) => record_id_list(row, column, what),
+    }
+}
+
+/// The ids of SQLite's [`concatenated_ids`] value, hex digits of either case; [`StoreError::Corrupt`] naming
 /// `what` and the offending digits when its length is not a multiple of 32 or a piece is not
 /// hex.
 fn ids_of_hex(hex: &str, what: &'static str) -> Result<Vec<Uuid>> {

@@ -599,8 +599,9 @@ pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Resu
 }
 
 /// Column `column` of row `r`, a list of [`db::RecordId`]s aggregated by
-/// `Store::record_id_aggregate` (their bytes one after the other; `NULL`, no row aggregated,
-/// is the empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
+/// `Store::record_id_aggregate`, or of event ids aggregated by PostgreSQL's `string_agg` of
+/// `event_keys` lists (their bytes one after the other; `NULL`, no row aggregated, is the
+/// empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
 /// bytes in hex when their length is not a multiple of 16.
 pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
     let Some(bytes) = r.try_get::<Option<&[u8]>, _>(column)? else {
