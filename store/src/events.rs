@@ -821,9 +821,9 @@ fn ids_of_concatenated(row: &DbRow, column: &str, what: &'static str) -> Result<
     }
 }
 
-/// The ids of SQLite's [`concatenated_ids`] value, hex digits of either case; [`StoreError::Corrupt`] naming
-/// `what` and the offending digits when its length is not a multiple of 32 or a piece is not
-/// hex.
+/// The ids of SQLite's [`concatenated_ids`] value, hex digits of either case;
+/// [`StoreError::Corrupt`] naming `what` and the offending digits when its length is not a
+/// multiple of 32 or a piece is not hex.
 fn ids_of_hex(hex: &str, what: &'static str) -> Result<Vec<Uuid>> {
     let corrupt = |id: &str, detail: String| StoreError::Corrupt {
         what,
@@ -1112,9 +1112,9 @@ mod tests {
         assert!(without_ids(&list, &ids.iter().copied().collect()).is_empty());
     }
 
-    /// The ids of a concatenated hex value come back as written, whichever case the database
-    /// prints (SQLite `hex` upper, PostgreSQL `encode` lower); a value cut short or with a
-    /// non-hex digit is corrupt, not silently shortened.
+    /// The ids of a concatenated hex value (SQLite's `hex`, upper case) come back as written,
+    /// in either case; a value cut short or with a non-hex digit is corrupt, not silently
+    /// shortened.
     #[test]
     fn concatenated_hex_ids_read_back() {
         let ids = [
@@ -1137,5 +1137,49 @@ mod tests {
                 Err(StoreError::Corrupt { what: "test", .. })
             ));
         }
+    }
+
+    /// On PostgreSQL (when `TEU_TEST_POSTGRES_URL` is set): [`concatenated_ids`] joins the
+    /// lists' bytes and [`ids_of_concatenated`] reads back every id of every list; no row is
+    /// no ids, and a list cut short is corrupt, not silently shortened.
+    #[tokio::test]
+    async fn postgres_concatenated_ids_read_back() {
+        let Some(db) = crate::scratch::ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_agg")
+            .await
+            .expect("scratch database")
+        else {
+            eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let ids = [Uuid::from_u128(0xffff), Uuid::from_u128(1), Uuid::nil()];
+        let list: Vec<u8> = ids[1..].iter().flat_map(|u| *u.as_bytes()).collect();
+        let agg = concatenated_ids(Backend::Postgres, "v");
+        let read = |sql: String, short: Option<Vec<u8>>| {
+            let (store, list) = (&db.store, list.clone());
+            async move {
+                let second = short.unwrap_or(list);
+                let row = crate::db::query(&sql)
+                    .bind(ids[0].as_bytes().as_slice())
+                    .bind(second)
+                    .fetch_one(store.reader())
+                    .await
+                    .expect("the aggregate");
+                ids_of_concatenated(&row, "ids", "test")
+            }
+        };
+        let rows = format!("SELECT {agg} AS ids FROM (VALUES ($1::bytea), ($2::bytea)) AS t(v)");
+        let mut got = read(rows.clone(), None).await.expect("whole ids");
+        got.sort_unstable();
+        let mut want = ids.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        let none = read(format!("{rows} WHERE false"), None).await;
+        assert_eq!(none.expect("no row"), Vec::<Uuid>::new());
+        let short = read(rows, Some(vec![1, 2, 3])).await;
+        assert!(
+            matches!(short, Err(StoreError::Corrupt { what: "test", .. })),
+            "{short:?}"
+        );
+        db.drop().await.expect("drop the scratch database");
     }
 }
