@@ -348,51 +348,47 @@ async fn record_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet
             .await
             .expect("records")
         {
-            let row = if native {
-                let id = |c: &str| {
-                    uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(c).expect("bytes id"))
-                        .expect("16 bytes")
-                };
-                let shipment = (table == "containers").then(|| id("shipment_id"));
-                (
-                    id("id"),
-                    id("account_id"),
-                    shipment,
-                    r.record_time("created_at").expect("created_at"),
-                    r.record_time("refreshed_at").expect("refreshed_at"),
-                )
-            } else {
-                let id = |c: &str| {
-                    uuid::Uuid::parse_str(&r.try_get::<String, _>(c).expect("text id"))
-                        .expect("a UUID")
-                };
-                let time = |c: &str| {
-                    chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>(c).expect("text"))
-                        .expect("an RFC 3339 time")
-                        .to_utc()
-                };
-                let shipment = (table == "containers").then(|| id("shipment_id"));
-                (
-                    id("id"),
-                    id("account_id"),
-                    shipment,
-                    time("created_at"),
-                    time("refreshed_at"),
-                )
-            };
-            let (id, account, shipment, created, refreshed) = row;
+            let id = |c: &str| stored_id(&r, c, native);
+            let time = |c: &str| stored_time(&r, c, native);
             out.insert((
                 table.to_string(),
-                id,
-                account,
-                shipment,
-                created.timestamp_millis(),
-                refreshed.timestamp_millis(),
+                id("id"),
+                id("account_id"),
+                (table == "containers").then(|| id("shipment_id")),
+                time("created_at").timestamp_millis(),
+                time("refreshed_at").timestamp_millis(),
             ));
         }
     }
     conn.close().await.expect("close");
     out
+}
+
+/// Column `column` of `r`, an id as the release wrote it (`native` false: UUID text) or in
+/// the native form of migrations 38 and 39 (`teu_store::db::RecordId`, 16 bytes).
+fn stored_id(r: &teu_store::db::DbRow, column: &str, native: bool) -> uuid::Uuid {
+    if native {
+        uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(column).expect("bytes id"))
+            .expect("16 bytes")
+    } else {
+        uuid::Uuid::parse_str(&r.try_get::<String, _>(column).expect("text id")).expect("a UUID")
+    }
+}
+
+/// Column `column` of `r`, a time as the release wrote it (`native` false: RFC 3339 text) or
+/// in the native form of migrations 38 and 39 (`teu_store::db::RecordTime`).
+fn stored_time(
+    r: &teu_store::db::DbRow,
+    column: &str,
+    native: bool,
+) -> chrono::DateTime<chrono::Utc> {
+    if native {
+        r.record_time(column).expect("a stored time")
+    } else {
+        chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>(column).expect("text"))
+            .expect("an RFC 3339 time")
+            .to_utc()
+    }
 }
 
 /// One terminal fact's keys and time: (table, id, account, terminal of a check, checked or
@@ -418,22 +414,8 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
             .await
             .expect("facts")
         {
-            let id = |c: &str| {
-                if native {
-                    uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(c).expect("bytes id"))
-                        .expect("16 bytes")
-                } else {
-                    uuid::Uuid::parse_str(&r.try_get::<String, _>(c).expect("text id"))
-                        .expect("a UUID")
-                }
-            };
-            let at = if native {
-                r.record_time("at").expect("time")
-            } else {
-                chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>("at").expect("text"))
-                    .expect("an RFC 3339 time")
-                    .to_utc()
-            };
+            let id = |c: &str| stored_id(&r, c, native);
+            let at = stored_time(&r, "at", native);
             let terminal = (table == "terminal_checks").then(|| id("terminal_id"));
             out.insert((
                 table.to_string(),
@@ -446,6 +428,21 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
     }
     conn.close().await.expect("close");
     out
+}
+
+/// Fails, naming `migration` and up to three rows on each side, unless `after` holds exactly
+/// the rows of `before`.
+fn assert_kept<T: Ord + std::fmt::Debug>(
+    migration: &str,
+    before: &std::collections::BTreeSet<T>,
+    after: &std::collections::BTreeSet<T>,
+) {
+    let lost: Vec<_> = before.difference(after).take(3).collect();
+    let made: Vec<_> = after.difference(before).take(3).collect();
+    assert!(
+        lost.is_empty() && made.is_empty(),
+        "{migration} changed rows: before {lost:?}, after {made:?}"
+    );
 }
 
 /// PostgreSQL: the columns migration 38 changed the type of have planner statistics again
@@ -519,18 +516,12 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         derived_columns_have_statistics(db).await;
     }
     // Migration 38 kept every derived record's ids and times, to the millisecond.
-    let native = record_columns(db, true).await;
-    let lost: Vec<_> = released.difference(&native).take(3).collect();
-    let made: Vec<_> = native.difference(&released).take(3).collect();
-    assert!(
-        lost.is_empty() && made.is_empty(),
-        "migration 38 changed records: before {lost:?}, after {made:?}"
-    );
+    assert_kept("migration 38", &released, &record_columns(db, true).await);
     // Migration 39 kept every terminal check's and line deadline's ids and time.
-    let native_facts = fact_columns(db, true).await;
-    assert_eq!(
-        released_facts, native_facts,
-        "migration 39 changed terminal facts"
+    assert_kept(
+        "migration 39",
+        &released_facts,
+        &fact_columns(db, true).await,
     );
     event_columns_match_their_bodies(db).await;
     // `teu rederive` reads every raw payload again: the release stored them as text, which must

@@ -23,11 +23,7 @@ async fn sqlite() -> (tempfile::TempDir, Store) {
 
 #[tokio::test]
 async fn postgres_backend_ingests_the_same() {
-    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = ScratchStore::for_test("teu_store").await else {
         return;
     };
     accounts_on(&db.store).await;
@@ -45,11 +41,7 @@ async fn postgres_backend_ingests_the_same() {
 /// (the version, its keys, the log of replaced versions) must be what it is on SQLite.
 #[tokio::test]
 async fn postgres_a_later_version_replaces_its_keys_after_the_try_for_new() {
-    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store_fresh")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = ScratchStore::for_test("teu_store_fresh").await else {
         return;
     };
     later_versions_replace_keys_on(&db.store).await;
@@ -215,11 +207,7 @@ async fn claims_skip_saturated_webhooks() {
 
 #[tokio::test]
 async fn postgres_claims_skip_saturated_webhooks() {
-    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_store_claims")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = ScratchStore::for_test("teu_store_claims").await else {
         return;
     };
     claims_skip_on(&db.store).await;

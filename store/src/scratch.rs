@@ -88,6 +88,25 @@ impl ScratchStore {
         Ok(Some(ScratchStore { store, database }))
     }
 
+    /// For a PostgreSQL-backed test: [`ScratchStore::from_env`] of `TEU_TEST_POSTGRES_URL` (the
+    /// server `.ci/run` names), or `None`, after saying on stderr that the test is skipped, when
+    /// that variable is not set.
+    ///
+    /// # Panics
+    /// When the variable is set but the scratch database cannot be made, connected or
+    /// migrated (the message names `prefix` and the error): such a test must fail, not skip.
+    pub async fn for_test(prefix: &str) -> Option<ScratchStore> {
+        const VAR: &str = "TEU_TEST_POSTGRES_URL";
+        match ScratchStore::from_env(VAR, prefix).await {
+            Ok(Some(db)) => Some(db),
+            Ok(None) => {
+                eprintln!("skipped: {VAR} is not set");
+                None
+            }
+            Err(e) => panic!("scratch database {prefix}_… on {VAR}: {e}"),
+        }
+    }
+
     /// Closes the store's pool and drops the database.
     ///
     /// # Errors

@@ -87,11 +87,7 @@ fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
 /// 16 bytes is `Corrupt`, naming the column and the element's index.
 #[tokio::test]
 async fn postgres_record_id_arrays_read_in_order() {
-    let Some(db) = crate::scratch::ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_ids")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_ids").await else {
         return;
     };
     let (a, b) = (Uuid::from_u128(0xffff), Uuid::from_u128(1));

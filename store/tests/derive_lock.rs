@@ -52,11 +52,7 @@ impl Write for Captured {
 
 #[tokio::test]
 async fn postgres_derivation_lock_is_advisory_and_its_wait_is_not_a_slow_statement() {
-    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_lock")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = ScratchStore::for_test("teu_lock").await else {
         return;
     };
     let store = db.store.clone();

@@ -49,11 +49,7 @@ async fn insert(url: &str, rows: i32) {
 
 #[tokio::test]
 async fn postgres_optimize_analyzes_a_table_once_it_doubled() {
-    let Some(db) = ScratchStore::from_env("TEU_TEST_POSTGRES_URL", "teu_statistics")
-        .await
-        .unwrap()
-    else {
-        eprintln!("skipped: TEU_TEST_POSTGRES_URL is not set");
+    let Some(db) = ScratchStore::for_test("teu_statistics").await else {
         return;
     };
     let url = db.database.url.clone();
