@@ -303,7 +303,9 @@ impl Store {
         )
     }
 
-    /// Terminal checks and line deadlines of `account` for these containers and bills of lading.
+    /// Terminal checks and line deadlines of `account` for these containers and bills of lading,
+    /// each list in the order of the rows' ids, so that two reads of unchanged rows give equal
+    /// lists (a derivation that read outside the derivation lock compares them under it).
     pub async fn terminal_facts(
         &self,
         account: Uuid,
@@ -324,12 +326,13 @@ impl Store {
                     q = q.bind(c);
                 }
                 for row in q.fetch_all(self.pool()).await? {
-                    let id = record_id(&row, "id", what)?.to_string();
-                    let body = stored_text(&row, "body", codec, what, &id)?;
+                    let id = record_id(&row, "id", what)?;
+                    let text = id.to_string();
+                    let body = stored_text(&row, "body", codec, what, &text)?;
                     if table == "terminal_checks" {
-                        checks.push(from_json(&body, what, &id)?);
+                        checks.push((id, from_json(&body, what, &text)?));
                     } else {
-                        deadlines.push(from_json(&body, what, &id)?);
+                        deadlines.push((id, from_json(&body, what, &text)?));
                     }
                 }
             }
@@ -345,12 +348,18 @@ impl Store {
                 q = q.bind(b);
             }
             for row in q.fetch_all(self.pool()).await? {
-                let id = record_id(&row, "id", "line deadline")?.to_string();
-                let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
-                deadlines.push(from_json(&body, "line deadline", &id)?);
+                let id = record_id(&row, "id", "line deadline")?;
+                let text = id.to_string();
+                let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &text)?;
+                deadlines.push((id, from_json(&body, "line deadline", &text)?));
             }
         }
-        Ok((checks, deadlines))
+        checks.sort_unstable_by_key(|(id, _)| *id);
+        deadlines.sort_unstable_by_key(|(id, _)| *id);
+        Ok((
+            checks.into_iter().map(|(_, c)| c).collect(),
+            deadlines.into_iter().map(|(_, d)| d).collect(),
+        ))
     }
 }
 
