@@ -1011,13 +1011,13 @@ pub async fn linked_history(
 /// write (publishing writes too: SQLite keeps the updates in a table), so that a derivation
 /// waits for the store of later files once, not twice.
 ///
-/// On PostgreSQL the reads and the derivation run before the lock is taken, so that two
-/// workers derive side by side and hold the lock only to write: at two workers it was held
-/// for 88–90% of an ingest's wall time when it covered the reads and the derivation too
-/// (docs/NOTES.md). Under the lock the derivation's inputs are read again
-/// ([`DerivationInputs::unchanged`]); when anything was stored since that changes them, the
-/// derivation is done again under the lock, as on SQLite, which has one writer and derives
-/// under the lock from the start.
+/// On PostgreSQL the reads and the derivation run before the lock is taken
+/// ([`derive_unlocked`]), so that two workers derive side by side and hold the lock only to
+/// write: at two workers it was held for 88–90% of an ingest's wall time when it covered the
+/// reads and the derivation too (docs/NOTES.md). Under the lock ([`write_locked`]) the
+/// derivation's inputs are read again ([`DerivationInputs::unchanged`]); when anything was
+/// stored since that changes them, the derivation is done again under the lock, as on
+/// SQLite, which has one writer and derives under the lock from the start.
 async fn locked_derivation(
     store: &Store,
     account: &Account,
@@ -1026,37 +1026,71 @@ async fn locked_derivation(
     turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
-    let mut known = Some(known);
-    let unlocked = match store.backend() {
-        Backend::Sqlite => None,
+    let (unlocked, known) = match store.backend() {
+        Backend::Sqlite => (None, known),
         Backend::Postgres => {
-            let mark = store.replacement_mark_now().await?;
-            let known = known.take().unwrap_or_default();
-            let read = read_and_derive(store, account, keys, known, timings).await?;
-            Some((mark, read))
+            let unlocked = derive_unlocked(store, account, keys, known, timings).await?;
+            (Some(unlocked), KnownEvents::default())
         }
     };
+    write_locked(store, account, keys, unlocked, known, turns, timings).await
+}
+
+/// A derivation read and derived before the derivation lock was taken, with the replacement
+/// mark taken before its reads ([`derive_unlocked`]).
+struct Unlocked {
+    mark: ReplacementMark,
+    read: ReadDerivation,
+}
+
+/// Reads and derives `keys` ([`read_and_derive`]) without the derivation lock, after taking
+/// the replacement mark [`write_locked`] checks the inputs against.
+async fn derive_unlocked(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+    known: KnownEvents,
+    timings: &mut StageTimings,
+) -> Result<Unlocked, IngestError> {
+    let mark = store.replacement_mark_now().await?;
+    let read = read_and_derive(store, account, keys, known, timings).await?;
+    Ok(Unlocked { mark, read })
+}
+
+/// Under the account's derivation lock: the derivation of `unlocked` if its inputs are still
+/// the stored ones ([`DerivationInputs::unchanged`]), else `keys` read and derived again (as
+/// when there is no `unlocked` derivation, `known` standing for the events it holds); then
+/// written ([`write_derivation`]). The lock released, publishes the changes.
+async fn write_locked(
+    store: &Store,
+    account: &Account,
+    keys: &Keys,
+    unlocked: Option<Unlocked>,
+    known: KnownEvents,
+    turns: &WriteTurns,
+    timings: &mut StageTimings,
+) -> Result<Derivation, IngestError> {
     let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
     timings.lock_wait += waited.elapsed();
     let derived = async {
-        let read = match unlocked {
-            Some((mark, read)) => {
+        let current = match unlocked {
+            Some(Unlocked { mark, read }) => {
                 let checked = Instant::now();
                 let unchanged = read.inputs.unchanged(store, account.id, &mark).await?;
                 timings.check += checked.elapsed();
                 if unchanged {
-                    read
+                    Some(read)
                 } else {
                     timings.rederived += 1;
-                    drop(read);
-                    read_and_derive(store, account, keys, KnownEvents::default(), timings).await?
+                    None
                 }
             }
-            None => {
-                let known = known.take().unwrap_or_default();
-                read_and_derive(store, account, keys, known, timings).await?
-            }
+            None => None,
+        };
+        let read = match current {
+            Some(read) => read,
+            None => read_and_derive(store, account, keys, known, timings).await?,
         };
         write_derivation(store, account, read, turns, timings).await
     }
@@ -1493,6 +1527,96 @@ mod tests {
         assert_eq!(read.inputs.checks.len(), 1);
         assert_eq!(read.inputs.deadlines.len(), 1);
         assert_eq!(read.inputs.requested.len(), 1);
+    }
+
+    /// A derivation done before the lock is written as it is when nothing was stored since
+    /// its reads, and done again under the lock when something was: a terminal check of one
+    /// of its containers stored in between is in what is written, and a derivation done
+    /// afterwards finds nothing to change.
+    async fn an_overtaken_derivation_is_done_again_on(store: &Store) {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let (account, _) = store
+            .create_account("overtaken", true)
+            .await
+            .expect("account");
+        let (path, _) = several_containers();
+        ingest_file(store, &account, &path).await.expect("the case");
+        let keys = Keys {
+            containers: ["MSKU1000037".to_string()].into(),
+            ..Keys::default()
+        };
+        let turns = WriteTurns::default();
+        let derive = |unlocked| {
+            let (store, account, keys, turns) = (store, &account, &keys, &turns);
+            async move {
+                let mut timings = StageTimings::default();
+                let derived = write_locked(
+                    store,
+                    account,
+                    keys,
+                    unlocked,
+                    KnownEvents::default(),
+                    turns,
+                    &mut timings,
+                )
+                .await
+                .expect("written");
+                (derived, timings.rederived)
+            }
+        };
+        let unlocked = |store, account, keys| async move {
+            derive_unlocked(
+                store,
+                account,
+                keys,
+                KnownEvents::default(),
+                &mut StageTimings::default(),
+            )
+            .await
+            .expect("derived")
+        };
+
+        let quiet = unlocked(store, &account, &keys).await;
+        let (written, rederived) = derive(Some(quiet)).await;
+        assert_eq!(rederived, 0);
+        assert!(
+            written.changes.containers.is_empty(),
+            "{:?}",
+            written.changes
+        );
+
+        let overtaken = unlocked(store, &account, &keys).await;
+        let check = "container,terminal,checked_at,available,last_free_day\n\
+                     MSKU1000037,DDE,2026-10-02T08:00:00Z,yes,2026-10-06T00:00:00Z\n";
+        store_text(store, &account, dir.path(), "checks.csv", check).await;
+        let (written, rederived) = derive(Some(overtaken)).await;
+        assert_eq!(rederived, 1);
+        let changed: Vec<String> = written
+            .containers
+            .iter()
+            .filter(|c| written.changes.containers.contains(&c.id))
+            .map(|c| c.number.to_string())
+            .collect();
+        assert_eq!(changed, ["MSKU1000037"], "{:?}", written.changes);
+        let (after, _) = derive(None).await;
+        assert_eq!(after.changes, DerivedChanges::default());
+    }
+
+    #[tokio::test]
+    async fn an_overtaken_derivation_is_done_again() {
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let url = format!("sqlite:{}", dir.path().join("t.db").display());
+        let store = Store::connect(&url).await.expect("a SQLite store");
+        an_overtaken_derivation_is_done_again_on(&store).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_an_overtaken_derivation_is_done_again() {
+        let Some(db) = crate::store::scratch::ScratchStore::for_test("teu_overtaken").await else {
+            return;
+        };
+        an_overtaken_derivation_is_done_again_on(&db.store).await;
+        db.drop().await.expect("dropped");
     }
 
     #[tokio::test]
