@@ -122,7 +122,7 @@ awk -v b="$backend" -v w="$workers" -v s="$start" -v e="$end" -v n="$rows" \
   'BEGIN { printf "backend %s, %d worker(s), wall time %.1f s, %d feed rows, %.0f rows/s\n", b, w, e - s, n, n / (e - s) }'
 for ((k = 0; k < workers; k++)); do
   echo "--- worker $k"
-  grep -A7 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
+  grep -A6 '^ingested' "$dir/worker-$k.log" || tail -5 "$dir/worker-$k.log"
   grep '^worker exit' "$dir/worker-$k.log"
 done
 # The whole machine's CPU over the workers' run against the workers' own: what is left is

@@ -479,12 +479,6 @@ fn print_stages(files: usize, rows: &Rows, wall: std::time::Duration, t: &StageT
         );
     }
     eprintln!("  {:<26} {:>9.1} s", "lock wait", t.lock_wait.as_secs_f64());
-    eprintln!(
-        "  {:<26} {:>9.1} s {:>12} derived again",
-        "check (inputs unchanged)",
-        t.check.as_secs_f64(),
-        t.rederived
-    );
 }
 
 /// The process's peak resident set size in MiB (`VmHWM` of `/proc/self/status`, Linux).

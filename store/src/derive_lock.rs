@@ -1,16 +1,11 @@
-//! The derivation lock: one ingest at a time writes an account's derived shipments and
-//! containers.
+//! The derivation lock: one ingest at a time re-derives an account's shipments and containers.
 //!
 //! An ingest stores its events, then reads the stored history of the keys it touched, derives
 //! and writes the shipments and containers. Two ingest workers whose files touch the same
 //! container (a DCSA file and a terminal file of the same box) could otherwise lose an update:
 //! each derives from what was committed when it read, and the later write wins even if it read
-//! less. So a derivation writes under the lock, from inputs that are still the stored ones
-//! under it: on SQLite it reads and derives under the lock; on PostgreSQL it reads and derives
-//! before taking it, then reads its inputs again under it and derives again if they changed
-//! (`teu_pipeline::ingest`). Either way whichever worker writes second wrote from both
-//! workers' events (each stores its events before its derivation), so two workers give the
-//! same tables as one.
+//! less. Under the lock, whichever worker derives second reads both workers' events (each stores
+//! its events before taking the lock), so two workers give the same tables as one.
 //!
 //! On PostgreSQL it is a session-level advisory lock (`pg_advisory_lock`, PostgreSQL manual,
 //! "Advisory Locks") keyed by the account, held on one pooled connection: it covers every

@@ -180,19 +180,6 @@ impl Store {
         })
     }
 
-    /// Where the log of replaced event versions stands now, for a reader ([`ReplacementMark`]):
-    /// [`Store::events_replaced_since`] the mark lists every version replaced after this
-    /// returns (and may list some replaced while it ran). A derivation that reads outside the
-    /// derivation lock takes one before its reads, to learn under the lock what was replaced
-    /// since.
-    ///
-    /// # Errors
-    /// [`StoreError::Sql`] when the database cannot be read.
-    pub async fn replacement_mark_now(&self) -> Result<ReplacementMark> {
-        let mut conn = self.pool().acquire().await?;
-        self.replacement_mark(&mut conn).await
-    }
-
     /// The events of `account` whose stored version was replaced after `mark` was taken
     /// ([`UpsertedEvents::mark`]), by any writer, committed by now. On SQLite the log's
     /// rows after the mark's `seq` (one writer: rows commit in `seq` order); on PostgreSQL

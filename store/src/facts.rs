@@ -303,9 +303,7 @@ impl Store {
         )
     }
 
-    /// Terminal checks and line deadlines of `account` for these containers and bills of lading,
-    /// each list in the order of the rows' ids, so that two reads of unchanged rows give equal
-    /// lists (a derivation that read outside the derivation lock compares them under it).
+    /// Terminal checks and line deadlines of `account` for these containers and bills of lading.
     pub async fn terminal_facts(
         &self,
         account: Uuid,
@@ -326,13 +324,12 @@ impl Store {
                     q = q.bind(c);
                 }
                 for row in q.fetch_all(self.pool()).await? {
-                    let id = record_id(&row, "id", what)?;
-                    let text = id.to_string();
-                    let body = stored_text(&row, "body", codec, what, &text)?;
+                    let id = record_id(&row, "id", what)?.to_string();
+                    let body = stored_text(&row, "body", codec, what, &id)?;
                     if table == "terminal_checks" {
-                        checks.push((id, from_json(&body, what, &text)?));
+                        checks.push(from_json(&body, what, &id)?);
                     } else {
-                        deadlines.push((id, from_json(&body, what, &text)?));
+                        deadlines.push(from_json(&body, what, &id)?);
                     }
                 }
             }
@@ -348,18 +345,12 @@ impl Store {
                 q = q.bind(b);
             }
             for row in q.fetch_all(self.pool()).await? {
-                let id = record_id(&row, "id", "line deadline")?;
-                let text = id.to_string();
-                let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &text)?;
-                deadlines.push((id, from_json(&body, "line deadline", &text)?));
+                let id = record_id(&row, "id", "line deadline")?.to_string();
+                let body = stored_text(&row, "body", &LINE_DEADLINES, "line deadline", &id)?;
+                deadlines.push(from_json(&body, "line deadline", &id)?);
             }
         }
-        checks.sort_unstable_by_key(|(id, _)| *id);
-        deadlines.sort_unstable_by_key(|(id, _)| *id);
-        Ok((
-            checks.into_iter().map(|(_, c)| c).collect(),
-            deadlines.into_iter().map(|(_, d)| d).collect(),
-        ))
+        Ok((checks, deadlines))
     }
 }
 

@@ -2,13 +2,10 @@
 //!
 //! 1. Accepted events are upserted as raw events (original JSON) and normalized events;
 //!    quarantined rows are recorded with file, index, JSON pointer and reason.
-//! 2. Every stored event of the account linked to a container, bill of lading or booking of the
-//!    batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
+//! 2. Under the account's derivation lock ([`crate::store::derive_lock`]), every stored event of the
+//!    account that names a container, bill of lading or booking of the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
 //!    containers from the whole history, so a late file cannot undo newer facts.
-//! 3. Under the account's derivation lock ([`crate::store::derive_lock`]), derived rows are
-//!    upserted; unchanged rows are left as they were. On SQLite step 2 runs under the lock too;
-//!    on PostgreSQL it runs before, and is done again under the lock if what it read changed
-//!    meanwhile (`locked_derivation`).
+//! 3. Derived rows are upserted; unchanged rows are left as they were.
 //! 4. The containers that changed (directly or through their shipment) and the tracking
 //!    requests that became `created` are published to subscribers ([`crate::store::notify`]).
 //!
@@ -89,7 +86,7 @@ pub struct FileSummary {
     pub timings: StageTimings,
 }
 
-/// Wall time spent in each ingest stage of one file (and one count: `rederived`).
+/// Wall time spent in each ingest stage of one file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct StageTimings {
     /// Reading the file and parsing and validating its rows (zstd and JSON/CSV/MIME).
@@ -108,13 +105,6 @@ pub struct StageTimings {
     pub derive: Duration,
     /// Writing derived shipments, containers and event links, linking tracking requests.
     pub write: Duration,
-    /// Reading again, under the derivation lock, the inputs of a derivation done before the
-    /// lock was taken (PostgreSQL), to see that nothing stored since changed them.
-    pub check: Duration,
-    /// Not a time: the derivations done before the lock was taken whose inputs had changed
-    /// by then, and that were done again under the lock (their second history and derive
-    /// times are in `history` and `derive`).
-    pub rederived: u32,
 }
 
 impl StageTimings {
@@ -126,8 +116,6 @@ impl StageTimings {
         self.history += other.history;
         self.derive += other.derive;
         self.write += other.write;
-        self.check += other.check;
-        self.rederived += other.rederived;
     }
 }
 
@@ -629,15 +617,13 @@ pub struct Derived {
     pub waiting: usize,
 }
 
-/// Steps 2 to 4 of the module documentation for `keys` (what stored files named): derives
-/// every shipment linked to them, writes the result under the account's derivation lock (on
-/// PostgreSQL after checking that what the derivation read is still what is stored, and
-/// deriving again if not) and publishes the changes, writing only in its turns of `turns`
-/// (pass `WriteTurns::default()` when nothing else of this process writes meanwhile). The
-/// history is read from the store but for the `known` events still stored as kept
-/// ([`KnownEvents`]; pass `KnownEvents::default()` for none). Adds the lock wait (the
-/// derivation lock's and the turns'), history, derive, check and write times and the
-/// derivations done again to `timings`.
+/// Steps 2 to 4 of the module documentation for `keys` (what stored files named): derives,
+/// under the account's derivation lock, every shipment linked to them, writes the result and
+/// publishes the changes, writing only in its turns of `turns` (pass `WriteTurns::default()`
+/// when nothing else of this process writes meanwhile). The history is read from the store
+/// but for the `known` events still stored as kept ([`KnownEvents`]; pass
+/// `KnownEvents::default()` for none). Adds the lock wait (the derivation lock's and the
+/// turns'), history, derive and write times to `timings`.
 ///
 /// # Errors
 /// Store and normalization errors; the stored rows stay stored, and the next derivation that
@@ -885,38 +871,13 @@ impl Keys {
     }
 }
 
-/// What [`locked_derivation`] derived and wrote.
+/// What [`derive_and_write`] derived and wrote.
 struct Derivation {
     containers: Vec<Container>,
     shipments: usize,
     unattached: usize,
     changes: DerivedChanges,
     linked: Vec<uuid::Uuid>,
-}
-
-/// A linked history ([`linked_history`]): the events and every key followed to them.
-pub struct LinkedHistory {
-    /// The events, by event time, then id.
-    pub events: Vec<TransportEvent>,
-    /// Every container number, bill of lading and booking followed: the keys the events name,
-    /// and those asked for.
-    pub keys: Keys,
-}
-
-impl LinkedHistory {
-    /// The [`DerivationScope`] the history covers (for [`Store::upsert_derived`]).
-    pub fn scope(&self) -> DerivationScope {
-        DerivationScope {
-            shipment_keys: self
-                .keys
-                .bills
-                .iter()
-                .chain(&self.keys.bookings)
-                .cloned()
-                .collect(),
-            containers: self.keys.containers.iter().cloned().collect(),
-        }
-    }
 }
 
 /// Every stored event of `account` linked to `keys` by any chain of shared keys: the events
@@ -927,12 +888,14 @@ impl LinkedHistory {
 ///
 /// The events of `known` ([`KnownEvents`]) not replaced since they were kept stand for their
 /// rows; the others are read from the store.
+///
+/// Returns the events (by event time, then id) and the [`DerivationScope`] they cover.
 pub async fn linked_history(
     store: &Store,
     account: uuid::Uuid,
     keys: &Keys,
     known: KnownEvents,
-) -> Result<LinkedHistory, StoreError> {
+) -> Result<(Vec<TransportEvent>, DerivationScope), StoreError> {
     let mut known = known;
     if let Some(mark) = known.mark.take() {
         for id in store.events_replaced_since(account, &mark).await? {
@@ -995,29 +958,17 @@ pub async fn linked_history(
     // moves about once instead of at every step of a merge sort.
     events.sort_by_cached_key(|e| (e.event.event_at, e.event.event_id.clone()));
     let [containers, bills, bookings] = seen;
-    Ok(LinkedHistory {
-        events,
-        keys: Keys {
-            containers,
-            bills,
-            bookings,
-        },
-    })
+    let scope = DerivationScope {
+        shipment_keys: bills.into_iter().chain(bookings).collect(),
+        containers: containers.into_iter().collect(),
+    };
+    Ok((events, scope))
 }
 
-/// Steps 2 to 4 of the module documentation: reads and derives ([`read_and_derive`]), writes
-/// ([`write_derivation`]) under the account's derivation lock (its wait recorded as
-/// `lock_wait`), then publishes the change notifications, in the same turn of `turns` as the
-/// write (publishing writes too: SQLite keeps the updates in a table), so that a derivation
-/// waits for the store of later files once, not twice.
-///
-/// On PostgreSQL the reads and the derivation run before the lock is taken
-/// ([`derive_unlocked`]), so that two workers derive side by side and hold the lock only to
-/// write: at two workers it was held for 88–90% of an ingest's wall time when it covered the
-/// reads and the derivation too (docs/NOTES.md). Under the lock ([`write_locked`]) the
-/// derivation's inputs are read again ([`DerivationInputs::unchanged`]); when anything was
-/// stored since that changes them, the derivation is done again under the lock, as on
-/// SQLite, which has one writer and derives under the lock from the start.
+/// Steps 2 to 4 of the module documentation: [`derive_and_write`] under the account's
+/// derivation lock (its wait recorded as `lock_wait`), then the change notifications, in the
+/// same turn of `turns` as the write (publishing writes too: SQLite keeps the updates in a
+/// table), so that a derivation waits for the store of later files once, not twice.
 async fn locked_derivation(
     store: &Store,
     account: &Account,
@@ -1026,75 +977,10 @@ async fn locked_derivation(
     turns: &WriteTurns,
     timings: &mut StageTimings,
 ) -> Result<Derivation, IngestError> {
-    let (unlocked, known) = match store.backend() {
-        Backend::Sqlite => (None, known),
-        Backend::Postgres => {
-            let unlocked = derive_unlocked(store, account, keys, known, timings).await?;
-            (Some(unlocked), KnownEvents::default())
-        }
-    };
-    write_locked(store, account, keys, unlocked, known, turns, timings).await
-}
-
-/// A derivation read and derived before the derivation lock was taken, with the replacement
-/// mark taken before its reads ([`derive_unlocked`]).
-struct Unlocked {
-    mark: ReplacementMark,
-    read: ReadDerivation,
-}
-
-/// Reads and derives `keys` ([`read_and_derive`]) without the derivation lock, after taking
-/// the replacement mark [`write_locked`] checks the inputs against.
-async fn derive_unlocked(
-    store: &Store,
-    account: &Account,
-    keys: &Keys,
-    known: KnownEvents,
-    timings: &mut StageTimings,
-) -> Result<Unlocked, IngestError> {
-    let mark = store.replacement_mark_now().await?;
-    let read = read_and_derive(store, account, keys, known, timings).await?;
-    Ok(Unlocked { mark, read })
-}
-
-/// Under the account's derivation lock: the derivation of `unlocked` if its inputs are still
-/// the stored ones ([`DerivationInputs::unchanged`]), else `keys` read and derived again (as
-/// when there is no `unlocked` derivation, `known` standing for the events it holds); then
-/// written ([`write_derivation`]). The lock released, publishes the changes.
-async fn write_locked(
-    store: &Store,
-    account: &Account,
-    keys: &Keys,
-    unlocked: Option<Unlocked>,
-    known: KnownEvents,
-    turns: &WriteTurns,
-    timings: &mut StageTimings,
-) -> Result<Derivation, IngestError> {
     let waited = Instant::now();
     let lock = store.lock_derivation(account.id).await?;
     timings.lock_wait += waited.elapsed();
-    let derived = async {
-        let current = match unlocked {
-            Some(Unlocked { mark, read }) => {
-                let checked = Instant::now();
-                let unchanged = read.inputs.unchanged(store, account.id, &mark).await?;
-                timings.check += checked.elapsed();
-                if unchanged {
-                    Some(read)
-                } else {
-                    timings.rederived += 1;
-                    None
-                }
-            }
-            None => None,
-        };
-        let read = match current {
-            Some(read) => read,
-            None => read_and_derive(store, account, keys, known, timings).await?,
-        };
-        write_derivation(store, account, read, turns, timings).await
-    }
-    .await;
+    let derived = derive_and_write(store, account, keys, known, turns, timings).await;
     lock.release().await?;
     let (derived, _turn) = derived?;
     crate::store::notify::publish_ingest(
@@ -1108,98 +994,21 @@ async fn write_locked(
     Ok(derived)
 }
 
-/// What a derivation read from the store, to tell later whether it is still what is stored
-/// ([`DerivationInputs::unchanged`]): the derivation is a function of these (and of the
-/// bundled reference data and the clock).
-#[derive(Debug)]
-struct DerivationInputs {
-    /// Every key the linked history followed ([`LinkedHistory::keys`]).
-    keys: Keys,
-    /// The ids of the history's events, sorted.
-    events: Vec<uuid::Uuid>,
-    /// The derived containers' numbers and shipments' bills of lading the terminal facts were
-    /// read for, and those facts ([`Store::terminal_facts`]).
-    numbers: Vec<String>,
-    bills: Vec<String>,
-    checks: Vec<crate::model::TerminalCheck>,
-    deadlines: Vec<crate::model::LineDeadline>,
-    /// The numbers whose last tracking requests were read, and those requests
-    /// ([`Store::last_tracking_requests`]).
-    tracked: Vec<String>,
-    requested: std::collections::HashMap<String, chrono::DateTime<chrono::Utc>>,
-}
-
-impl DerivationInputs {
-    /// Whether the store still holds these inputs: no event read was replaced since `mark`
-    /// (taken before the reads: [`Store::replacement_mark_now`]), the followed keys name
-    /// exactly the events read (none added, none gone), and the terminal facts and last
-    /// tracking requests read again are equal to those read. If so, the same derivation done
-    /// now would give the same rows.
-    ///
-    /// # Errors
-    /// [`StoreError`] when the store cannot be read.
-    async fn unchanged(
-        &self,
-        store: &Store,
-        account: uuid::Uuid,
-        mark: &ReplacementMark,
-    ) -> Result<bool, StoreError> {
-        let replaced = store.events_replaced_since(account, mark).await?;
-        if replaced
-            .iter()
-            .any(|id| self.events.binary_search(id).is_ok())
-        {
-            return Ok(false);
-        }
-        let [containers, bills, bookings] =
-            [&self.keys.containers, &self.keys.bills, &self.keys.bookings]
-                .map(|k| k.iter().cloned().collect::<Vec<_>>());
-        let matching = store
-            .event_ids_matching(account, &containers, &bills, &bookings)
-            .await?;
-        if matching.len() != self.events.len()
-            || !self.events.iter().all(|id| matching.contains(id))
-        {
-            return Ok(false);
-        }
-        let (checks, deadlines) = store
-            .terminal_facts(account, &self.numbers, &self.bills)
-            .await?;
-        if checks != self.checks || deadlines != self.deadlines {
-            return Ok(false);
-        }
-        Ok(store.last_tracking_requests(account, &self.tracked).await? == self.requested)
-    }
-}
-
-/// What [`read_and_derive`] read and derived, to be written ([`write_derivation`]).
-struct ReadDerivation {
-    history: Vec<TransportEvent>,
-    scope: DerivationScope,
-    derived: normalize::Derived,
-    links: Vec<(uuid::Uuid, uuid::Uuid)>,
-    inputs: DerivationInputs,
-}
-
-/// Step 2 of the module documentation for the touched `keys`: reads their linked history
-/// ([`linked_history`], `known` standing for the events it holds), derives shipments and
-/// containers from it (polars, on a blocking thread) and applies their terminal facts and
-/// tracking requests. Records the `history` and `derive` stage times in `timings`.
-async fn read_and_derive(
+/// Steps 2 and 3 of the module documentation for the touched `keys`; the caller holds the
+/// account's derivation lock. Reads and derives, then writes in a turn of `turns`, which it
+/// returns still taken (for the caller's publishing). Records the `history`, `derive` and
+/// `write` stage times in `timings`, and the wait for the turn as lock wait.
+async fn derive_and_write<'t>(
     store: &Store,
     account: &Account,
     keys: &Keys,
     known: KnownEvents,
+    turns: &'t WriteTurns,
     timings: &mut StageTimings,
-) -> Result<ReadDerivation, IngestError> {
+) -> Result<(Derivation, Option<tokio::sync::MutexGuard<'t, ()>>), IngestError> {
     let started = Instant::now();
     let (ports, carriers) = reference::bundled();
-    let linked = linked_history(store, account.id, keys, known).await?;
-    let scope = linked.scope();
-    let LinkedHistory {
-        events: history,
-        keys: followed,
-    } = linked;
+    let (history, scope) = linked_history(store, account.id, keys, known).await?;
     timings.history += started.elapsed();
     let started = Instant::now();
     // The rows go to the blocking task and come back, moved rather than cloned.
@@ -1244,8 +1053,8 @@ async fn read_and_derive(
         .map(|s| (s.id, s.clone()))
         .collect();
     terminal_facts::apply_all(&mut derived.containers, &shipments, &checks, &deadlines);
-    let mut tracked: Vec<String> = numbers.clone();
-    tracked.extend(bls.iter().cloned());
+    let mut tracked: Vec<String> = numbers;
+    tracked.extend(bls);
     tracked.extend(
         derived
             .shipments
@@ -1264,45 +1073,7 @@ async fn read_and_derive(
         .iter()
         .map(|l| (l.container_id, history[l.event_index].id))
         .collect();
-    let mut events: Vec<uuid::Uuid> = history.iter().map(|e| e.id).collect();
-    events.sort_unstable();
     timings.derive += started.elapsed();
-    Ok(ReadDerivation {
-        history,
-        scope,
-        derived,
-        links,
-        inputs: DerivationInputs {
-            keys: followed,
-            events,
-            numbers,
-            bills: bls,
-            checks,
-            deadlines,
-            tracked,
-            requested,
-        },
-    })
-}
-
-/// Step 3 of the module documentation: writes what [`read_and_derive`] derived in a turn of
-/// `turns`, which it returns still taken (for the caller's publishing); the caller holds the
-/// account's derivation lock. Records the `write` stage time in `timings`, and the wait for
-/// the turn as lock wait.
-async fn write_derivation<'t>(
-    store: &Store,
-    account: &Account,
-    read: ReadDerivation,
-    turns: &'t WriteTurns,
-    timings: &mut StageTimings,
-) -> Result<(Derivation, Option<tokio::sync::MutexGuard<'t, ()>>), IngestError> {
-    let ReadDerivation {
-        history,
-        scope,
-        derived,
-        links,
-        inputs: _,
-    } = read;
     let waited = Instant::now();
     let turn = turns.take().await;
     timings.lock_wait += waited.elapsed();
@@ -1383,257 +1154,6 @@ mod tests {
         let mut stored = stored(file, 40, containers, &[]);
         stored.known = KnownEvents::of(ReplacementMark::Seq(mark), vec![event], &written);
         stored
-    }
-
-    /// The first case of `data/dcsa-cases` (three containers of bill of lading
-    /// MAEU261000001), its events as JSON values.
-    fn several_containers() -> (PathBuf, Vec<serde_json::Value>) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../data/dcsa-cases/01-several-containers/events.json");
-        let text = std::fs::read_to_string(&path).expect("the DCSA case");
-        (path, serde_json::from_str(&text).expect("a JSON array"))
-    }
-
-    /// Stores `text` as the file `name` in `dir` for `account`, without deriving it.
-    async fn store_text(store: &Store, account: &Account, dir: &Path, name: &str, text: &str) {
-        let path = dir.join(name);
-        std::fs::write(&path, text).expect("a scratch file");
-        let stored = store_file(store, account, &path).await.expect("stored");
-        assert!(stored.summary.quarantined.is_empty(), "{name}: {stored:?}");
-    }
-
-    /// Reads and derives `keys` as a derivation outside the lock does: the mark, then the
-    /// reads.
-    async fn read_unlocked(
-        store: &Store,
-        account: &Account,
-        keys: &Keys,
-    ) -> (ReplacementMark, ReadDerivation) {
-        let mark = store.replacement_mark_now().await.expect("a mark");
-        let read = read_and_derive(
-            store,
-            account,
-            keys,
-            KnownEvents::default(),
-            &mut StageTimings::default(),
-        )
-        .await
-        .expect("derived");
-        (mark, read)
-    }
-
-    /// A derivation's inputs are unchanged until something it read, or should have read, is
-    /// stored: a new event naming one of its containers, a later version of an event it
-    /// read, a terminal check of a container, a line deadline of its bill of lading, a
-    /// tracking request for one of its numbers. Each is stored in turn after a derivation's
-    /// reads and must be seen; a file about another container must not be, nor anything
-    /// once the derivation is read again after it.
-    async fn stored_since_a_derivation_is_seen_on(store: &Store) {
-        let dir = tempfile::tempdir().expect("a scratch directory");
-        let (account, _) = store
-            .create_account("optimist", true)
-            .await
-            .expect("account");
-        let (path, events) = several_containers();
-        let first = ingest_file(store, &account, &path).await.expect("the case");
-        assert_eq!(first.containers, 3, "{first:?}");
-        let keys = Keys {
-            containers: ["MSKU1000016".to_string()].into(),
-            ..Keys::default()
-        };
-        let (mark, read) = read_unlocked(store, &account, &keys).await;
-        assert_eq!(read.inputs.events.len(), events.len());
-        assert_eq!(read.derived.containers.len(), 3);
-        async fn unchanged(
-            store: &Store,
-            account: &Account,
-            read: &ReadDerivation,
-            mark: &ReplacementMark,
-        ) -> bool {
-            read.inputs
-                .unchanged(store, account.id, mark)
-                .await
-                .expect("a check")
-        }
-        assert!(
-            unchanged(store, &account, &read, &mark).await,
-            "nothing was stored"
-        );
-
-        let unrelated =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/dcsa/tnt-220-response.json");
-        let text = std::fs::read_to_string(unrelated).expect("the DCSA sample");
-        store_text(store, &account, dir.path(), "other.json", &text).await;
-        assert!(
-            unchanged(store, &account, &read, &mark).await,
-            "another container's events"
-        );
-
-        let mut new = events[0].clone();
-        new["eventID"] = "0b7c1d8e-2f40-4d2a-9a51-1f6f3b2c9e01".into();
-        new["eventDateTime"] = "2026-09-02T10:00:00Z".into();
-        new["eventCreatedDateTime"] = "2026-09-02T11:00:00Z".into();
-        let mut later = events[1].clone();
-        later["eventCreatedDateTime"] = "2026-09-03T12:00:00Z".into();
-        later["eventDateTime"] = "2026-09-01T11:30:00Z".into();
-        let changes = [
-            (
-                "a new event",
-                "new.json",
-                serde_json::json!([new]).to_string(),
-            ),
-            (
-                "a later version",
-                "later.json",
-                serde_json::json!([later]).to_string(),
-            ),
-            (
-                "a terminal check",
-                "checks.csv",
-                "container,terminal,checked_at,available,last_free_day\n\
-                 MSKU1000037,DDE,2026-10-02T08:00:00Z,yes,2026-10-06T00:00:00Z\n"
-                    .to_string(),
-            ),
-            (
-                "a line deadline",
-                "deadlines.csv",
-                "bill_of_lading,pickup_lfd_line,issued_at\n\
-                 MAEU261000001,2026-10-08T00:00:00Z,2026-10-01T09:00:00Z\n"
-                    .to_string(),
-            ),
-            ("a tracking request", "", String::new()),
-        ];
-        let (mut mark, mut read) = (mark, read);
-        for (what, name, text) in changes {
-            if name.is_empty() {
-                store
-                    .create_tracking_request(account.id, "MSKU1000021", "container", "MAEU")
-                    .await
-                    .expect("a tracking request");
-            } else {
-                store_text(store, &account, dir.path(), name, &text).await;
-            }
-            assert!(
-                !unchanged(store, &account, &read, &mark).await,
-                "{what} was not seen"
-            );
-            (mark, read) = read_unlocked(store, &account, &keys).await;
-            assert!(
-                unchanged(store, &account, &read, &mark).await,
-                "{what}, read again"
-            );
-        }
-        assert_eq!(read.inputs.events.len(), events.len() + 1);
-        assert_eq!(read.inputs.checks.len(), 1);
-        assert_eq!(read.inputs.deadlines.len(), 1);
-        assert_eq!(read.inputs.requested.len(), 1);
-    }
-
-    /// A derivation done before the lock is written as it is when nothing was stored since
-    /// its reads, and done again under the lock when something was: a terminal check of one
-    /// of its containers stored in between is in what is written, and a derivation done
-    /// afterwards finds nothing to change.
-    async fn an_overtaken_derivation_is_done_again_on(store: &Store) {
-        let dir = tempfile::tempdir().expect("a scratch directory");
-        let (account, _) = store
-            .create_account("overtaken", true)
-            .await
-            .expect("account");
-        let (path, _) = several_containers();
-        ingest_file(store, &account, &path).await.expect("the case");
-        let keys = Keys {
-            containers: ["MSKU1000037".to_string()].into(),
-            ..Keys::default()
-        };
-        let turns = WriteTurns::default();
-        let derive = |unlocked| {
-            let (store, account, keys, turns) = (store, &account, &keys, &turns);
-            async move {
-                let mut timings = StageTimings::default();
-                let derived = write_locked(
-                    store,
-                    account,
-                    keys,
-                    unlocked,
-                    KnownEvents::default(),
-                    turns,
-                    &mut timings,
-                )
-                .await
-                .expect("written");
-                (derived, timings.rederived)
-            }
-        };
-        let unlocked = |store, account, keys| async move {
-            derive_unlocked(
-                store,
-                account,
-                keys,
-                KnownEvents::default(),
-                &mut StageTimings::default(),
-            )
-            .await
-            .expect("derived")
-        };
-
-        let quiet = unlocked(store, &account, &keys).await;
-        let (written, rederived) = derive(Some(quiet)).await;
-        assert_eq!(rederived, 0);
-        assert!(
-            written.changes.containers.is_empty(),
-            "{:?}",
-            written.changes
-        );
-
-        let overtaken = unlocked(store, &account, &keys).await;
-        let check = "container,terminal,checked_at,available,last_free_day\n\
-                     MSKU1000037,DDE,2026-10-02T08:00:00Z,yes,2026-10-06T00:00:00Z\n";
-        store_text(store, &account, dir.path(), "checks.csv", check).await;
-        let (written, rederived) = derive(Some(overtaken)).await;
-        assert_eq!(rederived, 1);
-        let changed: Vec<String> = written
-            .containers
-            .iter()
-            .filter(|c| written.changes.containers.contains(&c.id))
-            .map(|c| c.number.to_string())
-            .collect();
-        assert_eq!(changed, ["MSKU1000037"], "{:?}", written.changes);
-        let (after, _) = derive(None).await;
-        assert_eq!(after.changes, DerivedChanges::default());
-    }
-
-    #[tokio::test]
-    async fn an_overtaken_derivation_is_done_again() {
-        let dir = tempfile::tempdir().expect("a scratch directory");
-        let url = format!("sqlite:{}", dir.path().join("t.db").display());
-        let store = Store::connect(&url).await.expect("a SQLite store");
-        an_overtaken_derivation_is_done_again_on(&store).await;
-    }
-
-    #[tokio::test]
-    async fn postgres_an_overtaken_derivation_is_done_again() {
-        let Some(db) = crate::store::scratch::ScratchStore::for_test("teu_overtaken").await else {
-            return;
-        };
-        an_overtaken_derivation_is_done_again_on(&db.store).await;
-        db.drop().await.expect("dropped");
-    }
-
-    #[tokio::test]
-    async fn stored_since_a_derivation_is_seen() {
-        let dir = tempfile::tempdir().expect("a scratch directory");
-        let url = format!("sqlite:{}", dir.path().join("t.db").display());
-        let store = Store::connect(&url).await.expect("a SQLite store");
-        stored_since_a_derivation_is_seen_on(&store).await;
-    }
-
-    #[tokio::test]
-    async fn postgres_stored_since_a_derivation_is_seen() {
-        let Some(db) = crate::store::scratch::ScratchStore::for_test("teu_unlocked").await else {
-            return;
-        };
-        stored_since_a_derivation_is_seen_on(&db.store).await;
-        db.drop().await.expect("dropped");
     }
 
     /// The `eventID`s of the events `known` keeps, sorted.
