@@ -30,7 +30,9 @@
 # rows/s, peak RSS), the machine's busy CPU time over the workers' run beside the workers' own
 # (the rest is the database server's and anything else running), the table counts and the
 # database size. The binary is TEU_BIN when set, else a release build.
-# TEU_SCALE_STATEMENTS=1 (PostgreSQL) also prints the server's time by statement over the
+# On PostgreSQL it prints the WAL the server wrote over the run, its checkpoints (timed, and
+# requested by WAL volume) and the two settings that space them. TEU_SCALE_STATEMENTS=1
+# (PostgreSQL) also prints the server's time by statement over the
 # workers' run, from pg_stat_statements, which the server must load (as superuser:
 # `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`, then a restart; reset
 # both afterwards): calls, execution and planning seconds, blocks read and written, WAL.
@@ -97,6 +99,19 @@ if [ "${TEU_SCALE_STATEMENTS:-0}" = 1 ] && [ "$backend" = postgres ]; then
     exit 2
   }
 fi
+# PostgreSQL: its checkpoints so far (pg_stat_checkpointer from version 17, pg_stat_bgwriter
+# before) and where its WAL is, to report the run's checkpoints and WAL volume.
+checkpoints() {
+  if [ "$(psql "$url" -tAc "SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL")" = t ]; then
+    psql "$url" -tAc "SELECT num_timed || ' ' || num_requested FROM pg_stat_checkpointer"
+  else
+    psql "$url" -tAc "SELECT checkpoints_timed || ' ' || checkpoints_req FROM pg_stat_bgwriter"
+  fi
+}
+if [ "$backend" = postgres ]; then
+  read -r timed_start requested_start < <(checkpoints)
+  lsn_start=$(psql "$url" -tAc 'SELECT pg_current_wal_lsn()')
+fi
 read -r busy_start idle_start < <(cpu_ticks)
 start=$(date +%s.%N)
 pids=()
@@ -132,6 +147,16 @@ for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
   /^worker exit/ { for (i = 1; i <= NF; i++) { if ($i == "(user") own += $(i + 1); if ($i == "sys") own += $(i + 1) } }
   END { printf "machine CPU: busy %.1f CPU-s, idle %.1f CPU-s; the workers %.1f CPU-s, the rest %.1f CPU-s\n",
           busy / hz, idle / hz, own, busy / hz - own }'
+if [ "$backend" = postgres ]; then
+  # Checkpoints requested by WAL volume (more than max_wal_size since the last) make every
+  # page changed after them write a full image to the WAL again (PostgreSQL manual, "WAL
+  # Configuration"): at the million with the default 1GB they were most of the run's WAL.
+  read -r timed_end requested_end < <(checkpoints)
+  psql "$url" -tAc "SELECT 'server WAL ' || pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn_start'))
+      || ', checkpoints: $((timed_end - timed_start)) timed, $((requested_end - requested_start)) requested'
+      || ' (max_wal_size ' || current_setting('max_wal_size')
+      || ', checkpoint_timeout ' || current_setting('checkpoint_timeout') || ')'"
+fi
 if [ "$statements" = 1 ]; then
   echo "--- the server's time by statement (pg_stat_statements, the workers' run)"
   psql "$url" -c "SELECT calls, round(total_exec_time::numeric / 1000, 1) AS exec_s,
