@@ -148,9 +148,10 @@ for ((k = 0; k < workers; k++)); do cat "$dir/worker-$k.log"; done |
   END { printf "machine CPU: busy %.1f CPU-s, idle %.1f CPU-s; the workers %.1f CPU-s, the rest %.1f CPU-s\n",
           busy / hz, idle / hz, own, busy / hz - own }'
 if [ "$backend" = postgres ]; then
-  # Checkpoints requested by WAL volume (more than max_wal_size since the last) make every
-  # page changed after them write a full image to the WAL again (PostgreSQL manual, "WAL
-  # Configuration"): at the million with the default 1GB they were most of the run's WAL.
+  # A checkpoint is requested when the WAL since the last one nears max_wal_size; after any
+  # checkpoint the first change to each page writes the whole page to the WAL (PostgreSQL
+  # manual, "WAL Configuration"): at the million with the default 1GB those were most of
+  # the run's WAL (README, "Fifty-seventh session").
   read -r timed_end requested_end < <(checkpoints)
   psql "$url" -tAc "SELECT 'server WAL ' || pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn_start'))
       || ', checkpoints: $((timed_end - timed_start)) timed, $((requested_end - requested_start)) requested'
