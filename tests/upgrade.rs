@@ -367,12 +367,16 @@ async fn record_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet
 /// Column `column` of `r`, an id as the release wrote it (`native` false: UUID text) or in
 /// the native form of migrations 38 and 39 (`teu_store::db::RecordId`, 16 bytes).
 fn stored_id(r: &teu_store::db::DbRow, column: &str, native: bool) -> uuid::Uuid {
-    if native {
-        uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(column).expect("bytes id"))
-            .expect("16 bytes")
+    let read = if native {
+        r.try_get::<Vec<u8>, _>(column)
+            .map_err(|e| e.to_string())
+            .and_then(|b| uuid::Uuid::from_slice(&b).map_err(|e| e.to_string()))
     } else {
-        uuid::Uuid::parse_str(&r.try_get::<String, _>(column).expect("text id")).expect("a UUID")
-    }
+        r.try_get::<String, _>(column)
+            .map_err(|e| e.to_string())
+            .and_then(|t| uuid::Uuid::parse_str(&t).map_err(|e| e.to_string()))
+    };
+    read.unwrap_or_else(|e| panic!("column {column} (native {native}): not an id: {e}"))
 }
 
 /// Column `column` of `r`, a time as the release wrote it (`native` false: RFC 3339 text) or
@@ -382,13 +386,15 @@ fn stored_time(
     column: &str,
     native: bool,
 ) -> chrono::DateTime<chrono::Utc> {
-    if native {
-        r.record_time(column).expect("a stored time")
+    let read = if native {
+        r.record_time(column).map_err(|e| e.to_string())
     } else {
-        chrono::DateTime::parse_from_rfc3339(&r.try_get::<String, _>(column).expect("text"))
-            .expect("an RFC 3339 time")
-            .to_utc()
-    }
+        r.try_get::<String, _>(column)
+            .map_err(|e| e.to_string())
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).map_err(|e| e.to_string()))
+            .map(|t| t.to_utc())
+    };
+    read.unwrap_or_else(|e| panic!("column {column} (native {native}): not a time: {e}"))
 }
 
 /// One terminal fact's keys and time: (table, id, account, terminal of a check, checked or
