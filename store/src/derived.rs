@@ -93,22 +93,31 @@ impl Store {
             return Err(StoreError::LinkOutsideHistory(*e));
         }
         let link_values = link_values(containers, links, &events);
+        let member_values = member_values(shipments, containers);
         let mut tx = self.writer().begin().await?;
-        let per = self.rows_per_list(13);
-        for (chunk, bodies) in shipments.chunks(per).zip(shipment_bodies.chunks(per)) {
+        // A shipment's `member_ids` (migration 40) go in with its row; a row whose body and
+        // members are both unchanged is left as it is.
+        let per = self.rows_per_list(14);
+        for ((chunk, bodies), members) in shipments
+            .chunks(per)
+            .zip(shipment_bodies.chunks(per))
+            .zip(member_values.chunks(per))
+        {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
-                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at) \
+                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at, member_ids) \
                  VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
                  refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
                  pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
                  shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
-                 line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at \
-                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
-                self.values(chunk.len(), 13)
+                 line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at, \
+                 member_ids = excluded.member_ids \
+                 WHERE shipments.content_hash <> excluded.content_hash OR shipments.member_ids <> excluded.member_ids \
+                 RETURNING id",
+                self.values(chunk.len(), 14)
             );
             let mut q = crate::db::query(&sql);
-            for (s, (hash, body)) in chunk.iter().zip(bodies) {
+            for ((s, (hash, body)), members) in chunk.iter().zip(bodies).zip(members) {
                 q = q
                     .bind(RecordId(s.id))
                     .bind(RecordId(account))
@@ -124,7 +133,8 @@ impl Store {
                     .bind(f.shipping_line_scac)
                     .bind(f.pod_eta_at)
                     .bind(f.line_tracking_stopped)
-                    .bind(ts(s.refreshed_at));
+                    .bind(ts(s.refreshed_at))
+                    .bind(members.as_slice());
             }
             changes
                 .shipments
@@ -187,6 +197,17 @@ impl Store {
         };
         self.remove_stale(&mut tx, account, shipments, containers, scope)
             .await?;
+        // A container whose shipment is not among `shipments` (a caller adding boxes to a
+        // stored shipment; the derivation always derives the shipment with its boxes) changes
+        // that shipment's members, which are read again from `containers`.
+        let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let others: BTreeSet<Uuid> = containers
+            .iter()
+            .map(|c| c.shipment_id)
+            .filter(|id| !derived_shipments.contains(id))
+            .collect();
+        let others: Vec<Uuid> = others.into_iter().collect();
+        self.refresh_members(&mut tx, account, &others).await?;
         // Each derived container's links are exactly `links`: the one place links are stored.
         // The rows the upsert inserted or changed already hold theirs.
         let written: HashSet<Uuid> = changes.containers.iter().copied().collect();
@@ -452,6 +473,37 @@ impl Store {
         Ok(())
     }
 
+    /// Writes the `member_ids` (migration 40) of the account's shipments `ids` again from
+    /// `containers`, in the order [`member_values`] gives, inside `tx`; a shipment whose value
+    /// is unchanged keeps its row.
+    async fn refresh_members(
+        &self,
+        tx: &mut crate::db::Conn,
+        account: Uuid,
+        ids: &[Uuid],
+    ) -> Result<()> {
+        let aggregate = self.record_id_aggregate("c.id", "c.number, c.id");
+        let members = format!(
+            "COALESCE((SELECT {aggregate} FROM containers c \
+             WHERE c.account_id = shipments.account_id AND c.shipment_id = shipments.id), $2)"
+        );
+        for chunk in ids.chunks(self.rows_per_statement(1).saturating_sub(2).max(1)) {
+            let sql = format!(
+                "UPDATE shipments SET member_ids = {members} \
+                 WHERE account_id = $1 AND member_ids <> {members} AND id IN ({})",
+                in_list(3, chunk.len())
+            );
+            let mut q = crate::db::query(&sql)
+                .bind(RecordId(account))
+                .bind(Vec::<u8>::new());
+            for id in chunk {
+                q = q.bind(RecordId(*id));
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+
     /// Deletes the derived shipments and containers of `scope` that this derivation did not
     /// produce (see [`Store::upsert_derived`]); a deleted container's links go with its row. Tracking requests that pointed at a deleted shipment go back
     /// to `pending`, so that the next link finds the shipment that replaced it.
@@ -583,6 +635,36 @@ fn link_values(
             list.dedup_by_key(|(_, e, _)| *e);
             let ordered: Vec<EventLink> = list.into_iter().map(|(_, _, l)| l).collect();
             encode_links(&ordered)
+        })
+        .collect()
+}
+
+/// The `shipments.member_ids` value of each of `shipments`, in their order (migration 40): the
+/// 16 bytes of the id of each of `containers` whose `shipment_id` is the shipment's, one after
+/// the other, ordered by container number (its bytes), then id, the order of
+/// [`Store::containers_of_shipments`]; a shipment without containers gets the empty value.
+///
+/// A derivation's containers are all of its shipments' containers: a shipment is derived from
+/// its whole connected history (`teu_pipeline::ingest::linked_history`), and the boxes of
+/// that history the derivation no longer produces are removed with it
+/// ([`Store::upsert_derived`]'s `scope`).
+fn member_values(shipments: &[Shipment], containers: &[Container]) -> Vec<Vec<u8>> {
+    let mut of: HashMap<Uuid, Vec<&Container>> =
+        shipments.iter().map(|s| (s.id, Vec::new())).collect();
+    for c in containers {
+        if let Some(list) = of.get_mut(&c.shipment_id) {
+            list.push(c);
+        }
+    }
+    shipments
+        .iter()
+        .map(|s| {
+            let mut list = of.remove(&s.id).unwrap_or_default();
+            list.sort_unstable_by(|a, b| {
+                (a.number.as_str().as_bytes(), a.id).cmp(&(b.number.as_str().as_bytes(), b.id))
+            });
+            list.dedup_by_key(|c| c.id);
+            list.iter().flat_map(|c| *c.id.as_bytes()).collect()
         })
         .collect()
 }

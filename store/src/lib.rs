@@ -598,10 +598,10 @@ pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Resu
     uuid_of_bytes(r.try_get::<&[u8], _>(column)?, what)
 }
 
-/// Column `column` of row `r`, a list of [`db::RecordId`]s aggregated by
-/// `Store::record_id_aggregate`, or of event ids aggregated by PostgreSQL's `string_agg` of
-/// `event_keys` lists (their bytes one after the other; `NULL`, no row aggregated, is the
-/// empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
+/// Column `column` of row `r`, a list of 16-byte ids one after the other: [`db::RecordId`]s
+/// aggregated by `Store::record_id_aggregate` or stored so (`shipments.member_ids`, migration
+/// 40), or event ids aggregated by PostgreSQL's `string_agg` of `event_keys` lists (`NULL`,
+/// no row aggregated, is the empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
 /// bytes in hex when their length is not a multiple of 16.
 pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
     let Some(bytes) = r.try_get::<Option<&[u8]>, _>(column)? else {
@@ -619,31 +619,6 @@ pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) ->
         });
     }
     ids.map(|id| uuid_of_bytes(id, what)).collect()
-}
-
-/// Column `column` of row `r`, a list of [`db::RecordId`]s in either stored form: on SQLite
-/// their bytes one after the other ([`record_id_list`]), on PostgreSQL a `bytea[]` of them
-/// (an `ARRAY(SELECT …)`; `NULL` is the empty list); `what` names the records in errors:
-/// [`StoreError::Corrupt`] with the bytes in hex, naming the column and the element's
-/// index, for an element that is not 16 bytes.
-pub(crate) fn record_ids(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
-    match r {
-        db::DbRow::Sqlite(_) => record_id_list(r, column, what),
-        db::DbRow::Postgres(row) => {
-            let ids: Option<Vec<Vec<u8>>> = sqlx::Row::try_get(row, column)?;
-            ids.unwrap_or_default()
-                .iter()
-                .enumerate()
-                .map(|(at, id)| {
-                    Uuid::from_slice(id).map_err(|e| StoreError::Corrupt {
-                        what,
-                        id: hex::encode(id),
-                        detail: format!("column {column}, element {at}: {e}"),
-                    })
-                })
-                .collect()
-        }
-    }
 }
 
 /// Column `column` of row `r`, a [`db::RecordTime`] (`created_at`, `refreshed_at` of

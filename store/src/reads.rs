@@ -9,8 +9,7 @@ use uuid::Uuid;
 
 use super::{
     body_bytes, container_row, event_body, from_json, in_list, parse_uuid, record_id,
-    record_id_list, record_ids, shipment_row, Backend, Result, Store, StoreError, CONTAINER_SELECT,
-    SHIPMENT_SELECT,
+    record_id_list, shipment_row, Result, Store, StoreError, CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, EventRow, Shipment, TransportEvent};
@@ -164,75 +163,58 @@ impl Store {
     }
 
     /// The ids of the account's containers of each of `shipment_ids`, ordered by container
-    /// number (the order of [`Store::containers_of_shipments`]), without reading their bodies.
+    /// number (the order of [`Store::containers_of_shipments`]), without reading their bodies:
+    /// each shipment's stored `member_ids` (migration 40), one row per shipment. A shipment
+    /// not of the account, unknown, or without containers is absent from the map.
     ///
     /// # Errors
     ///
-    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable id.
+    /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on an unreadable id or a
+    /// stored value that is not whole 16-byte ids.
     pub async fn container_ids_of_shipments(
         &self,
         account: Uuid,
         shipment_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<Uuid>>> {
-        // One row per shipment, its container ids aggregated in number order from the index
-        // `containers_shipment` (migration 21): a row costs the SQLite driver a few
-        // microseconds, so a page's 30 shipments are 30 rows, not one per container.
-        let aggregate = self.record_id_aggregate("id", "number, id");
-        let prefix = format!(
-            "SELECT shipment_id, {aggregate} AS ids FROM containers \
-             WHERE account_id = $1 AND shipment_id IN"
-        );
         let rows = self
             .select_in(
-                &format!("{prefix} ({{list}}) GROUP BY shipment_id"),
+                "SELECT id, member_ids FROM shipments WHERE account_id = $1 AND id IN",
                 IdForm::Record,
                 account,
                 shipment_ids,
                 |row| {
                     Ok((
-                        record_id(row, "shipment_id", "shipment")?,
-                        record_id_list(row, "ids", "container")?,
+                        record_id(row, "id", "shipment")?,
+                        record_id_list(row, "member_ids", "container")?,
                     ))
                 },
             )
             .await?;
-        Ok(rows.into_iter().collect())
+        Ok(rows
+            .into_iter()
+            .filter(|(_, members)| !members.is_empty())
+            .collect())
     }
 
     /// The account's shipments with these ids (unknown or foreign ids are skipped), each with
     /// its container ids in number order: [`Store::shipments_by_ids`] and
-    /// [`Store::container_ids_of_shipments`] in one statement (the members aggregated per
-    /// shipment from the index `containers_shipment`), as a `/v2` page's included shipments
-    /// need them.
+    /// [`Store::container_ids_of_shipments`] in one statement (the members stored with the
+    /// shipment, migration 40), as a `/v2` page's included shipments need them.
     ///
     /// # Errors
     /// [`StoreError::Sql`] on a failed query, [`StoreError::Corrupt`] on a body that does not
-    /// parse or an unreadable id.
+    /// parse, an unreadable id, or a stored member list that is not whole 16-byte ids.
     pub async fn shipments_with_members(
         &self,
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<Vec<(Shipment, Vec<Uuid>)>> {
-        const MEMBERS: &str =
-            "FROM containers c WHERE c.account_id = s.account_id AND c.shipment_id = s.id";
-        let members = match self.backend() {
-            Backend::Sqlite => format!(
-                "(SELECT {} {MEMBERS})",
-                self.record_id_aggregate("c.id", "c.number, c.id")
-            ),
-            // An array of the subquery's rows in its order (PostgreSQL manual, "Array
-            // Constructors"), which the index `containers_shipment` gives without a sort;
-            // `string_agg(… ORDER BY …)` sorted each shipment's few rows apart (before
-            // PostgreSQL 16), half the statement's time.
-            Backend::Postgres => format!("ARRAY(SELECT c.id {MEMBERS} ORDER BY c.number, c.id)"),
-        };
-        let prefix = format!(
-            "SELECT s.id, s.created_at, s.refreshed_at, s.tags, s.user_stopped_at, s.user_ref_numbers, \
-             s.body, {members} AS members FROM shipments s WHERE s.account_id = $1 AND s.id IN"
-        );
-        self.select_in(&prefix, IdForm::Record, account, ids, |row| {
+        const SELECT: &str =
+            "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, \
+             body, member_ids FROM shipments WHERE account_id = $1 AND id IN";
+        self.select_in(SELECT, IdForm::Record, account, ids, |row| {
             let shipment = shipment_row(row)?;
-            let members = record_ids(row, "members", "container")?;
+            let members = record_id_list(row, "member_ids", "container")?;
             Ok((shipment, members))
         })
         .await

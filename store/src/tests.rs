@@ -82,35 +82,52 @@ fn times_cut_to_the_millisecond_as_the_text_form_cuts_them() {
     );
 }
 
-/// `record_ids` on PostgreSQL (when `TEU_TEST_POSTGRES_URL` is set): a `bytea[]` of ids reads
-/// back in the array's order, an empty array or `NULL` as no ids, and an element that is not
-/// 16 bytes is `Corrupt`, naming the column and the element's index.
-#[tokio::test]
-async fn postgres_record_id_arrays_read_in_order() {
-    let Some(db) = crate::scratch::ScratchStore::for_test("teu_ids").await else {
-        return;
-    };
+/// `record_id_list`, the reader of stored member lists (`shipments.member_ids`, migration 40)
+/// and aggregated id lists, on each backend (PostgreSQL when `TEU_TEST_POSTGRES_URL` is set):
+/// ids one after the other read back in their order, an empty value or `NULL` as no ids, and
+/// a length that is not a multiple of 16 is `Corrupt`, naming the column and the bytes.
+async fn record_id_lists_read_in_order(store: &Store) {
     let (a, b) = (Uuid::from_u128(0xffff), Uuid::from_u128(1));
-    let row = db::query(
-        "SELECT ARRAY[$1::bytea, $2::bytea] AS two, ARRAY[]::bytea[] AS none, \
-         NULL::bytea[] AS null_list, ARRAY[$1::bytea, '\\x0102'::bytea] AS short",
-    )
-    .bind(a.as_bytes().as_slice())
-    .bind(b.as_bytes().as_slice())
-    .fetch_one(db.store.reader())
-    .await
-    .unwrap();
-    assert_eq!(record_ids(&row, "two", "container").unwrap(), vec![a, b]);
-    assert!(record_ids(&row, "none", "container").unwrap().is_empty());
-    assert!(record_ids(&row, "null_list", "container")
+    let two = [a.as_bytes().as_slice(), b.as_bytes().as_slice()].concat();
+    let row = db::query("SELECT $1 AS two, $2 AS none, NULL AS null_list, $3 AS short")
+        .bind(two)
+        .bind(Vec::<u8>::new())
+        .bind(vec![1u8, 2])
+        .fetch_one(store.reader())
+        .await
+        .unwrap();
+    assert_eq!(
+        record_id_list(&row, "two", "container").unwrap(),
+        vec![a, b]
+    );
+    assert!(record_id_list(&row, "none", "container")
         .unwrap()
         .is_empty());
-    match record_ids(&row, "short", "container") {
+    assert!(record_id_list(&row, "null_list", "container")
+        .unwrap()
+        .is_empty());
+    match record_id_list(&row, "short", "container") {
         Err(StoreError::Corrupt { what, id, detail }) => {
             assert_eq!((what, id.as_str()), ("container", "0102"));
-            assert!(detail.starts_with("column short, element 1:"), "{detail}");
+            assert!(detail.starts_with("column short: 2 bytes"), "{detail}");
         }
         other => panic!("expected Corrupt, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn record_id_lists_read_in_order_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}", dir.path().join("ids.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    record_id_lists_read_in_order(&store).await;
+}
+
+#[tokio::test]
+async fn record_id_lists_read_in_order_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_ids").await else {
+        return;
+    };
+    record_id_lists_read_in_order(&db.store).await;
     db.drop().await.unwrap();
 }

@@ -390,8 +390,86 @@ fn without_ids_and_clock(v: &mut Value) {
     }
 }
 
-/// Everything an ingest wrote for `account`: per table, the sorted normalized bodies, and the
-/// row counts of the other tables.
+/// Each shipment of `account` as `bill of lading: container numbers`, sorted, after asserting
+/// that the members both APIs read (`Store::shipments_with_members` for `/v2`,
+/// `Store::container_ids_of_shipments` for GraphQL; `shipments.member_ids`, migration 40) are
+/// exactly the containers whose `shipment_id` names the shipment, in container number order
+/// (its bytes), then id: the truth is the `containers` table, read here on its own.
+async fn shipment_members(
+    conn: &mut teu_store::db::Conn,
+    store: &teu_store::Store,
+    account: uuid::Uuid,
+) -> Vec<String> {
+    let id_of = |r: &teu_store::db::DbRow, column: &str| {
+        uuid::Uuid::from_slice(&r.try_get::<Vec<u8>, _>(column).expect("column"))
+            .expect("16-byte id")
+    };
+    let mut boxes: BTreeMap<uuid::Uuid, Vec<(String, uuid::Uuid)>> = BTreeMap::new();
+    for r in
+        teu_store::db::query("SELECT id, shipment_id, number FROM containers WHERE account_id = $1")
+            .bind(teu_store::db::RecordId(account))
+            .fetch_all(&mut *conn)
+            .await
+            .expect("containers")
+    {
+        let number: String = r.try_get("number").expect("column");
+        boxes
+            .entry(id_of(&r, "shipment_id"))
+            .or_default()
+            .push((number, id_of(&r, "id")));
+    }
+    let shipments: Vec<uuid::Uuid> =
+        teu_store::db::query("SELECT id FROM shipments WHERE account_id = $1")
+            .bind(teu_store::db::RecordId(account))
+            .fetch_all(&mut *conn)
+            .await
+            .expect("shipments")
+            .iter()
+            .map(|r| id_of(r, "id"))
+            .collect();
+    let served = store
+        .shipments_with_members(account, &shipments)
+        .await
+        .expect("shipments with members");
+    assert_eq!(served.len(), shipments.len(), "every shipment is read");
+    let mut ids_only = store
+        .container_ids_of_shipments(account, &shipments)
+        .await
+        .expect("container ids of shipments");
+    let mut rows = Vec::new();
+    for (shipment, members) in served {
+        let mut expected = boxes.remove(&shipment.id).unwrap_or_default();
+        expected.sort_by(|a, b| (a.0.as_bytes(), a.1).cmp(&(b.0.as_bytes(), b.1)));
+        let expected_ids: Vec<uuid::Uuid> = expected.iter().map(|(_, id)| *id).collect();
+        assert_eq!(
+            members, expected_ids,
+            "shipment {}: its members are its containers, by number",
+            shipment.bill_of_lading_number
+        );
+        assert_eq!(
+            ids_only.remove(&shipment.id).unwrap_or_default(),
+            expected_ids,
+            "shipment {}: GraphQL's container ids",
+            shipment.bill_of_lading_number
+        );
+        let numbers: Vec<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
+        rows.push(format!(
+            "{}: {}",
+            shipment.bill_of_lading_number,
+            numbers.join(" ")
+        ));
+    }
+    assert!(
+        boxes.is_empty(),
+        "containers of no stored shipment: {:?}",
+        boxes.keys().collect::<Vec<_>>()
+    );
+    rows.sort();
+    rows
+}
+
+/// Everything an ingest wrote for `account`: per table, the sorted normalized bodies, each
+/// shipment's members ([`shipment_members`]), and the row counts of the other tables.
 pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String>> {
     let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
@@ -519,6 +597,10 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     }
     link_rows.sort();
     out.insert("container links".to_string(), link_rows);
+    out.insert(
+        "shipment members".to_string(),
+        shipment_members(&mut conn, &store, account_uuid).await,
+    );
     // The derivation stores the value of each container it derives.
     let stored: i64 = teu_store::db::query(
         "SELECT COUNT(*) FROM containers WHERE account_id = $1 AND event_links IS NOT NULL",
