@@ -27,7 +27,8 @@ on_both_backends!(
     notifications_wait_in_the_outbox_for_a_server,
     two_servers_deliver_each_notification_once,
     transport_events_are_notified_once_per_container_and_event,
-    file_order_does_not_change_the_transport_notifications
+    file_order_does_not_change_the_transport_notifications,
+    a_box_joining_a_stored_shipment_notifies_only_itself
 );
 
 /// Lets the server deliver to the test's loopback receiver, and retry fast.
@@ -859,4 +860,122 @@ async fn file_order_does_not_change_the_transport_notifications(db: &TestDb) {
         (3, 3),
         "each event once"
     );
+}
+
+/// Every notification of the database as `(event, container id)`, sorted: read from
+/// `webhook_notifications` itself, written in the ingest's transaction.
+async fn notifications(db: &TestDb) -> Vec<(String, Option<String>)> {
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let mut rows: Vec<(String, Option<String>)> =
+        teu_store::db::query("SELECT event, container_id FROM webhook_notifications")
+            .fetch_all(&mut conn)
+            .await
+            .expect("notifications")
+            .iter()
+            .map(|r| {
+                (
+                    r.try_get("event").expect("column"),
+                    r.try_get("container_id").expect("column"),
+                )
+            })
+            .collect();
+    rows.sort();
+    rows
+}
+
+async fn a_box_joining_a_stored_shipment_notifies_only_itself(db: &TestDb) {
+    // Case 04's box MSKU4000010 on bill of lading MAEU264000004, then a second file: a second
+    // box, MSKU4000025 (check digit 5, ISO 6346), with copies of the first box's equipment
+    // events (new eventIDs) on the same bill. The shipment's content stays the same: the same
+    // voyages, ports and times. Only its boxes change (one, then two), which the store keeps
+    // with the shipment (migration 40). Nothing about the first box changed, so nothing more
+    // is notified for it; the second box is created once.
+    let key = db.create_account("acme");
+    let server = Server::start_with_env(db, &[], ENV);
+    let mut events = vec!["container.created"];
+    events.extend_from_slice(MILESTONES);
+    let (_r, url) = receiver().await;
+    let (status, created) = send(&server, "POST", "/v2/webhooks", &key, hook(&url, &events)).await;
+    assert_eq!(status, 201, "{created}");
+    let case = data("dcsa-cases/04-transshipment-rolled/events.json");
+    db.ingest("acme", std::slice::from_ref(&case));
+    let first = notifications(db).await;
+    let boxes = container_numbers(&server, &key).await;
+    assert_eq!(boxes.len(), 1, "{boxes:?}");
+    let first_box = boxes.keys().next().expect("the box").clone();
+    assert_eq!(
+        first
+            .iter()
+            .filter(|(e, c)| e == "container.created" && c.as_deref() == Some(first_box.as_str()))
+            .count(),
+        1,
+        "{first:?}"
+    );
+
+    let all: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(&case).expect("case")).expect("JSON");
+    let second: Vec<Value> = all
+        .iter()
+        .filter(|e| e["eventType"] == "EQUIPMENT")
+        .map(|e| {
+            let mut e = e.clone();
+            let id = e["eventID"].as_str().expect("eventID").to_string();
+            e["eventID"] =
+                json!(uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, id.as_bytes()).to_string());
+            e["equipmentReference"] = json!("MSKU4000025");
+            e
+        })
+        .collect();
+    assert_eq!(second.len(), 4);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("second-box.json");
+    std::fs::write(&file, serde_json::to_vec(&second).expect("JSON")).expect("write");
+    db.ingest("acme", &[file]);
+
+    let boxes = container_numbers(&server, &key).await;
+    assert_eq!(boxes.len(), 2, "{boxes:?}");
+    let second_box = boxes
+        .iter()
+        .find(|(_, number)| *number == "MSKU4000025")
+        .map(|(id, _)| id.clone())
+        .expect("the second box");
+    let after = notifications(db).await;
+    let of = |list: &[(String, Option<String>)], id: &str| -> Vec<(String, Option<String>)> {
+        list.iter()
+            .filter(|(_, c)| c.as_deref() == Some(id))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        of(&after, &first_box),
+        of(&first, &first_box),
+        "nothing more for the first box"
+    );
+    assert_eq!(
+        of(&after, &second_box)
+            .iter()
+            .filter(|(e, _)| e == "container.created")
+            .count(),
+        1,
+        "the second box is created once: {after:?}"
+    );
+    // Both boxes are the shipment's, as `/v2` lists them.
+    let (status, doc) = server
+        .get("/v2/containers?include=shipment", Some(&key))
+        .await;
+    assert_eq!(status, 200, "{doc}");
+    let included = doc["included"].as_array().expect("included");
+    assert_eq!(included.len(), 1, "one shipment");
+    let mut members: Vec<&str> = included[0]["relationships"]["containers"]["data"]
+        .as_array()
+        .expect("containers")
+        .iter()
+        .map(|c| c["id"].as_str().expect("id"))
+        .collect();
+    members.sort_unstable();
+    let mut want = vec![first_box.as_str(), second_box.as_str()];
+    want.sort_unstable();
+    assert_eq!(members, want);
 }

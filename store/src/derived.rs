@@ -95,8 +95,10 @@ impl Store {
         let link_values = link_values(containers, links, &events);
         let member_values = member_values(shipments, containers);
         let mut tx = self.writer().begin().await?;
-        // A shipment's `member_ids` (migration 40) go in with its row; a row whose body and
-        // members are both unchanged is left as it is.
+        // A shipment's `member_ids` (migration 40) go in with its row when its content
+        // changed; one whose content did not is left to `store_members`, which writes only a
+        // value that differs. So the ids returned stay those whose content changed, which is
+        // what the webhook rules and change notifications compare.
         let per = self.rows_per_list(14);
         for ((chunk, bodies), members) in shipments
             .chunks(per)
@@ -112,8 +114,7 @@ impl Store {
                  shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
                  line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at, \
                  member_ids = excluded.member_ids \
-                 WHERE shipments.content_hash <> excluded.content_hash OR shipments.member_ids <> excluded.member_ids \
-                 RETURNING id",
+                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
                 self.values(chunk.len(), 14)
             );
             let mut q = crate::db::query(&sql);
@@ -212,6 +213,9 @@ impl Store {
         // The rows the upsert inserted or changed already hold theirs.
         let written: HashSet<Uuid> = changes.containers.iter().copied().collect();
         self.store_event_links(&mut tx, containers, &link_values, &written)
+            .await?;
+        let written: HashSet<Uuid> = changes.shipments.iter().copied().collect();
+        self.store_members(&mut tx, shipments, &member_values, &written)
             .await?;
         if let (Some((old_containers, old_shipments, _)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
@@ -467,6 +471,40 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (c, bytes) in chunk {
                 q = q.bind(RecordId(c.id)).bind(bytes.as_slice());
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes `shipments.member_ids` (migration 40) of each derived shipment whose stored value
+    /// differs from `values` ([`member_values`], in the order of `shipments`), leaving out the
+    /// shipments of `written`: the rows the shipment upsert of [`Store::upsert_derived`]
+    /// inserted or changed, which it gave their value. What is left is a shipment whose content
+    /// is unchanged and whose boxes may have changed (a box joined it).
+    async fn store_members(
+        &self,
+        tx: &mut crate::db::Conn,
+        shipments: &[Shipment],
+        values: &[Vec<u8>],
+        written: &HashSet<Uuid>,
+    ) -> Result<()> {
+        let unwritten: Vec<(&Shipment, &Vec<u8>)> = shipments
+            .iter()
+            .zip(values)
+            .filter(|(s, _)| !written.contains(&s.id))
+            .collect();
+        for chunk in unwritten.chunks(self.rows_per_list(2)) {
+            // The ids are this derivation's shipments of `account`; the `VALUES` are the only
+            // parameters, so SQLite binds them anonymously.
+            let sql = format!(
+                "UPDATE shipments SET member_ids = v.column2 FROM (VALUES {}) AS v \
+                 WHERE shipments.id = v.column1 AND shipments.member_ids <> v.column2",
+                self.values(chunk.len(), 2)
+            );
+            let mut q = crate::db::query(&sql);
+            for (s, bytes) in chunk {
+                q = q.bind(RecordId(s.id)).bind(bytes.as_slice());
             }
             q.execute(self.counted(tx)).await?;
         }
