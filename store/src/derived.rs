@@ -96,7 +96,7 @@ impl Store {
         let member_values = member_values(shipments, containers);
         let mut tx = self.writer().begin().await?;
         // A shipment's `member_ids` (migration 40) go in with its row when its content
-        // changed; one whose content did not is left to `store_members`, which writes only a
+        // changed; one whose content did not is left to `store_unwritten`, which writes only a
         // value that differs. So the ids returned stay those whose content changed, which is
         // what the webhook rules and change notifications compare.
         let per = self.rows_per_list(14);
@@ -146,7 +146,7 @@ impl Store {
         // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
         // `containers_shipment`), which it does for every column a `SET` names.
         // A row whose content changed takes its links in the same update; one whose content did
-        // not is left to `store_event_links`, which writes only a value that differs.
+        // not is left to `store_unwritten`, which writes only a value that differs.
         let per = self.rows_per_list(14);
         for ((chunk, bodies), values) in containers
             .chunks(per)
@@ -212,10 +212,14 @@ impl Store {
         // Each derived container's links are exactly `links`: the one place links are stored.
         // The rows the upsert inserted or changed already hold theirs.
         let written: HashSet<Uuid> = changes.containers.iter().copied().collect();
-        self.store_event_links(&mut tx, containers, &link_values, &written)
+        let values = containers.iter().zip(&link_values);
+        let rows = values.map(|(c, v)| (c.id, v.as_slice()));
+        self.store_unwritten(&mut tx, ("containers", "event_links"), rows, &written)
             .await?;
         let written: HashSet<Uuid> = changes.shipments.iter().copied().collect();
-        self.store_members(&mut tx, shipments, &member_values, &written)
+        let values = shipments.iter().zip(&member_values);
+        let rows = values.map(|(s, v)| (s.id, v.as_slice()));
+        self.store_unwritten(&mut tx, ("shipments", "member_ids"), rows, &written)
             .await?;
         if let (Some((old_containers, old_shipments, _)), Some(seen)) = (before, seen) {
             let mut emissions = teu_domain::webhooks::rules::emissions(
@@ -441,70 +445,33 @@ impl Store {
         Ok(seen)
     }
 
-    /// Writes `containers.event_links` (migration 21; the only stored links since 27) of each
-    /// derived container whose stored value differs from `values` ([`link_values`], in the
-    /// order of `containers`), leaving out the containers of `written`: the rows the container
-    /// upsert of [`Store::upsert_derived`] inserted or changed, which it gave their value. What
-    /// is left is a row whose content is unchanged and whose links may have changed (an event
-    /// revised without changing the derivation); in a bulk load of new containers, none.
-    async fn store_event_links(
+    /// Writes `table.column`, a value of the derivation's own (`containers.event_links`, the
+    /// only stored links since migration 27, from [`link_values`]; `shipments.member_ids`,
+    /// migration 40, from [`member_values`]), for each `(id, value)` of `rows` whose stored
+    /// value differs, leaving out the ids of `written`: the rows the upserts of
+    /// [`Store::upsert_derived`] inserted or changed, which they gave their value. What is left
+    /// is a record whose content is unchanged and whose value may have changed: an event
+    /// revised without changing the derivation (links), a box joining a stored shipment
+    /// (members); in a bulk load of new records, none.
+    async fn store_unwritten(
         &self,
         tx: &mut crate::db::Conn,
-        containers: &[Container],
-        values: &[Vec<u8>],
+        (table, column): (&str, &str),
+        rows: impl Iterator<Item = (Uuid, &[u8])>,
         written: &HashSet<Uuid>,
     ) -> Result<()> {
-        let unwritten: Vec<(&Container, &Vec<u8>)> = containers
-            .iter()
-            .zip(values)
-            .filter(|(c, _)| !written.contains(&c.id))
-            .collect();
+        let unwritten: Vec<(Uuid, &[u8])> = rows.filter(|(id, _)| !written.contains(id)).collect();
         for chunk in unwritten.chunks(self.rows_per_list(2)) {
-            // The ids are this derivation's containers of `account`; the `VALUES` are the only
+            // The ids are this derivation's records of `account`; the `VALUES` are the only
             // parameters, so SQLite binds them anonymously.
             let sql = format!(
-                "UPDATE containers SET event_links = v.column2 FROM (VALUES {}) AS v \
-                 WHERE containers.id = v.column1 \
-                 AND containers.event_links IS DISTINCT FROM v.column2",
+                "UPDATE {table} SET {column} = v.column2 FROM (VALUES {}) AS v \
+                 WHERE {table}.id = v.column1 AND {table}.{column} IS DISTINCT FROM v.column2",
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
-            for (c, bytes) in chunk {
-                q = q.bind(RecordId(c.id)).bind(bytes.as_slice());
-            }
-            q.execute(self.counted(tx)).await?;
-        }
-        Ok(())
-    }
-
-    /// Writes `shipments.member_ids` (migration 40) of each derived shipment whose stored value
-    /// differs from `values` ([`member_values`], in the order of `shipments`), leaving out the
-    /// shipments of `written`: the rows the shipment upsert of [`Store::upsert_derived`]
-    /// inserted or changed, which it gave their value. What is left is a shipment whose content
-    /// is unchanged and whose boxes may have changed (a box joined it).
-    async fn store_members(
-        &self,
-        tx: &mut crate::db::Conn,
-        shipments: &[Shipment],
-        values: &[Vec<u8>],
-        written: &HashSet<Uuid>,
-    ) -> Result<()> {
-        let unwritten: Vec<(&Shipment, &Vec<u8>)> = shipments
-            .iter()
-            .zip(values)
-            .filter(|(s, _)| !written.contains(&s.id))
-            .collect();
-        for chunk in unwritten.chunks(self.rows_per_list(2)) {
-            // The ids are this derivation's shipments of `account`; the `VALUES` are the only
-            // parameters, so SQLite binds them anonymously.
-            let sql = format!(
-                "UPDATE shipments SET member_ids = v.column2 FROM (VALUES {}) AS v \
-                 WHERE shipments.id = v.column1 AND shipments.member_ids <> v.column2",
-                self.values(chunk.len(), 2)
-            );
-            let mut q = crate::db::query(&sql);
-            for (s, bytes) in chunk {
-                q = q.bind(RecordId(s.id)).bind(bytes.as_slice());
+            for (id, bytes) in chunk {
+                q = q.bind(RecordId(*id)).bind(*bytes);
             }
             q.execute(self.counted(tx)).await?;
         }
