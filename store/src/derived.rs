@@ -39,6 +39,12 @@ impl Store {
     /// its events' raw event ids and `named_actual`, in event time order. The
     /// per-event webhook rules (`teu_domain::webhooks::event_rules`) name the actual events newly
     /// linked to each container. Pass `&[]` when there are none.
+    ///
+    /// Each of `shipments` stores the ids of `containers` naming it as its members
+    /// (`shipments.member_ids`, migration 40, in container number order: what
+    /// [`Store::shipments_with_members`] and [`Store::container_ids_of_shipments`] read); a
+    /// stored shipment that `containers` name but `shipments` does not has its members read
+    /// again from the `containers` table.
     pub async fn upsert_derived(
         &self,
         account: Uuid,
