@@ -601,8 +601,8 @@ pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Resu
 /// Column `column` of row `r`, a list of 16-byte ids one after the other: [`db::RecordId`]s
 /// aggregated by `Store::record_id_aggregate` or stored so (`shipments.member_ids`, migration
 /// 40), or event ids aggregated by PostgreSQL's `string_agg` of `event_keys` lists (`NULL`,
-/// no row aggregated, is the empty list); `what` names the records in errors: [`StoreError::Corrupt`] with the
-/// bytes in hex when their length is not a multiple of 16.
+/// no row aggregated, is the empty list); `what` names the records in errors:
+/// [`StoreError::Corrupt`] with the bytes in hex when their length is not a multiple of 16.
 pub(crate) fn record_id_list(r: &db::DbRow, column: &str, what: &'static str) -> Result<Vec<Uuid>> {
     let Some(bytes) = r.try_get::<Option<&[u8]>, _>(column)? else {
         return Ok(Vec::new());
