@@ -20,6 +20,7 @@ on_both_backends!(
     reingest_changes_nothing,
     graphql_matches_rest,
     terminal_and_rail_fields_over_both_apis,
+    a_box_stored_without_its_shipment_joins_its_members,
 );
 
 /// Every container attribute of docs/interface.md, with the JSON kinds it may take.
@@ -914,4 +915,57 @@ async fn terminal_and_rail_fields_over_both_apis(db: &TestDb) {
         n["feesAtPodTerminal"].as_array().unwrap().len(),
         attr(c, "fees_at_pod_terminal").as_array().unwrap().len()
     );
+}
+
+/// `Store::upsert_derived` given a container whose shipment it is not given (a caller adding a
+/// box to a stored shipment) reads that shipment's members again from `containers`
+/// (migration 40): both APIs then list the box with the shipment's others, in number order.
+async fn a_box_stored_without_its_shipment_joins_its_members(db: &TestDb) {
+    db.create_account("acme");
+    db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    let store = teu_store::Store::connect(&db.url).await.expect("store");
+    let account = store
+        .account_by_name("acme")
+        .await
+        .expect("account")
+        .expect("acme");
+    let (stored, _) = store
+        .list_containers(account.id, 0, 100)
+        .await
+        .expect("containers");
+    let base = stored.first().expect("a container").clone();
+    let mut added = base.clone();
+    added.id = uuid::Uuid::new_v5(&base.id, b"added box");
+    // Sorts before every ISO 6346 number (four letters first).
+    added.number = teu_pipeline::model::ContainerNumber::parse("0TEST00001").expect("number");
+    store
+        .upsert_derived(
+            account.id,
+            &[],
+            &[added.clone()],
+            &[],
+            &Default::default(),
+            &[],
+        )
+        .await
+        .expect("upsert");
+    let mut want: Vec<(String, uuid::Uuid)> = stored
+        .iter()
+        .filter(|c| c.shipment_id == base.shipment_id)
+        .map(|c| (c.number.as_str().to_string(), c.id))
+        .collect();
+    want.push(("0TEST00001".to_string(), added.id));
+    want.sort();
+    let want: Vec<uuid::Uuid> = want.into_iter().map(|(_, id)| id).collect();
+    let served = store
+        .shipments_with_members(account.id, &[base.shipment_id])
+        .await
+        .expect("shipments with members");
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].1, want, "/v2's members");
+    let ids = store
+        .container_ids_of_shipments(account.id, &[base.shipment_id])
+        .await
+        .expect("container ids");
+    assert_eq!(ids[&base.shipment_id], want, "GraphQL's members");
 }
