@@ -485,7 +485,7 @@ impl Store {
     }
 
     /// Writes the `member_ids` (migration 40) of the account's shipments `ids` again from
-    /// `containers`, in the order [`member_values`] gives, inside `tx`; a shipment whose value
+    /// `containers`, in the order [`member_values`] gives (number bytes, then id), inside `tx`; a shipment whose value
     /// is unchanged keeps its row.
     async fn refresh_members(
         &self,
@@ -493,7 +493,13 @@ impl Store {
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<()> {
-        let aggregate = self.record_id_aggregate("c.id", "c.number, c.id");
+        // The numbers' bytes, as `member_values` orders them: SQLite's default collation
+        // (BINARY) compares bytes; PostgreSQL's is the database's, so "C" is named.
+        let order = match self.backend() {
+            super::Backend::Sqlite => "c.number, c.id",
+            super::Backend::Postgres => "c.number COLLATE \"C\", c.id",
+        };
+        let aggregate = self.record_id_aggregate("c.id", order);
         let members = format!(
             "COALESCE((SELECT {aggregate} FROM containers c \
              WHERE c.account_id = shipments.account_id AND c.shipment_id = shipments.id), $2)"

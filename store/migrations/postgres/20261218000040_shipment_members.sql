@@ -8,12 +8,13 @@
 --
 -- The derivation writes the value with the shipment (`Store::upsert_derived`): a shipment is
 -- always derived from its whole connected history, so its derived containers are all of its
--- containers. The rows stored before are filled here from `containers`.
+-- containers. The rows stored before are filled here from `containers`, in the order the
+-- derivation writes: the numbers' bytes (collation "C", whatever the database's), then id.
 ALTER TABLE shipments ADD COLUMN member_ids BYTEA NOT NULL DEFAULT ''::bytea;
 
 UPDATE shipments s SET member_ids = m.ids
 FROM (
-    SELECT account_id, shipment_id, string_agg(id, ''::bytea ORDER BY number, id) AS ids
+    SELECT account_id, shipment_id, string_agg(id, ''::bytea ORDER BY number COLLATE "C", id) AS ids
     FROM containers GROUP BY account_id, shipment_id
 ) m
 WHERE m.account_id = s.account_id AND m.shipment_id = s.id;

@@ -1,5 +1,6 @@
 -- Each shipment's container ids, stored with the shipment (issue 16): the 16 bytes of each
--- container id one after the other, in container number order, then id. The PostgreSQL
+-- container id one after the other, in container number order (its bytes: SQLite's default
+-- collation, BINARY), then id. The PostgreSQL
 -- migration of the same name says why.
 ALTER TABLE shipments ADD COLUMN member_ids BLOB NOT NULL DEFAULT x'';
 
