@@ -46,6 +46,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Ingest(args) => {
+            crate::hold_freed_memory_for_ingest();
             let store = connect(&cli.database_url).await?;
             ingest_command(&store, args).await
         }
