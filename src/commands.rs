@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use teu_pipeline::ingest::{self, FileSummary, IngestError, StageTimings};
 use teu_pipeline::model::Account;
-use teu_store::{Store, StoreError};
+use teu_store::{Backend, Store, StoreError};
 
 use crate::cli::{
     AccountsCommand, Cli, Command, GenerateArgs, IngestArgs, RederiveArgs, SimulateArgs,
@@ -46,8 +46,10 @@ pub async fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Ingest(args) => {
-            crate::hold_freed_memory_for_ingest();
             let store = connect(&cli.database_url).await?;
+            if store.backend() == Backend::Postgres {
+                crate::hold_freed_memory_for_ingest();
+            }
             ingest_command(&store, args).await
         }
         Command::Rederive(args) => {

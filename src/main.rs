@@ -61,20 +61,22 @@ fn limit_glibc_arenas() {
 /// once. v3's default is 1,000 ms.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// The purge delay `teu ingest` runs with, in milliseconds. Each feed file's parse, polars
-/// frames and history are freed after the file; with mimalloc's default 1 s the next file's
-/// allocations faulted the same memory in again: 17.5–18.6 M minor faults and 48–54 s of
+/// The purge delay `teu ingest` into PostgreSQL runs with, in milliseconds. Each feed file's
+/// parse, polars frames and history are freed after the file; with mimalloc's default 1 s the
+/// next file's allocations faulted the same memory in again: 17.5–18.6 M minor faults and 48–54 s of
 /// system time a worker at the million on PostgreSQL. Measured at 100,000 containers
-/// (PostgreSQL, two workers): 1 s 1.66–1.74 M faults a worker, 4.0–4.1 s system time, peak
-/// RSS 588–607 MiB; 10 s 0.38–0.43 M, 1.5–1.7 s, 662–693 MiB; never (-1) 0.17 M, 1.0–1.1 s,
-/// 701–727 MiB, which on SQLite (its page caches beside) took the peak from 806 to 935 MiB at
-/// 100,000, too near the million's 1 GiB target (README, "Fifty-ninth session").
+/// (PostgreSQL, two workers): 1 s 1.65–1.74 M faults a worker, 4.0–4.1 s system time, peak
+/// RSS 574–593 MiB; 10 s 0.38–0.43 M, 1.5–1.7 s, 647–677 MiB; never (-1) 0.17 M, 1.0–1.1 s,
+/// 684–710 MiB. SQLite keeps its page caches in the process and its ingest is one writer:
+/// 10 s took it 60.1 → 58.7 s and its peak 806 → 847 MiB at 100,000 (never: 935 MiB), and
+/// its million peaked at 853–889 MiB with the default, near the 1 GiB target, so an ingest
+/// into SQLite keeps mimalloc's default (README, "Fifty-ninth session").
 const INGEST_PURGE_DELAY_MS: std::ffi::c_long = 10_000;
 
-/// Sets mimalloc's purge delay to [`INGEST_PURGE_DELAY_MS`] for a batch ingest, unless the
-/// environment sets one (`MIMALLOC_PURGE_DELAY`, or its older name `MIMALLOC_RESET_DELAY`),
-/// which mimalloc has then applied. `teu serve` keeps mimalloc's default: a long-running
-/// server returns what it frees.
+/// Sets mimalloc's purge delay to [`INGEST_PURGE_DELAY_MS`] for a batch ingest into
+/// PostgreSQL, unless the environment sets one (`MIMALLOC_PURGE_DELAY`, or its older name
+/// `MIMALLOC_RESET_DELAY`), which mimalloc has then applied. `teu serve` keeps mimalloc's
+/// default: a long-running server returns what it frees.
 pub(crate) fn hold_freed_memory_for_ingest() {
     let tuned = std::env::var_os("MIMALLOC_PURGE_DELAY").is_some()
         || std::env::var_os("MIMALLOC_RESET_DELAY").is_some();
