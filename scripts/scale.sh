@@ -31,7 +31,9 @@
 # (the rest is the database server's and anything else running), the table counts and the
 # database size. The binary is TEU_BIN when set, else a release build.
 # On PostgreSQL it prints the WAL the server wrote over the run, its checkpoints (timed, and
-# requested by WAL volume) and the two settings that space them. TEU_SCALE_STATEMENTS=1
+# requested by WAL volume), the two settings that space them and `shared_buffers` (at the
+# million the default 128MB made the events' index a round trip through the kernel: README,
+# "Fifty-ninth session"). TEU_SCALE_STATEMENTS=1
 # (PostgreSQL) also prints the server's time by statement over the
 # workers' run, from pg_stat_statements, which the server must load (as superuser:
 # `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`, then a restart; reset
@@ -156,7 +158,8 @@ if [ "$backend" = postgres ]; then
   psql "$url" -tAc "SELECT 'server WAL ' || pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn_start'))
       || ', checkpoints: $((timed_end - timed_start)) timed, $((requested_end - requested_start)) requested'
       || ' (max_wal_size ' || current_setting('max_wal_size')
-      || ', checkpoint_timeout ' || current_setting('checkpoint_timeout') || ')'"
+      || ', checkpoint_timeout ' || current_setting('checkpoint_timeout')
+      || ', shared_buffers ' || current_setting('shared_buffers') || ')'"
 fi
 if [ "$statements" = 1 ]; then
   echo "--- the server's time by statement (pg_stat_statements, the workers' run)"
