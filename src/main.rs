@@ -63,8 +63,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// The purge delay `teu ingest` into PostgreSQL runs with, in milliseconds. Each feed file's
 /// parse, polars frames and history are freed after the file; with mimalloc's default 1 s the
-/// next file's allocations faulted the same memory in again: 17.5–18.6 M minor faults and 48–54 s of
-/// system time a worker at the million on PostgreSQL. Measured at 100,000 containers
+/// next file's allocations faulted the same memory in again: 17.5–18.7 M minor faults and
+/// 48–54 s of system time a worker at the million on PostgreSQL. Measured at 100,000 containers
 /// (PostgreSQL, two workers): 1 s 1.65–1.74 M faults a worker, 4.0–4.1 s system time, peak
 /// RSS 574–593 MiB; 10 s 0.38–0.43 M, 1.5–1.7 s, 647–677 MiB; never (-1) 0.17 M, 1.0–1.1 s,
 /// 684–710 MiB. SQLite keeps its page caches in the process and its ingest is one writer:
@@ -109,9 +109,10 @@ async fn run() -> std::process::ExitCode {
 mod tests {
     use super::*;
 
-    /// [`MI_OPTION_PURGE_DELAY`] names the purge delay of the linked mimalloc: set, it reads
-    /// back; and an option set to one value reads another option's value nowhere else. Its
-    /// default, when the environment sets none, is v3's documented 1,000 ms.
+    /// [`MI_OPTION_PURGE_DELAY`] names the purge delay of the linked mimalloc: with nothing
+    /// in the environment it reads v3's default (1,000 ms, `src/options.c`) before and
+    /// [`INGEST_PURGE_DELAY_MS`] after [`hold_freed_memory_for_ingest`], and setting it
+    /// changes no other option.
     #[test]
     fn the_purge_delay_option_is_mimallocs() {
         // SAFETY: reads and sets integer options of mimalloc.
