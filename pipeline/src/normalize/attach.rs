@@ -1,7 +1,13 @@
 //! The work done before polars: what every event applies to (step 1 of the module
 //! documentation), the journey of every container and shipment, and their reference numbers.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// foldhash's map: these maps are keyed by the derivation's own strings and ids, where std's
+/// SipHash (proof against chosen keys) was about a tenth of a derivation's CPU
+/// (`docs/NOTES.md`, fifty-ninth session); the order of iteration is no more defined than
+/// std's, and nothing here depends on it.
+use foldhash::HashMap;
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -23,7 +29,7 @@ pub(super) struct Journeys<'a> {
 
 /// The journeys of the attached events.
 pub(super) fn journeys<'a>(events: &'a [EventRow], attached: &Attached<'a>) -> Journeys<'a> {
-    let mut own: HashMap<(&str, &str), Vec<&EventRow>> = HashMap::new();
+    let mut own: HashMap<(&str, &str), Vec<&EventRow>> = HashMap::default();
     let mut shared: BTreeMap<&str, Vec<&EventRow>> = BTreeMap::new();
     for (e, rows) in events.iter().zip(&attached.rows) {
         for (k, c) in rows {
@@ -35,7 +41,7 @@ pub(super) fn journeys<'a>(events: &'a [EventRow], attached: &Attached<'a>) -> J
         }
     }
     let mut out = Journeys {
-        containers: HashMap::new(),
+        containers: HashMap::default(),
         shipments: BTreeMap::new(),
     };
     for (k, shared_events) in &shared {
@@ -152,7 +158,7 @@ pub(super) struct Attached<'a> {
 /// same attachment.
 pub(super) fn attach(events: &[EventRow]) -> Attached<'_> {
     // Bills of lading of each booking (a booking may be split into several bills).
-    let mut bills_of_booking: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut bills_of_booking: HashMap<&str, BTreeSet<&str>> = HashMap::default();
     for e in events {
         for b in &e.bookings {
             for bl in &e.bills_of_lading {
@@ -178,7 +184,7 @@ pub(super) fn attach(events: &[EventRow]) -> Attached<'_> {
         .collect();
     // When each container was named together with each shipment key: a container-only event
     // belongs to the journey of the latest such naming at or before it (else the earliest).
-    let mut namings: HashMap<&str, Vec<(DateTime<Utc>, &str)>> = HashMap::new();
+    let mut namings: HashMap<&str, Vec<(DateTime<Utc>, &str)>> = HashMap::default();
     for (e, keys) in events.iter().zip(&direct) {
         for c in &e.containers {
             for k in keys {

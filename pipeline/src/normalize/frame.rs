@@ -1,7 +1,9 @@
 //! The event frame (one row per event and shipment or container it applies to) and the polars
 //! expression helpers the aggregations are written with.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::HashMap;
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
