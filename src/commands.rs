@@ -248,8 +248,8 @@ pub async fn ingest_files(
     // further ahead gained nothing at 100,000 containers and cost 120–190 MiB per worker,
     // README "Fortieth session").
     let (files_ahead, rows_ahead) = match store.backend() {
-        teu_store::Backend::Sqlite => (READ_AHEAD, READ_AHEAD_ROWS),
-        teu_store::Backend::Postgres => (READ_AHEAD_POSTGRES, usize::MAX),
+        Backend::Sqlite => (READ_AHEAD, READ_AHEAD_ROWS),
+        Backend::Postgres => (READ_AHEAD_POSTGRES, usize::MAX),
     };
     let (sender, mut reads) = tokio::sync::mpsc::channel(files_ahead);
     let account_id = account.id;

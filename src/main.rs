@@ -78,13 +78,18 @@ const INGEST_PURGE_DELAY_MS: std::ffi::c_long = 10_000;
 /// `MIMALLOC_RESET_DELAY`), which mimalloc has then applied. `teu serve` keeps mimalloc's
 /// default: a long-running server returns what it frees.
 pub(crate) fn hold_freed_memory_for_ingest() {
-    let tuned = std::env::var_os("MIMALLOC_PURGE_DELAY").is_some()
-        || std::env::var_os("MIMALLOC_RESET_DELAY").is_some();
-    if !tuned {
+    if !purge_delay_in_environment() {
         // SAFETY: sets one integer option of mimalloc, which reads it when it next considers
         // a purge; any thread may set an option at any time (`mi_option_set`).
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, INGEST_PURGE_DELAY_MS) }
     }
+}
+
+/// Whether the environment sets mimalloc's purge delay (`MIMALLOC_PURGE_DELAY`, or its older
+/// name `MIMALLOC_RESET_DELAY`), which mimalloc reads when it starts.
+fn purge_delay_in_environment() -> bool {
+    std::env::var_os("MIMALLOC_PURGE_DELAY").is_some()
+        || std::env::var_os("MIMALLOC_RESET_DELAY").is_some()
 }
 
 async fn run() -> std::process::ExitCode {
@@ -117,9 +122,7 @@ mod tests {
     fn the_purge_delay_option_is_mimallocs() {
         // SAFETY: reads and sets integer options of mimalloc.
         unsafe {
-            if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none()
-                && std::env::var_os("MIMALLOC_RESET_DELAY").is_none()
-            {
+            if !purge_delay_in_environment() {
                 assert_eq!(libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY), 1_000);
             }
             let before: Vec<std::ffi::c_long> = (0..MI_OPTION_PURGE_DELAY + 2)
@@ -129,9 +132,7 @@ mod tests {
             let after: Vec<std::ffi::c_long> = (0..MI_OPTION_PURGE_DELAY + 2)
                 .map(|o| libmimalloc_sys::mi_option_get(o))
                 .collect();
-            if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none()
-                && std::env::var_os("MIMALLOC_RESET_DELAY").is_none()
-            {
+            if !purge_delay_in_environment() {
                 assert_eq!(after[MI_OPTION_PURGE_DELAY as usize], INGEST_PURGE_DELAY_MS);
             }
             for (o, (b, a)) in before.iter().zip(&after).enumerate() {

@@ -485,8 +485,8 @@ impl Store {
     }
 
     /// Writes the `member_ids` (migration 40) of the account's shipments `ids` again from
-    /// `containers`, in the order [`member_values`] gives (number bytes, then id), inside `tx`; a shipment whose value
-    /// is unchanged keeps its row.
+    /// `containers`, in the order [`member_values`] gives (number bytes, then id), inside `tx`;
+    /// a shipment whose value is unchanged keeps its row.
     async fn refresh_members(
         &self,
         tx: &mut crate::db::Conn,

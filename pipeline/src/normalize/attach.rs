@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// foldhash's map: these maps are keyed by the derivation's own strings and ids, where std's
-/// SipHash (proof against chosen keys) was about a tenth of a derivation's CPU
-/// (`docs/NOTES.md`, fifty-ninth session); the order of iteration is no more defined than
-/// std's, and nothing here depends on it.
+// foldhash's map: these maps are keyed by the derivation's own strings and ids, where std's
+// SipHash (proof against chosen keys) was about a tenth of a derivation's instructions
+// (`docs/NOTES.md`, fifty-ninth session); the order of iteration is no more defined than
+// std's, and nothing here depends on it.
 use foldhash::HashMap;
 
 use chrono::{DateTime, Utc};
