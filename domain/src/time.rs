@@ -83,45 +83,96 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
 /// the page went from 11.45 to 11.38 M instructions: docs/NOTES.md, forty-first session), and
 /// by chrono for other years and leap seconds.
 pub fn v2_text(t: &DateTime<Utc>) -> String {
-    // The fields of the UTC date and time, read once (each of `DateTime`'s own accessors
-    // adds the offset to its instant again).
-    let t_utc = t.naive_utc();
-    let nanos = t_utc.nanosecond();
-    let millis = nanos / 1_000_000;
-    let year = t_utc.year();
-    if nanos >= 1_000_000_000 || !(0..=9999).contains(&year) {
-        let format = if millis == 0 {
-            SecondsFormat::Secs
-        } else {
-            SecondsFormat::Millis
-        };
-        return t.to_rfc3339_opts(format, true);
-    }
-    let two = |n: u32| [b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
-    let year = year.unsigned_abs();
-    let [y1, y2] = two(year / 100);
-    let [y3, y4] = two(year);
-    let [mo1, mo2] = two(t_utc.month());
-    let [d1, d2] = two(t_utc.day());
-    let [h1, h2] = two(t_utc.hour());
-    let [mi1, mi2] = two(t_utc.minute());
-    let [s1, s2] = two(t_utc.second());
-    let mut text = [
-        y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1, s2,
-        b'.', b'0', b'0', b'0', b'Z',
-    ];
-    let len = if millis == 0 {
-        text[19] = b'Z';
-        20
+    let millis = t.nanosecond() / 1_000_000;
+    let (digits, format) = if millis == 0 {
+        (0, SecondsFormat::Secs)
     } else {
-        let [m2, m3] = two(millis);
-        text[20] = b'0' + (millis / 100) as u8;
-        text[21] = m2;
-        text[22] = m3;
-        24
+        (3, SecondsFormat::Millis)
     };
-    // ASCII digits and separators: always UTF-8.
-    String::from_utf8(text[..len].to_vec()).unwrap_or_default()
+    match Written::utc(t, digits) {
+        Some(text) => text.as_str().to_string(),
+        None => t.to_rfc3339_opts(format, true),
+    }
+}
+
+/// The text chrono's `Serialize` writes for `t` (RFC 3339 with `Z`, and 3, 6 or 9 fraction
+/// digits only when the milliseconds, microseconds or nanoseconds need them: chrono's
+/// `SecondsFormat::AutoSi`), passed to `f`; written on the stack for years 0 to 9999, by
+/// chrono for other years and leap seconds.
+fn with_chrono_text<R>(t: &DateTime<Utc>, f: impl FnOnce(&str) -> R) -> R {
+    let nanos = t.nanosecond();
+    let digits = if nanos == 0 {
+        0
+    } else if nanos % 1_000_000 == 0 {
+        3
+    } else if nanos % 1_000 == 0 {
+        6
+    } else {
+        9
+    };
+    match Written::utc(t, digits) {
+        Some(text) => f(text.as_str()),
+        None => f(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true)),
+    }
+}
+
+/// A UTC time's RFC 3339 text, `YYYY-MM-DDTHH:MM:SS[.f…]Z`, written digit by digit into a
+/// buffer of its own.
+struct Written {
+    bytes: [u8; 30],
+    len: usize,
+}
+
+impl Written {
+    /// `t` with the first `digits` (0 to 9) digits of its fraction of a second (truncated, as
+    /// chrono truncates); `None` for a year outside 0 to 9999 or a leap second, which chrono
+    /// writes otherwise.
+    fn utc(t: &DateTime<Utc>, digits: usize) -> Option<Self> {
+        // The fields of the UTC date and time, read once (each of `DateTime`'s own accessors
+        // adds the offset to its instant again).
+        let t_utc = t.naive_utc();
+        let nanos = t_utc.nanosecond();
+        let year = t_utc.year();
+        if nanos >= 1_000_000_000 || !(0..=9999).contains(&year) || digits > 9 {
+            return None;
+        }
+        let two = |n: u32| [b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
+        let year = year.unsigned_abs();
+        let [y1, y2] = two(year / 100);
+        let [y3, y4] = two(year);
+        let [mo1, mo2] = two(t_utc.month());
+        let [d1, d2] = two(t_utc.day());
+        let [h1, h2] = two(t_utc.hour());
+        let [mi1, mi2] = two(t_utc.minute());
+        let [s1, s2] = two(t_utc.second());
+        let mut bytes = [0u8; 30];
+        bytes[..19].copy_from_slice(&[
+            y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1,
+            s2,
+        ]);
+        let mut len = 19;
+        if digits > 0 {
+            bytes[len] = b'.';
+            let mut fraction = nanos;
+            for at in (0..9).rev() {
+                if at < digits {
+                    bytes[len + 1 + at] = b'0' + (fraction % 10) as u8;
+                }
+                fraction /= 10;
+            }
+            len += 1 + digits;
+        }
+        bytes[len] = b'Z';
+        Some(Written {
+            bytes,
+            len: len + 1,
+        })
+    }
+
+    fn as_str(&self) -> &str {
+        // ASCII digits and separators only.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
 }
 
 struct Visitor;
@@ -141,11 +192,12 @@ impl serde::de::Visitor<'_> for Visitor {
 /// `#[serde(with)]` for `DateTime<Utc>`: see the module documentation.
 pub mod utc {
     use chrono::{DateTime, Utc};
-    use serde::{Deserializer, Serialize, Serializer};
+    use serde::{Deserializer, Serializer};
 
-    /// Writes `t` as chrono does.
+    /// Writes `t` as chrono does, as one string (chrono's own `Serialize` hands its text
+    /// to the serializer character by character, which serde_json escapes one at a time).
     pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        t.serialize(s)
+        super::with_chrono_text(t, |text| s.serialize_str(text))
     }
 
     /// Reads an RFC 3339 string ([`super::parse_rfc3339_utc`]).
@@ -157,11 +209,14 @@ pub mod utc {
 /// `#[serde(default, with)]` for `Option<DateTime<Utc>>`: `null` or [`utc`].
 pub mod opt_utc {
     use chrono::{DateTime, Utc};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserialize, Deserializer, Serializer};
 
-    /// Writes `null` or `t` as chrono does.
+    /// Writes `null` or `t` as chrono does ([`super::utc::serialize`]).
     pub fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-        t.serialize(s)
+        match t {
+            Some(t) => super::utc::serialize(t, s),
+            None => s.serialize_none(),
+        }
     }
 
     /// Reads `null` or an RFC 3339 string.
@@ -216,6 +271,33 @@ mod tests {
                         t.to_rfc3339_opts(SecondsFormat::Millis, true)
                     };
                     prop_assert_eq!(v2_text(&t), chrono);
+                }
+            }
+        }
+
+        /// `utc` and `opt_utc` write what chrono's own `Serialize` writes, at every precision,
+        /// over every year chrono writes with four digits and beyond, leap seconds included.
+        #[test]
+        fn the_fields_write_what_chrono_writes(
+            secs in -62_167_219_200i64..253_402_300_800,
+            far in -8_000_000_000_000i64..8_000_000_000_000,
+            nanos in prop_oneof![Just(0u32), 0u32..1_000_000_000, 1_000_000_000u32..2_000_000_000],
+            millis in 0u32..1000,
+            micros in 0u32..1_000_000,
+        ) {
+            #[derive(serde::Serialize)]
+            struct Row {
+                #[serde(with = "utc")]
+                at: DateTime<Utc>,
+                #[serde(with = "opt_utc")]
+                maybe: Option<DateTime<Utc>>,
+            }
+            for secs in [secs, far] {
+                for nanos in [nanos, millis * 1_000_000, micros * 1_000] {
+                    let Some(t) = Utc.timestamp_opt(secs, nanos).single() else { continue };
+                    let chrono = serde_json::to_string(&t).unwrap();
+                    let ours = serde_json::to_string(&Row { at: t, maybe: Some(t) }).unwrap();
+                    prop_assert_eq!(ours, format!(r#"{{"at":{chrono},"maybe":{chrono}}}"#));
                 }
             }
         }
@@ -289,6 +371,14 @@ mod tests {
         assert_eq!(
             written,
             r#"{"at":"2026-09-26T01:18:00Z","maybe":"2026-09-26T01:18:00.250Z"}"#
+        );
+        let row = Row {
+            at: Utc.timestamp_opt(1_737_595_425, 123_456_000).unwrap(),
+            maybe: Some(Utc.timestamp_opt(1_483_228_799, 1_000_000_007).unwrap()),
+        };
+        assert_eq!(
+            serde_json::to_string(&row).unwrap(),
+            r#"{"at":"2025-01-23T01:23:45.123456Z","maybe":"2016-12-31T23:59:60.000000007Z"}"#
         );
         assert!(serde_json::from_str::<Row>(r#"{"at":"yesterday"}"#).is_err());
         assert!(serde_json::from_str::<Row>(r#"{"at":null}"#).is_err());
