@@ -5,12 +5,10 @@
 //! |---|---|
 //! | [`auth`] | `Authorization: Token <API_KEY>`: reading the header, the account of a key, why a key is refused |
 //! | [`limit`] | per-account rate limits (carrier inference: 200 requests per minute over both APIs) |
-//! | [`json`] | the JSON text of both APIs' answers: serde_json's bytes, strings checked eight bytes at a time |
 //! | [`failure`] | which store failures mean "the database is unavailable, retry" (503 / `UNAVAILABLE`) |
 //!
 //! It knows no HTTP framework: each API turns these answers into its own responses.
 
 pub mod auth;
 pub mod failure;
-pub mod json;
 pub mod limit;

@@ -20,6 +20,7 @@
 //! | [`vessels`] | vessels and their latest AIS fix |
 //! | [`document_schemas`] | the bundled JSON Schemas of email documents (`schemas/`) |
 //! | [`time`] | timestamps in JSON: written as chrono writes them, read by a direct parse of that form first |
+//! | [`json`] | JSON text as serde_json writes it, strings checked eight bytes at a time: both APIs' answers and the store's bodies |
 //! | [`webhooks`] | webhooks, their event catalog, which change emits which notification, the outbox's types |
 //!
 //! It knows nothing of feeds' formats, SQL or HTTP.
@@ -32,6 +33,7 @@ pub mod history;
 pub mod ids;
 pub mod iso6346;
 pub mod journey;
+pub mod json;
 pub mod listing;
 pub mod model;
 pub mod reference;

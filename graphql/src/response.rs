@@ -5,7 +5,7 @@
 //! (tested byte for byte below), faster: the `data` tree is walked directly rather than
 //! through serde's serializer, and strings are scanned eight bytes at a time for the bytes
 //! JSON must escape (RFC 8259 section 7: `"`, `\` and U+0000 to U+001F), where serde_json
-//! looks each byte up in a table ([`teu_api::json::push_str`], which `/v2` writes with too).
+//! looks each byte up in a table ([`teu_domain::json::push_str`], which `/v2` writes with too).
 //! Writing the page of 30 containers of `scripts/page.sh` (130 KB) was a fifth of the
 //! GraphQL page's instructions, most of it in that scan (docs/NOTES.md, forty-first session).
 //! A value that is JSON text already ([`raw_json`]) is copied as it is. Values other than
@@ -16,7 +16,7 @@ use async_graphql::indexmap::IndexMap;
 use async_graphql::{Name, Response, Value};
 use async_graphql_value::RAW_VALUE_TOKEN;
 use axum::http::{header, HeaderValue};
-use teu_api::json::push_str;
+use teu_domain::json::push_str;
 
 /// A response value that is the JSON text `text` already: serde_json writes it as that text
 /// (async-graphql-value's `raw_value` feature: an object of one key, [`RAW_VALUE_TOKEN`],

@@ -7,7 +7,7 @@
 // The domain model and reference data live in teu-domain; re-exported so that
 // `teu_pipeline::model` and `crate::model` keep naming them.
 pub use teu_domain::{
-    document_schemas, event_names, geodesy, ids, iso6346, journey, listing, model, reference,
+    document_schemas, event_names, geodesy, ids, iso6346, journey, json, listing, model, reference,
     shipment_edits, status, terminals, time, tracking_requests, vessels, webhooks,
 };
 // The feed readers and the email parser live in teu-feeds; re-exported so that

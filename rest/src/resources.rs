@@ -342,11 +342,11 @@ impl ContainerResource<'_> {
 }
 
 /// Appends `key` and the JSON text of `value` (serde_json's bytes, written by
-/// [`teu_api::json::write`]) to `out`. For members that hold strings, numbers, booleans and
+/// [`teu_pipeline::json::write`]) to `out`. For members that hold strings, numbers, booleans and
 /// nulls, whose writing cannot fail.
 fn put<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], value: &T) {
     out.extend_from_slice(key);
-    let _ = teu_api::json::write(out, value);
+    let _ = teu_pipeline::json::write(out, value);
 }
 
 /// The container resource of `c`, whose event links (from `Store::event_links_of_containers`,

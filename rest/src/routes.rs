@@ -39,7 +39,7 @@ pub(crate) const CONTAINER_INCLUDES: &[&str] =
 pub(crate) const SHIPMENT_INCLUDES: &[&str] = &["containers"];
 
 /// One resource of a document as its JSON text, written once (serde_json's bytes, by
-/// [`teu_api::json`]) straight from its struct (no `Value` tree in between, which cost a fifth
+/// [`teu_pipeline::json`]) straight from its struct (no `Value` tree in between, which cost a fifth
 /// of a page's time in allocation and map inserts) and spliced into the document as it is by
 /// [`document`]. Not a serde_json `RawValue`: that copied each resource into a box of its
 /// own, and a text that is not serde_json's own output becomes one only through a parse that
@@ -90,10 +90,10 @@ fn document(
     push_list(&mut out, &included);
     // Links and meta hold only strings and numbers: writing them cannot fail.
     out.extend_from_slice(b",\"links\":");
-    let _ = teu_api::json::write(&mut out, links);
+    let _ = teu_pipeline::json::write(&mut out, links);
     if let Some(meta) = meta {
         out.extend_from_slice(b",\"meta\":");
-        let _ = teu_api::json::write(&mut out, meta);
+        let _ = teu_pipeline::json::write(&mut out, meta);
     }
     out.push(b'}');
     (
@@ -115,7 +115,7 @@ fn unique<I: IntoIterator<Item = Uuid>>(ids: I) -> Vec<Uuid> {
 fn to_resource<T: Serialize>(v: T) -> Resource {
     // Resource structs hold only strings, numbers, booleans and nulls, and maps with string
     // keys: this cannot fail.
-    Resource(teu_api::json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
+    Resource(teu_pipeline::json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
 }
 
 /// JSON `null`, the `data` of a document whose resource went missing.

@@ -366,7 +366,7 @@ fn stored_fact_rows<'a, T: serde::Serialize + 'a>(
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     let mut encoder = Encoder::new(codec).map_err(StoreError::Compress)?;
     rows.map(|(_, fact, raw)| {
-        let body = serde_json::to_string(fact).unwrap_or_default();
+        let body = super::json_text(fact);
         Ok((encoder.encode(raw)?, encoder.encode(&body)?))
     })
     .collect::<std::io::Result<_>>()

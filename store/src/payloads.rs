@@ -252,8 +252,9 @@ pub struct EventForms {
 
 /// The stored forms of events given as (carrier payload text, normalized event): one encoder
 /// for the whole list (loading a dictionary costs more than compressing a value). Each event's
-/// body is its JSON as `serde_json` writes it ([`EventRow`]'s serialization cannot fail: it
-/// holds strings, numbers and nulls; were it to, the body would be empty, as before).
+/// body is its JSON as `serde_json` writes it, written by `teu_domain::json` ([`EventRow`]'s
+/// serialization cannot fail: it holds strings, numbers and nulls; were it to, the body would
+/// be empty, as before).
 ///
 /// # Errors
 /// An [`io::Error`] from zstd (a corrupt bundled dictionary, out of memory).
@@ -266,7 +267,7 @@ pub fn encode_events<'a>(
         .map(|(raw, event)| {
             let stored = encoder.encode_joined(
                 |text| {
-                    if serde_json::to_writer(&mut *text, event).is_err() {
+                    if teu_domain::json::write(text, event).is_err() {
                         text.clear();
                     }
                 },

@@ -510,7 +510,7 @@ impl IdSelection {
             .iter()
             .map(|(key, _)| {
                 let mut k = Vec::with_capacity(key.len() + 3);
-                teu_api::json::push_str(&mut k, key);
+                teu_domain::json::push_str(&mut k, key);
                 k.push(b':');
                 String::from_utf8(k).ok()
             })

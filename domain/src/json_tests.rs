@@ -58,6 +58,23 @@ fn strings_are_escaped_as_serde_json_escapes_them() {
     }
 }
 
+/// Strings of every length up to three words, with each byte JSON escapes (and a plain one) at
+/// each position: the whole words, the overlapping last word and the short strings all find it.
+#[test]
+fn an_escaped_byte_is_found_at_every_length_and_position() {
+    for len in 0..=24 {
+        for at in 0..len {
+            for byte in ['"', '\\', '\u{0}', '\u{1f}', '\n', '~', '\u{7f}'] {
+                let mut s: String = "a".repeat(len);
+                s.replace_range(at..at + 1, byte.encode_utf8(&mut [0; 4]));
+                let mut out = Vec::new();
+                push_str(&mut out, &s);
+                assert_eq!(out, serde_json_bytes(&s), "{s:?}");
+            }
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Unit;
 
