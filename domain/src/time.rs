@@ -83,6 +83,13 @@ pub fn parse_rfc3339_utc(s: &str) -> Result<DateTime<Utc>, chrono::ParseError> {
 /// the page went from 11.45 to 11.38 M instructions: docs/NOTES.md, forty-first session), and
 /// by chrono for other years and leap seconds.
 pub fn v2_text(t: &DateTime<Utc>) -> String {
+    with_v2_text(t, str::to_string)
+}
+
+/// [`v2_text`] passed to `f` without a `String` of its own (written on the stack for years 0
+/// to 9999): what a serializer that copies the text anyway takes, a page of 30 containers with
+/// their shipments writing some 700 timestamps.
+pub fn with_v2_text<R>(t: &DateTime<Utc>, f: impl FnOnce(&str) -> R) -> R {
     let millis = t.nanosecond() / 1_000_000;
     let (digits, format) = if millis == 0 {
         (0, SecondsFormat::Secs)
@@ -90,8 +97,8 @@ pub fn v2_text(t: &DateTime<Utc>) -> String {
         (3, SecondsFormat::Millis)
     };
     match Written::utc(t, digits) {
-        Some(text) => text.as_str().to_string(),
-        None => t.to_rfc3339_opts(format, true),
+        Some(text) => f(text.as_str()),
+        None => f(&t.to_rfc3339_opts(format, true)),
     }
 }
 

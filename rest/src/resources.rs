@@ -34,13 +34,14 @@ pub fn timestamp(t: &DateTime<Utc>) -> String {
     teu_pipeline::time::v2_text(t)
 }
 
+/// Writes [`timestamp`]'s text without a `String` of its own.
 fn ser_ts<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&timestamp(t))
+    teu_pipeline::time::with_v2_text(t, |text| s.serialize_str(text))
 }
 
 fn ser_opt_ts<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
     match t {
-        Some(t) => s.serialize_str(&timestamp(t)),
+        Some(t) => ser_ts(t, s),
         None => s.serialize_none(),
     }
 }
