@@ -61,6 +61,15 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, JsonError> {
     Ok(out)
 }
 
+/// The JSON text of `value`, as `serde_json::to_string` writes it.
+///
+/// # Errors
+/// As [`write`]; the text itself is always UTF-8 (strings are copied from `&str`, everything
+/// else written is ASCII).
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonError> {
+    String::from_utf8(to_vec(value)?).map_err(|e| JsonError::Custom(e.to_string()))
+}
+
 /// Appends `s` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, `\b`, `\f`,
 /// `\n`, `\r`, `\t`, other control characters as `\u00xx` (lower-case hex); everything else,
 /// `/`, DEL and non-ASCII included, as it is.

@@ -12,7 +12,6 @@ use super::{
     stored_event, ts, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
 };
 use crate::db::DbRow;
-use crate::json_text;
 use crate::payloads::{encode_event, Encoder, StoredEvent, EVENTS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{EventRow, TransportEvent};
@@ -497,7 +496,7 @@ impl Store {
         let mut encoder = Encoder::new(&EVENTS).map_err(StoreError::Compress)?;
         let mut changed: Vec<(&TransportEvent, Vec<u8>)> = Vec::new();
         for e in events {
-            let body = json_text(&e.event);
+            let body = teu_domain::json::to_string(&e.event).unwrap_or_default();
             let Some(old) = stored.get(&e.id).filter(|old| old.body != body) else {
                 continue;
             };

@@ -366,7 +366,7 @@ fn stored_fact_rows<'a, T: serde::Serialize + 'a>(
 ) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
     let mut encoder = Encoder::new(codec).map_err(StoreError::Compress)?;
     rows.map(|(_, fact, raw)| {
-        let body = super::json_text(fact);
+        let body = teu_domain::json::to_string(fact).unwrap_or_default();
         Ok((encoder.encode(raw)?, encoder.encode(&body)?))
     })
     .collect::<std::io::Result<_>>()

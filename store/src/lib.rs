@@ -1001,17 +1001,6 @@ pub fn redact(url: &str) -> String {
     }
 }
 
-/// The JSON text of `value` as `serde_json::to_string` writes it, by [`teu_domain::json`]
-/// (strings checked eight bytes at a time rather than escaped byte by byte); empty when its
-/// `Serialize` fails, which the model's records (strings, numbers, booleans, nulls, lists)
-/// never do.
-pub(crate) fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    teu_domain::json::to_vec(value)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .unwrap_or_default()
-}
-
 /// SHA-256 of the record's JSON with its bookkeeping timestamps blanked, and the JSON itself
 /// in its stored form: a zstd frame of `encoder`'s codec ([`payloads::CONTAINER_BODIES`] or
 /// [`payloads::SHIPMENT_BODIES`], migration 32).
@@ -1023,7 +1012,7 @@ fn hashed_body<T: serde::Serialize + Clone>(
     blank: impl FnOnce(&mut T),
     encoder: &mut payloads::Encoder,
 ) -> Result<(String, Vec<u8>)> {
-    let body = json_text(record);
+    let body = teu_domain::json::to_string(record).unwrap_or_default();
     let mut plain = record.clone();
     blank(&mut plain);
     let hash = hex::encode(Sha256::digest(
