@@ -76,7 +76,7 @@ fn first_capacity() -> usize {
 pub(crate) fn json(response: &Response) -> Vec<u8> {
     let mut out = Vec::with_capacity(first_capacity());
     out.extend_from_slice(b"{\"data\":");
-    value(&mut out, &response.data);
+    write_value(&mut out, &response.data);
     if !response.extensions.is_empty() {
         out.extend_from_slice(b",\"extensions\":");
         serde(&mut out, &response.extensions);
@@ -104,7 +104,9 @@ fn serde<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
     }
 }
 
-fn value(out: &mut Vec<u8>, v: &Value) {
+/// Appends `v` as serde_json writes it: what [`json`] writes for the response's data, and
+/// `types::in_place` for a field's value inside an object it writes as text.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Boolean(true) => out.extend_from_slice(b"true"),
@@ -117,7 +119,7 @@ fn value(out: &mut Vec<u8>, v: &Value) {
                 if i > 0 {
                     out.push(b',');
                 }
-                value(out, item);
+                write_value(out, item);
             }
             out.push(b']');
         }
@@ -137,7 +139,7 @@ fn value(out: &mut Vec<u8>, v: &Value) {
                 }
                 push_str(out, key);
                 out.push(b':');
-                value(out, item);
+                write_value(out, item);
             }
             out.push(b'}');
         }

@@ -555,9 +555,13 @@ async fn event_ids_alone_equal_the_whole_events() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_ids_of_merged_selections_equal_one_selection() {
     let f = fixture().await;
+    // The containers as objects of values (`types::Plainly`), not JSON text, so that the
+    // events' lists in them can be counted.
     let data = |query: &str| {
         let schema = f.schema.clone();
-        let request = Request::new(query).data(f.a.clone());
+        let request = Request::new(query)
+            .data(f.a.clone())
+            .data(crate::types::Plainly);
         async move {
             let response = schema.execute(request).await;
             assert!(response.errors.is_empty(), "{:#?}", response.errors);
@@ -673,11 +677,16 @@ async fn event_ids_built_directly_equal_the_resolved_ones() {
              fragment I on TransportEvent {{ raw: rawEventId k: id }}"
         )
     };
+    // The containers as objects of values (`types::Plainly`), not JSON text, so that the
+    // events' lists in them can be told apart and their keys taken out.
     let document = |query: String| {
         let schema = f.schema.clone();
         let account = f.a.clone();
         async move {
-            let response = schema.execute(Request::new(query).data(account)).await;
+            let request = Request::new(query)
+                .data(account)
+                .data(crate::types::Plainly);
+            let response = schema.execute(request).await;
             assert!(response.errors.is_empty(), "{:#?}", response.errors);
             response.data
         }
@@ -970,4 +979,137 @@ async fn a_page_costs_a_constant_number_of_statements() {
     println!("shipments page: 5 → {small} statements, 40 → {large} statements");
     assert!(large <= 8, "{large} statements for 40 shipments");
     assert_eq!(small, large, "the cost must not grow with the page");
+}
+
+/// The selection of every field of type `ty` that takes no required argument, as the
+/// schema lists them (introspection), so that a field added later is in it too: scalars and
+/// enums by name, object fields with their own selection while `depth` lasts (interfaces and
+/// unions left out).
+async fn every_field(f: &Fixture, ty: &str, depth: usize) -> String {
+    let query = format!(
+        "{{ __type(name: \"{ty}\") {{ fields {{ name args {{ type {{ kind }} }} \
+         type {{ kind name ofType {{ kind name ofType {{ kind name ofType {{ kind name }} }} }} }} }} }} }}"
+    );
+    let data = ok(&f.schema, &f.a, &query).await;
+    let mut selection = Vec::new();
+    for field in data["__type"]["fields"].as_array().unwrap() {
+        if field["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["type"]["kind"] == "NON_NULL")
+        {
+            continue;
+        }
+        let mut named = &field["type"];
+        while named["kind"] == "NON_NULL" || named["kind"] == "LIST" {
+            named = &named["ofType"];
+        }
+        let name = field["name"].as_str().unwrap();
+        match named["kind"].as_str().unwrap() {
+            "SCALAR" | "ENUM" => selection.push(name.to_string()),
+            "OBJECT" if depth > 0 => {
+                let inner =
+                    Box::pin(every_field(f, named["name"].as_str().unwrap(), depth - 1)).await;
+                if !inner.is_empty() {
+                    selection.push(format!("{name} {{ {inner} }}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    selection.join(" ")
+}
+
+/// Every field of `Container` and of its `Shipment` (and of the objects under them, two
+/// levels down), for every container of the fixture, page by page: the objects `InPlace`
+/// writes as JSON text (`types::text`) answer the same bytes as async-graphql's own
+/// resolution of the same request (`types::Plainly`), errors and their paths included
+/// (`route` is a paid feature `a` does not have); so does a selection that names a key
+/// twice, which is answered as objects of values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn objects_written_as_text_answer_what_async_graphql_answers() {
+    let f = fixture().await;
+    let container = every_field(&f, "Container", 2).await;
+    for field in [
+        "number",
+        "currentStatus",
+        "podArrivedAt",
+        "shipment {",
+        "events {",
+    ] {
+        assert!(container.contains(field), "{field} in {container}");
+    }
+    let execute = |query: String, plainly: bool| {
+        let schema = f.schema.clone();
+        let account = f.a.clone();
+        async move {
+            let mut request = Request::new(query).data(account);
+            if plainly {
+                request = request.data(crate::types::Plainly);
+            }
+            schema.execute(request).await
+        }
+    };
+    let (_, total) = f.store.list_containers(f.a.id, 0, 1).await.unwrap();
+    for selection in [container.clone(), format!("number {container} number")] {
+        let twice = selection.starts_with("number");
+        let (mut after, mut seen) = (String::from("null"), 0);
+        loop {
+            let query = format!(
+                "{{ containers(first: 5, after: {after}) {{ pageInfo {{ hasNextPage endCursor }} \
+                 edges {{ node {{ {selection} }} }} }} }}"
+            );
+            let text = execute(query.clone(), false).await;
+            let plain = execute(query.clone(), true).await;
+            let nodes = text.data.clone().into_json().unwrap()["containers"]["edges"]
+                .as_array()
+                .unwrap()
+                .len();
+            // The containers themselves are text, unless a key is named twice.
+            let raw = text.data.clone();
+            let raw = match raw {
+                GqlValue::Object(mut data) => match data.shift_remove("containers") {
+                    Some(GqlValue::Object(mut page)) => match page.shift_remove("edges") {
+                        Some(GqlValue::List(edges)) => edges
+                            .iter()
+                            .filter(|edge| match edge {
+                                GqlValue::Object(edge) => matches!(
+                                    edge.get("node"),
+                                    Some(GqlValue::Object(node))
+                                        if node.contains_key(async_graphql_value::RAW_VALUE_TOKEN)
+                                ),
+                                _ => false,
+                            })
+                            .count(),
+                        _ => 0,
+                    },
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            let json = serde_json::to_string(&text).unwrap();
+            assert_eq!(json, serde_json::to_string(&plain).unwrap(), "{query}");
+            assert_eq!(
+                raw,
+                if twice { 0 } else { nodes },
+                "containers written as text"
+            );
+            let answer: Value = serde_json::from_str(&json).unwrap();
+            let errors = answer["errors"].as_array().cloned().unwrap_or_default();
+            assert_eq!(
+                errors.len(),
+                nodes,
+                "one `route` error a container: {answer}"
+            );
+            assert!(codes(&errors).iter().all(|c| *c == "FORBIDDEN"), "{answer}");
+            seen += nodes;
+            let page = &answer["data"]["containers"]["pageInfo"];
+            if page["hasNextPage"] != true {
+                break;
+            }
+            after = page["endCursor"].to_string();
+        }
+        assert_eq!(seen as i64, total, "every container");
+    }
 }

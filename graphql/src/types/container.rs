@@ -134,6 +134,47 @@ pub struct Container {
     pickup_facility_id: Option<Uuid>,
 }
 
+// The plain fields (scalars, enums, lists of them) written as JSON text when the object is
+// served as text (`super::text`); the others are resolved by async-graphql.
+super::text::plain_fields!(Container {
+    "id" => id,
+    "number" => number,
+    "refNumbers" => ref_numbers,
+    "sealNumber" => seal_number,
+    "createdAt" => created_at,
+    "updatedAt" => updated_at,
+    "equipmentType" => equipment_type,
+    "equipmentLength" => equipment_length,
+    "equipmentHeight" => equipment_height,
+    "weightInLbs" => weight_in_lbs,
+    "pickupLfd" => pickup_lfd,
+    "pickupAppointmentAt" => pickup_appointment_at,
+    "availabilityKnown" => availability_known,
+    "availableForPickup" => available_for_pickup,
+    "podArrivedAt" => pod_arrived_at,
+    "podDischargedAt" => pod_discharged_at,
+    "podFullOutAt" => pod_full_out_at,
+    "terminalCheckedAt" => terminal_checked_at,
+    "podFullOutChassisNumber" => pod_full_out_chassis_number,
+    "locationAtPodTerminal" => location_at_pod_terminal,
+    "finalDestinationFullOutAt" => final_destination_full_out_at,
+    "emptyTerminatedAt" => empty_terminated_at,
+    "podTimezone" => pod_timezone,
+    "finalDestinationTimezone" => final_destination_timezone,
+    "emptyTerminatedTimezone" => empty_terminated_timezone,
+    "podRailCarrierScac" => pod_rail_carrier_scac,
+    "indRailCarrierScac" => ind_rail_carrier_scac,
+    "podLastTrackingRequestAt" => pod_last_tracking_request_at,
+    "shipmentLastTrackingRequestAt" => shipment_last_tracking_request_at,
+    "podRailLoadedAt" => pod_rail_loaded_at,
+    "podRailDepartedAt" => pod_rail_departed_at,
+    "indEtaAt" => ind_eta_at,
+    "indAtaAt" => ind_ata_at,
+    "indRailUnloadedAt" => ind_rail_unloaded_at,
+    "indFacilityLfdOn" => ind_facility_lfd_on,
+    "currentStatus" => current_status,
+});
+
 impl From<model::Container> for Container {
     /// The GraphQL container of a stored one. Every model field is named here, so a field
     /// added to the model does not compile until it is served or left out on purpose.

@@ -21,6 +21,7 @@
 //! does not call per-field extension hooks; teu's schema registers no extension (automatic
 //! persisted queries are handled before execution, see [`crate::persisted`]).
 
+use std::any::TypeId;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::future::Future;
@@ -33,13 +34,16 @@ use async_graphql::resolver_utils::{resolve_container_serial, ContainerType};
 use async_graphql::{
     registry, ContextSelectionSet, Name, OutputType, Positioned, ServerResult, Value,
 };
+use teu_domain::json::push_str;
+
+use super::text::PlainFields;
 
 /// The object `T` (a `SimpleObject` or `Object`, not an interface or union), served as the
 /// GraphQL type `T` with its fields resolved in place (module documentation).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InPlace<T>(pub T);
 
-impl<T: ContainerType> OutputType for InPlace<T> {
+impl<T: ContainerType + PlainFields + 'static> OutputType for InPlace<T> {
     fn type_name() -> Cow<'static, str> {
         T::type_name()
     }
@@ -59,26 +63,39 @@ impl<T: ContainerType> OutputType for InPlace<T> {
     async fn resolve(
         &self,
         ctx: &ContextSelectionSet<'_>,
-        _field: &Positioned<Field>,
+        field: &Positioned<Field>,
     ) -> ServerResult<Value> {
         // One box per object (async-graphql boxes one per field): it breaks the cycle of
         // types between objects that nest each other (a container's shipment, a shipment's
         // containers).
         let resolve: Pin<Box<dyn Future<Output = ServerResult<Value>> + Send + '_>> =
-            Box::pin(resolve_in_place(ctx, &self.0));
+            Box::pin(resolve_in_place(ctx, &self.0, field));
         resolve.await
     }
 }
 
-/// The response value of object `root` for the selection of `ctx`: its fields resolved one
-/// after another by `root.resolve_field`, as `resolve_container_serial` resolves them.
-async fn resolve_in_place<'a, T: ContainerType>(
+/// The response value of object `root` for the selection of `ctx`, the value of `field`: its
+/// fields resolved one after another by `root.resolve_field`, as `resolve_container_serial`
+/// resolves them. Written as JSON text ([`text_object`]) when the selection names each
+/// response key once and no other field of the document has `field`'s response key (so no
+/// merge can look into the text, [`only_field_with_key`]); else an object of values.
+async fn resolve_in_place<'a, T: ContainerType + PlainFields + 'static>(
     ctx: &ContextSelectionSet<'a>,
     root: &'a T,
+    field: &Positioned<Field>,
 ) -> ServerResult<Value> {
+    #[cfg(test)]
+    if ctx.data_opt::<Plainly>().is_some() {
+        return resolve_container_serial(ctx, root).await;
+    }
     let mut fields = Vec::with_capacity(ctx.item.node.items.len());
     if collect::<T>(ctx, &ctx.item.node, &mut fields).is_none() {
         return resolve_container_serial(ctx, root).await;
+    }
+    if only_field_with_key(ctx, field) {
+        if let Some(keys) = key_texts::<T>(ctx, &fields) {
+            return Ok(text_object(ctx, root, &fields, &keys).await);
+        }
     }
     // Each field's value, or `None` where it failed (its error added, its key left out).
     let mut values: Vec<Option<Value>> = Vec::with_capacity(fields.len());
@@ -112,6 +129,90 @@ async fn resolve_in_place<'a, T: ContainerType>(
         Value::Object(results)
     })
 }
+
+/// The object of `fields` (each response key once, written as `keys`, [`key_texts`]) as JSON
+/// text ([`crate::response::raw_json`]): the bytes serde_json writes for the object of values
+/// the fields resolve to, made without it. A plain field the object writes itself
+/// ([`PlainFields`]) goes straight into the text; any other is resolved by
+/// `root.resolve_field` and its value written ([`crate::response::write_value`]). A field that
+/// fails has its error added and its key left out; `null` when every field failed, as
+/// async-graphql answers. Writing the page's objects as text spares making, copying and
+/// dropping a value per field and an `IndexMap` per object (docs/NOTES.md, sixty-first
+/// session).
+async fn text_object<'a, T: ContainerType + PlainFields>(
+    ctx: &ContextSelectionSet<'a>,
+    root: &'a T,
+    fields: &[(ContextSelectionSet<'a>, &'a Positioned<Field>)],
+    keys: &[Box<[u8]>],
+) -> Value {
+    let mut out = Vec::with_capacity(64 * fields.len());
+    for ((set, field), key) in fields.iter().zip(keys) {
+        let start = out.len();
+        out.push(if start == 0 { b'{' } else { b',' });
+        out.extend_from_slice(key);
+        let name = field.node.name.node.as_str();
+        if name == "__typename" {
+            push_str(&mut out, &root.introspection_type_name());
+        } else if !(field.node.arguments.is_empty() && root.write_field(name, &mut out)) {
+            match root.resolve_field(&set.with_field(field)).await {
+                Ok(value) => crate::response::write_value(&mut out, &value.unwrap_or_default()),
+                Err(error) => {
+                    ctx.add_error(error);
+                    out.truncate(start);
+                }
+            }
+        }
+    }
+    if out.is_empty() {
+        return Value::Null;
+    }
+    out.push(b'}');
+    // Always UTF-8: keys and strings are copied from `&str`, everything else is ASCII.
+    match String::from_utf8(out) {
+        Ok(text) => crate::response::raw_json(text),
+        Err(_) => Value::Null,
+    }
+}
+
+/// The response keys of `fields` (the collected selection of `ctx` on `T`) each written as
+/// JSON, `"key":`, when the selection names each key once; `None` when it names one twice
+/// (the fields then merge, [`insert`]). Kept in the request's [`KeysCounted`] by the selection
+/// set's address (the request's document does not move while it runs): a page asks once per
+/// container, and escaping every key of every object again was 6.5% of the GraphQL page's
+/// instructions (docs/NOTES.md, sixty-first session).
+fn key_texts<T: 'static>(
+    ctx: &ContextSelectionSet<'_>,
+    fields: &[(ContextSelectionSet<'_>, &Positioned<Field>)],
+) -> Option<KeyTexts> {
+    let at = (std::ptr::from_ref(ctx.item).addr(), TypeId::of::<T>());
+    let counted = ctx.data_opt::<KeysCounted>();
+    if let Some(texts) = counted.and_then(|c| c.selection(at)) {
+        return texts;
+    }
+    let key = |i: usize| &fields[i].1.node.response_key().node;
+    let once = (0..fields.len()).all(|i| (0..i).all(|j| key(i) != key(j)));
+    let texts: Option<KeyTexts> = once.then(|| {
+        (0..fields.len())
+            .map(|i| {
+                let mut text = Vec::with_capacity(key(i).len() + 3);
+                push_str(&mut text, key(i));
+                text.push(b':');
+                text.into_boxed_slice()
+            })
+            .collect()
+    });
+    if let Some(counted) = counted {
+        counted.put_selection(at, texts.clone());
+    }
+    texts
+}
+
+/// Request data of the tests: objects served by [`InPlace`] are resolved by async-graphql's
+/// `resolve_container_serial` alone, the answer the in-place and text answers are compared
+/// with.
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) struct Plainly;
 
 /// How many key lists [`from_template`] keeps per thread: a page's selections of one type
 /// differ by where they stand (a container of the page, and the same type under its
@@ -274,14 +375,24 @@ pub(super) fn only_field_with_key(
     once
 }
 
-/// The answers of [`only_field_with_key`] for one request (its document does not change), by
-/// response key: request data that [`crate::TeuSchema`] gives every request.
+/// The answers of [`only_field_with_key`] (by response key) and of [`key_texts`] (by
+/// selection set and type) for one request, whose document does not change: request data
+/// that [`crate::TeuSchema`] gives every request.
 #[derive(Debug, Default)]
-pub struct KeysCounted(std::sync::Mutex<Vec<(Name, bool)>>);
+pub struct KeysCounted {
+    keys: std::sync::Mutex<Vec<(Name, bool)>>,
+    selections: std::sync::Mutex<Vec<(Selected, Option<KeyTexts>)>>,
+}
+
+/// A selection set of the request's document (its address) as selected on a type.
+type Selected = (usize, TypeId);
+
+/// The response keys of a selection written as JSON, `"key":`, in the selection's order.
+type KeyTexts = std::sync::Arc<[Box<[u8]>]>;
 
 impl KeysCounted {
     fn get(&self, key: &Name) -> Option<bool> {
-        let counted = self.0.lock().ok()?;
+        let counted = self.keys.lock().ok()?;
         counted
             .iter()
             .find(|(k, _)| k == key)
@@ -289,8 +400,22 @@ impl KeysCounted {
     }
 
     fn put(&self, key: &Name, once: bool) {
-        if let Ok(mut counted) = self.0.lock() {
+        if let Ok(mut counted) = self.keys.lock() {
             counted.push((key.clone(), once));
+        }
+    }
+
+    fn selection(&self, at: Selected) -> Option<Option<KeyTexts>> {
+        let counted = self.selections.lock().ok()?;
+        counted
+            .iter()
+            .find(|(s, _)| *s == at)
+            .map(|(_, texts)| texts.clone())
+    }
+
+    fn put_selection(&self, at: Selected, texts: Option<KeyTexts>) {
+        if let Ok(mut counted) = self.selections.lock() {
+            counted.push((at, texts));
         }
     }
 }
@@ -367,6 +492,13 @@ mod tests {
         name: String,
         tags: Vec<String>,
     }
+
+    // Its plain fields are written as text when `InPlace` writes the object as text.
+    crate::types::text::plain_fields!(Thing {
+        "id" => id,
+        "name" => name,
+        "tags" => tags,
+    });
 
     #[ComplexObject]
     impl Thing {

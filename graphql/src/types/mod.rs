@@ -14,6 +14,7 @@
 //! | `Port`, `Terminal` (reference data) | `reference` |
 //! | `Vessel` | `vessel` |
 //! | `InPlace` (an object's fields resolved one after another, in place) | `in_place` |
+//! | `PlainFields` (the fields an object writes as JSON text itself) | `text` |
 //!
 //! Each object serves the fields of the model record the store returned unchanged, so the
 //! values are those of the `/v2` API (field names in camelCase). An object is a
@@ -35,11 +36,14 @@ mod route;
 mod scalars;
 mod shipment;
 mod terminal_facts;
+mod text;
 mod vessel;
 
 pub use container::{Container, ContainerStatus};
 pub use email::{DocumentSchema, EmailSubmission};
 pub use event::TransportEvents;
+#[cfg(test)]
+pub(crate) use in_place::Plainly;
 pub use in_place::{InPlace, KeysCounted};
 pub use reference::{Port, Terminal};
 pub use route::ContainerRoute;

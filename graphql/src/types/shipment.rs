@@ -117,6 +117,46 @@ pub struct Shipment {
     pod_terminal_id: Option<Uuid>,
 }
 
+// The plain fields (scalars, enums, lists of them) written as JSON text when the object is
+// served as text (`super::text`); the others are resolved by async-graphql.
+super::text::plain_fields!(Shipment {
+    "id" => id,
+    "billOfLadingNumber" => bill_of_lading_number,
+    "normalizedNumber" => normalized_number,
+    "refNumbers" => ref_numbers,
+    "createdAt" => created_at,
+    "updatedAt" => updated_at,
+    "tags" => tags,
+    "portOfLadingLocode" => port_of_lading_locode,
+    "portOfLadingName" => port_of_lading_name,
+    "portOfDischargeLocode" => port_of_discharge_locode,
+    "portOfDischargeName" => port_of_discharge_name,
+    "destinationLocode" => destination_locode,
+    "destinationName" => destination_name,
+    "shippingLineScac" => shipping_line_scac,
+    "shippingLineName" => shipping_line_name,
+    "shippingLineShortName" => shipping_line_short_name,
+    "customerName" => customer_name,
+    "podVesselName" => pod_vessel_name,
+    "podVesselImo" => pod_vessel_imo,
+    "podVoyageNumber" => pod_voyage_number,
+    "polEtdAt" => pol_etd_at,
+    "polAtdAt" => pol_atd_at,
+    "podEtaAt" => pod_eta_at,
+    "podOriginalEtaAt" => pod_original_eta_at,
+    "podAtaAt" => pod_ata_at,
+    "destinationEtaAt" => destination_eta_at,
+    "destinationAtaAt" => destination_ata_at,
+    "polTimezone" => pol_timezone,
+    "podTimezone" => pod_timezone,
+    "destinationTimezone" => destination_timezone,
+    "lineTrackingLastAttemptedAt" => line_tracking_last_attempted_at,
+    "lineTrackingLastSucceededAt" => line_tracking_last_succeeded_at,
+    "lineTrackingStoppedAt" => line_tracking_stopped_at,
+    "lineTrackingStoppedReason" => line_tracking_stopped_reason,
+
+});
+
 impl From<model::Shipment> for Shipment {
     /// The GraphQL shipment of a stored one. Every model field is named here, so a field
     /// added to the model does not compile until it is served or left out on purpose.
