@@ -177,14 +177,19 @@ async fn text_object<'a, T: ContainerType + PlainFields>(
 /// The response keys of `fields` (the collected selection of `ctx` on `T`) each written as
 /// JSON, `"key":`, when the selection names each key once; `None` when it names one twice
 /// (the fields then merge, [`insert`]). Kept in the request's [`KeysCounted`] by the selection
-/// set's address (the request's document does not move while it runs): a page asks once per
+/// set's address and place (the request's document does not move while it runs, and which
+/// fields a set collects on a type depends on nothing else): a page asks once per
 /// container, and escaping every key of every object again was 6.5% of the GraphQL page's
 /// instructions (docs/NOTES.md, sixty-first session).
 fn key_texts<T: 'static>(
     ctx: &ContextSelectionSet<'_>,
     fields: &[(ContextSelectionSet<'_>, &Positioned<Field>)],
 ) -> Option<KeyTexts> {
-    let at = (std::ptr::from_ref(ctx.item).addr(), TypeId::of::<T>());
+    let at = (
+        std::ptr::from_ref(ctx.item).addr(),
+        ctx.item.pos,
+        TypeId::of::<T>(),
+    );
     let counted = ctx.data_opt::<KeysCounted>();
     if let Some(texts) = counted.and_then(|c| c.selection(at)) {
         return texts;
@@ -384,8 +389,9 @@ pub struct KeysCounted {
     selections: std::sync::Mutex<Vec<(Selected, Option<KeyTexts>)>>,
 }
 
-/// A selection set of the request's document (its address) as selected on a type.
-type Selected = (usize, TypeId);
+/// A selection set of the request's document (its address, and its place in the document's
+/// text, so that no other set could be taken for it) as selected on a type.
+type Selected = (usize, async_graphql::Pos, TypeId);
 
 /// The response keys of a selection written as JSON, `"key":`, in the selection's order.
 type KeyTexts = std::sync::Arc<[Box<[u8]>]>;
