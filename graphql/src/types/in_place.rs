@@ -20,6 +20,12 @@
 //! `resolve_container_serial` whole. Like [`super::TransportEvents`]' shortcut, it
 //! does not call per-field extension hooks; teu's schema registers no extension (automatic
 //! persisted queries are handled before execution, see [`crate::persisted`]).
+//!
+//! Where no field merge can look into the object (its selection names each response key
+//! once, and no other field of the document has the response key it stands under,
+//! [`only_field_with_key`]), it is answered as its JSON text instead of an object of values
+//! ([`text_object`]): its plain fields written by the object itself
+//! ([`super::text::PlainFields`]), the others resolved as above and their values written.
 
 use std::any::TypeId;
 use std::borrow::Cow;
