@@ -494,7 +494,7 @@ impl IdSelection {
                     .0
                     .iter()
                     .map(|(_, field)| Value::String(field_text(*field, e, &mut buffer).to_owned()));
-                super::in_place::filled(&template, values)
+                filled(&template, values)
             })
             .collect()
     }
@@ -539,6 +539,17 @@ impl IdSelection {
         out.push(']');
         Some(out)
     }
+}
+
+/// A copy of `template` (a response object whose keys are a selection's response keys, in
+/// order) with its values replaced by `values`, one per key in order: the copy keeps the
+/// template's key hashes, so no key is hashed again ([`IdSelection::objects`]).
+fn filled(template: &IndexMap<Name, Value>, values: impl IntoIterator<Item = Value>) -> Value {
+    let mut object = template.clone();
+    for (slot, value) in object.values_mut().zip(values) {
+        *slot = value;
+    }
+    Value::Object(object)
 }
 
 /// The value of id field `field` of event `e` as text: its id or its raw event's id

@@ -29,7 +29,6 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -103,31 +102,22 @@ async fn resolve_in_place<'a, T: ContainerType + PlainFields + 'static>(
             return Ok(text_object(ctx, root, &fields, &keys).await);
         }
     }
-    // Each field's value, or `None` where it failed (its error added, its key left out).
-    let mut values: Vec<Option<Value>> = Vec::with_capacity(fields.len());
+    // An object of values, merged key by key as async-graphql merges them: a field that
+    // fails has its error added and its key left out.
+    let mut results: IndexMap<Name, Value> = IndexMap::with_capacity(fields.len());
     for (set, field) in &fields {
-        values.push(if field.node.name.node == "__typename" {
-            Some(Value::String(root.introspection_type_name().into_owned()))
+        let value = if field.node.name.node == "__typename" {
+            Value::String(root.introspection_type_name().into_owned())
         } else {
             match root.resolve_field(&set.with_field(field)).await {
-                Ok(value) => Some(value.unwrap_or_default()),
+                Ok(value) => value.unwrap_or_default(),
                 Err(error) => {
                     ctx.add_error(error);
-                    None
+                    continue;
                 }
             }
-        });
-    }
-    if values.iter().all(Option::is_some) {
-        if let Some(object) = from_template(&fields, &mut values) {
-            return Ok(object);
-        }
-    }
-    let mut results: IndexMap<Name, Value> = IndexMap::with_capacity(fields.len());
-    for ((_, field), value) in fields.iter().zip(values) {
-        if let Some(value) = value {
-            insert(&mut results, field.node.response_key().node.clone(), value);
-        }
+        };
+        insert(&mut results, field.node.response_key().node.clone(), value);
     }
     Ok(if results.is_empty() {
         Value::Null
@@ -224,79 +214,6 @@ fn key_texts<T: 'static>(
 #[cfg(test)]
 #[derive(Debug)]
 pub(crate) struct Plainly;
-
-/// How many key lists [`from_template`] keeps per thread: a page's selections of one type
-/// differ by where they stand (a container of the page, and the same type under its
-/// shipment's `containers { id }`), and they alternate object by object.
-const TEMPLATES_KEPT: usize = 8;
-
-thread_local! {
-    /// The response keys of the selections last resolved in place on this thread, each as an
-    /// object whose values are all null ([`from_template`]), the latest first.
-    static TEMPLATES: RefCell<Vec<IndexMap<Name, Value>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The object of `fields` (every one resolved, `values` in their order) as a copy of a kept
-/// object with the same response keys in the same order, its values replaced. A response
-/// object is an `IndexMap` with std's SipHash, which hashed every key of every object again
-/// (a GraphQL page of 30 containers and their shipments inserts about 2,400 keys: a tenth of
-/// its instructions, docs/NOTES.md); a copy keeps the kept object's hashes. A kept object is
-/// used only when its keys are `fields`' keys, compared one by one, so any document, any
-/// selection answers as [`insert`] would make it. `None` when the selection names one
-/// response key twice (the fields then merge, [`insert`]) or is empty.
-fn from_template(
-    fields: &[(ContextSelectionSet<'_>, &Positioned<Field>)],
-    values: &mut [Option<Value>],
-) -> Option<Value> {
-    let keys = || fields.iter().map(|(_, f)| &f.node.response_key().node);
-    TEMPLATES.with_borrow_mut(|templates| {
-        let found = templates
-            .iter()
-            .position(|t| t.len() == fields.len() && t.keys().zip(keys()).all(same_key));
-        let template = match found {
-            Some(at) => templates.remove(at),
-            None => {
-                let template: IndexMap<Name, Value> =
-                    keys().map(|k| (k.clone(), Value::Null)).collect();
-                if template.len() != fields.len() || template.is_empty() {
-                    return None;
-                }
-                template
-            }
-        };
-        let object = filled(
-            &template,
-            values.iter_mut().map(|v| v.take().unwrap_or_default()),
-        );
-        templates.insert(0, template);
-        templates.truncate(TEMPLATES_KEPT);
-        Some(object)
-    })
-}
-
-/// Whether response keys `a` and `b` are the same text, found at once when they are the same
-/// allocation: a kept object's keys are copies (reference counted) of the names of the
-/// document it was made for, and the cache of parsed queries hands a repeated query the same
-/// document, so a page asked again compares its keys by address alone (a GraphQL page 5.39 →
-/// 5.34 M instructions, docs/NOTES.md).
-fn same_key((a, b): (&Name, &Name)) -> bool {
-    std::ptr::eq(a.as_str(), b.as_str()) || a == b
-}
-
-/// A copy of `template` (a response object whose keys are a selection's response keys, in
-/// order) with its values replaced by `values`, one per key in order: the copy keeps the
-/// template's key hashes, so no key is hashed again ([`from_template`];
-/// `super::event`'s event-id objects).
-pub(super) fn filled(
-    template: &IndexMap<Name, Value>,
-    values: impl IntoIterator<Item = Value>,
-) -> Value {
-    let mut object = template.clone();
-    for (slot, value) in object.values_mut().zip(values) {
-        *slot = value;
-    }
-    Value::Object(object)
-}
 
 /// Appends to `fields` the fields of `set` in the order async-graphql's `Fields::add_set`
 /// visits them, each with the selection set it is written in: fragments (named or inline)
@@ -629,10 +546,8 @@ mod tests {
                     query(plain)
                 );
                 assert_eq!(answer(&query(place)).await, expected, "{}", query(place));
-                // The same text, keys in the same order: in a list, each object after the
-                // first is a copy of a kept key list, and the selections here, one after
-                // another on this one thread, find or replace the kept lists
-                // (`from_template`).
+                // The same text, keys in the same order (objects written as text, or made
+                // key by key where a key is named twice).
                 assert_eq!(
                     answer_text(&query(place)).await,
                     answer_text(&query(plain)).await,

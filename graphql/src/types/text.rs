@@ -52,9 +52,11 @@ impl WriteJson for bool {
 }
 
 impl WriteJson for i32 {
+    /// The digits serde_json writes (`teu_domain::json`, which cannot fail on an integer).
     fn write_json(&self, out: &mut Vec<u8>) {
-        // Writing digits to a `Vec` cannot fail.
-        let _ = std::io::Write::write_fmt(out, format_args!("{self}"));
+        if teu_domain::json::write(out, self).is_err() {
+            out.extend_from_slice(b"null");
+        }
     }
 }
 
