@@ -67,10 +67,11 @@ pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedErro
 }
 
 /// Reads a DCSA document from its JSON text (`bytes`, UTF-8 without a BOM), as
-/// [`read_value`] reads its parsed tree, one event at a time: the document is first split into
-/// borrowed slices, one per event (`serde_json::value::RawValue`, which checks the syntax of the
-/// whole document), and each event is parsed into a tree only while it is read. A file of
+/// [`read_value`] reads its parsed tree, one event at a time: each event of the list is parsed
+/// into a tree, with its own text beside it, only while it is read ([`Members`]). A file of
 /// 44,000 events (a chunk of `teu simulate`, 44 MB) never holds every event's tree at once.
+/// Text that is not JSON is found before any of it is read, as before: the document is then
+/// read again the checking way, which says where.
 ///
 /// # Errors
 /// [`FeedError::Json`] with the line and column where the text is not JSON;
@@ -82,6 +83,26 @@ pub fn read_json(bytes: &[u8], source_file: &str) -> Result<FeedBatch, FeedError
 
 /// [`read_json`] with an explicit "now" for the future-timestamp rule.
 pub fn read_json_at(
+    bytes: &[u8],
+    source_file: &str,
+    now: DateTime<Utc>,
+) -> Result<FeedBatch, FeedError> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if let Some((format, members, prefix)) = Members::of_document(text) {
+            let trees = members.map(|member| member.map(|(tree, raw)| (tree, compact_json(raw))));
+            if let Ok(batch) = read_items(format, trees, prefix, source_file, now) {
+                return Ok(batch);
+            }
+        }
+    }
+    read_json_checked(bytes, source_file, now)
+}
+
+/// [`read_json_at`] in two passes: the document split into borrowed slices, one per event
+/// (`serde_json::value::RawValue`, which checks the syntax of the whole document and says
+/// where it is not JSON), and each slice parsed into a tree while it is read. What
+/// [`Members`] gives way to.
+fn read_json_checked(
     bytes: &[u8],
     source_file: &str,
     now: DateTime<Utc>,
@@ -124,12 +145,146 @@ pub fn read_json_at(
     // payload kept is the event's own text without its insignificant whitespace.
     let trees = items.into_iter().map(|raw| {
         let text = raw.get();
-        (
+        Ok((
             serde_json::from_str(text).unwrap_or(Tree::Null),
             compact_json(text),
-        )
+        ))
     });
-    Ok(read_items(format, trees, prefix, source_file, now))
+    read_items(format, trees, prefix, source_file, now)
+        .map_err(|Unchecked| unreachable_stop(source_file))
+}
+
+/// The error [`read_items`] cannot give for trees that are all there (the two-pass reader's and
+/// [`read_value_at`]'s): kept as an error rather than a panic.
+fn unreachable_stop(source_file: &str) -> FeedError {
+    FeedError::UnknownFormat {
+        source_file: source_file.to_string(),
+        detail: "an event list stopped before its end".into(),
+    }
+}
+
+/// Why [`Members`] stopped: the text at that point is not the rest of a well-formed event list
+/// (a syntax error, or something after the list). Nothing read from it is kept; the document is
+/// read again by [`read_json_checked`], which says where and what.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unchecked;
+
+/// The members of a JSON array, one at a time, each as its tree and its own text (without the
+/// whitespace around it), in one pass over the text: serde_json's `StreamDeserializer` parses
+/// a member and says where it ended. Splitting the array into `RawValue` slices first and
+/// parsing each slice again read every byte twice: the first pass was a sixth of the DCSA
+/// reader's instructions (docs/NOTES.md, sixty-second session).
+///
+/// A member that is JSON but whose tree cannot be built (nesting deeper than serde_json's
+/// limit of 128) reads as null, as in the two-pass reader; anything else that is not a member
+/// followed by `,` or the closing `]` (and only whitespace after it) ends the list with
+/// `Err(Unchecked)`.
+struct Members<'a> {
+    /// The whole document.
+    text: &'a str,
+    /// Where the next member (or the whitespace before it) begins.
+    at: usize,
+    /// Whether the list has ended (or stopped).
+    ended: bool,
+}
+
+impl<'a> Members<'a> {
+    /// The members of the DCSA document `text`: a T&T 2.2 array, or a T&T 3.0 object whose
+    /// `events` is an array (read as [`read_json_checked`] reads it: the object's syntax checked
+    /// and its `events` member found first). `None` for anything else; the checking reader then
+    /// says what is wrong.
+    fn of_document(text: &'a str) -> Option<(FeedFormat, Self, &'static str)> {
+        match text.bytes().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'[') => Some((FeedFormat::DcsaTnt22, Self::of_array(text)?, "")),
+            Some(b'{') => {
+                #[derive(serde::Deserialize)]
+                struct Document<'a> {
+                    #[serde(borrow)]
+                    events: Option<&'a serde_json::value::RawValue>,
+                }
+                let document: Document<'a> = serde_json::from_str(text).ok()?;
+                let events = document.events?.get();
+                Some((FeedFormat::DcsaTnt30, Self::of_array(events)?, "/events"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The members of `text`, which must begin (after whitespace) with `[`.
+    fn of_array(text: &'a str) -> Option<Self> {
+        let at = skip_whitespace(text.as_bytes(), 0);
+        if text.as_bytes().get(at) != Some(&b'[') {
+            return None;
+        }
+        let mut members = Members {
+            text,
+            at: skip_whitespace(text.as_bytes(), at + 1),
+            ended: false,
+        };
+        if text.as_bytes().get(members.at) == Some(&b']') {
+            members.ended = true;
+            if !rest_is_whitespace(text.as_bytes(), members.at + 1) {
+                return None;
+            }
+        }
+        Some(members)
+    }
+
+    /// The member at `self.at`: its tree and the length of its text.
+    fn member(&self) -> Result<(Tree<'a>, usize), Unchecked> {
+        let rest = &self.text[self.at..];
+        let mut trees = serde_json::Deserializer::from_str(rest).into_iter::<Tree<'a>>();
+        if let Some(Ok(tree)) = trees.next() {
+            return Ok((tree, trees.byte_offset()));
+        }
+        let mut raws =
+            serde_json::Deserializer::from_str(rest).into_iter::<&serde_json::value::RawValue>();
+        match raws.next() {
+            Some(Ok(_)) => Ok((Tree::Null, raws.byte_offset())),
+            _ => Err(Unchecked),
+        }
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = Result<(Tree<'a>, &'a str), Unchecked>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        let stop = |members: &mut Self| {
+            members.ended = true;
+            Some(Err(Unchecked))
+        };
+        let Ok((tree, len)) = self.member() else {
+            return stop(self);
+        };
+        let text = &self.text[self.at..self.at + len];
+        let bytes = self.text.as_bytes();
+        let after = skip_whitespace(bytes, self.at + len);
+        match bytes.get(after) {
+            Some(b',') => self.at = skip_whitespace(bytes, after + 1),
+            Some(b']') if rest_is_whitespace(bytes, after + 1) => self.ended = true,
+            _ => return stop(self),
+        }
+        Some(Ok((tree, text)))
+    }
+}
+
+/// The first position at or after `at` that is not JSON whitespace (RFC 8259, section 2).
+fn skip_whitespace(bytes: &[u8], at: usize) -> usize {
+    at + bytes
+        .get(at..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count()
+}
+
+/// Whether everything from `at` on is JSON whitespace.
+fn rest_is_whitespace(bytes: &[u8], at: usize) -> bool {
+    skip_whitespace(bytes, at) >= bytes.len()
 }
 
 /// `text`, one valid JSON value, without the whitespace outside its strings (RFC 8259,
@@ -207,36 +362,40 @@ pub fn read_value_at(
     };
     // The payload kept is the tree written out (members in key order: the tree has no other).
     let trees = items.iter().map(|item| {
-        (
+        Ok((
             Tree::from(item),
             serde_json::to_string(item).unwrap_or_default(),
-        )
+        ))
     });
-    Ok(read_items(format, trees, prefix, source_file, now))
+    read_items(format, trees, prefix, source_file, now)
+        .map_err(|Unchecked| unreachable_stop(source_file))
 }
 
 /// Reads the events of a document of `format` (the trees of its event list at `prefix`, a JSON
 /// pointer, each with its JSON text) one by one: each becomes a [`ReadEvent`] with its text,
-/// or a [`Quarantined`] row saying where and why.
+/// or a [`Quarantined`] row saying where and why. Stops with the list's [`Unchecked`] when it
+/// gives one (nothing read is kept).
 fn read_items<'a>(
     format: FeedFormat,
-    items: impl ExactSizeIterator<Item = (Tree<'a>, String)>,
+    items: impl Iterator<Item = Result<(Tree<'a>, String), Unchecked>>,
     prefix: &str,
     source_file: &str,
     now: DateTime<Utc>,
-) -> FeedBatch {
+) -> Result<FeedBatch, Unchecked> {
     let mut batch = FeedBatch {
         source_file: source_file.to_string(),
         format,
-        rows_read: items.len(),
-        events: Vec::with_capacity(items.len()),
+        rows_read: 0,
+        events: Vec::with_capacity(items.size_hint().0),
         checks: Vec::new(),
         deadlines: Vec::new(),
         positions: Vec::new(),
         quarantined: Vec::new(),
     };
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (index, (item, raw)) in items.enumerate() {
+    for (index, item) in items.enumerate() {
+        let (item, raw) = item?;
+        batch.rows_read = index + 1;
         let parsed = if format == FeedFormat::DcsaTnt22 {
             parse_v22(&item, now)
         } else {
@@ -266,7 +425,7 @@ fn read_items<'a>(
             )),
         }
     }
-    batch
+    Ok(batch)
 }
 
 /// A validation failure inside one event: pointer relative to the event, and the reason.
@@ -947,6 +1106,111 @@ mod tests {
         }
         let err = read_json_at(br#"{"events": {"a": 1}}"#, "obj.json", now).unwrap_err();
         assert!(matches!(err, FeedError::UnknownFormat { .. }), "{err}");
+    }
+
+    /// The members of an array as the two-pass reader splits them (`RawValue` slices, each
+    /// parsed into a tree; null when it cannot be), or `None` when the text is not an array.
+    fn split_checked(text: &str) -> Option<Vec<(Tree<'_>, &str)>> {
+        let raws: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+        Some(
+            raws.into_iter()
+                .map(|raw| {
+                    let tree = serde_json::from_str(raw.get()).unwrap_or(Tree::Null);
+                    (tree, raw.get())
+                })
+                .collect(),
+        )
+    }
+
+    /// The one-pass members ([`Members`]) of a list, or `None` when it stops anywhere.
+    fn split_once(text: &str) -> Option<Vec<(Tree<'_>, &str)>> {
+        Members::of_array(text)?.collect::<Result<Vec<_>, _>>().ok()
+    }
+
+    /// [`Members`] gives each member's tree and text exactly as the two-pass split does, for any
+    /// array of JSON values written plain or pretty (whitespace and newlines between every
+    /// token), and for lists with whitespace around them or none at all.
+    #[test]
+    fn members_are_the_checked_split() {
+        use proptest::prelude::*;
+        let text = || {
+            proptest::string::string_regex("[ a-z\"\\\\\t\n\r\u{e5}:,{}\\[\\]]{0,8}")
+                .expect("regex")
+        };
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        let tree = leaf.prop_recursive(4, 40, 6, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(text(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        });
+        proptest!(|(items in proptest::collection::vec(tree, 0..8), pad in "[ \t\r\n]{0,3}")| {
+            let list = Value::Array(items);
+            for text in [
+                serde_json::to_string(&list).expect("plain"),
+                serde_json::to_string_pretty(&list).expect("pretty"),
+                format!("{pad}{}{pad}", serde_json::to_string_pretty(&list).expect("pretty")),
+            ] {
+                let once = split_once(&text);
+                prop_assert!(once.is_some(), "{}", text);
+                prop_assert_eq!(once, split_checked(&text));
+            }
+        });
+    }
+
+    /// A member too deeply nested for a tree is null in both readers; text that is not a
+    /// well-formed list stops [`Members`] (the checking reader then says where), and lists
+    /// that are fine outside the members (whitespace anywhere between tokens) do not.
+    #[test]
+    fn members_stop_where_the_list_is_not_json() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let text = format!("[ {{\"a\": 1}} ,\n{deep} ]");
+        let once = split_once(&text).expect("a list");
+        assert_eq!(once, split_checked(&text).expect("a list"));
+        assert_eq!(once[1], (Tree::Null, deep.as_str()));
+        for fine in ["[]", " [ ] ", "[1]", "\n[\n1\n,\t2 ]\r\n", "[\"]\", \",\"]"] {
+            assert_eq!(split_once(fine), split_checked(fine), "{fine:?}");
+            assert!(split_once(fine).is_some(), "{fine:?}");
+        }
+        for broken in [
+            "",
+            "[",
+            "[1",
+            "[1,",
+            "[1,]",
+            "[,1]",
+            "[1 2]",
+            "[1]]",
+            "[1] x",
+            "[{\"a\":}]",
+            "[\"open]",
+            "{}",
+            "[1]\n[2]",
+            "[tru]",
+            "[1,,2]",
+        ] {
+            assert_eq!(split_once(broken), None, "{broken:?}");
+            assert_eq!(split_checked(broken), None, "{broken:?}");
+        }
+        // A whole document that stops is read by the checking reader: the same error.
+        let now = Utc::now();
+        let bad = b"[{\"eventID\": \"a\"},\n {\"eventID\": 1}}]";
+        let want = serde_json::from_slice::<Value>(bad).unwrap_err();
+        match read_json_at(bad, "bad.json", now) {
+            Err(FeedError::Json { line, column, .. }) => {
+                assert_eq!((line, column), (want.line(), want.column()));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -942,29 +942,39 @@ pub(super) fn without_ids(list: &[u8], gone: &HashSet<Uuid>) -> Vec<u8> {
 
 /// The `event_keys` lists to append for `events`: `(kind, value, ids)` of every container,
 /// bill of lading and booking they name, with the 16-byte ids of the events naming it
-/// concatenated, in key order; pairs in `listed` (already in their lists) are left out, and a
-/// key left with no id is not listed.
+/// concatenated, in key order (the order two writers take the keys' rows in, so that they wait
+/// for each other instead of deadlocking); pairs in `listed` (already in their lists) are left
+/// out, and a key left with no id is not listed.
+///
+/// Each key is found by hash and the distinct keys sorted once at the end: a file's events name
+/// about twenty times more (key, event) pairs than distinct keys, and finding each pair in an
+/// ordered map (string comparisons down the tree) was 5–10% of a PostgreSQL ingest worker's CPU
+/// (docs/NOTES.md, sixty-second session).
 pub(super) fn key_lists<'e>(
     events: &[&'e TransportEvent],
     listed: &HashSet<(KeyKind, String, Uuid)>,
 ) -> Vec<(KeyKind, &'e str, Vec<u8>)> {
-    let mut lists: BTreeMap<(KeyKind, &str), Vec<u8>> = BTreeMap::new();
+    let mut at: foldhash::HashMap<(KeyKind, &str), usize> = foldhash::HashMap::default();
+    let mut lists: Vec<(KeyKind, &'e str, Vec<u8>)> = Vec::new();
     for e in events {
         for (kind, value) in keys_of(&e.event) {
             if !listed.is_empty() && listed.contains(&(kind, value.to_string(), e.id)) {
                 continue;
             }
-            let ids = lists.entry((kind, value)).or_default();
+            let n = *at.entry((kind, value)).or_insert_with(|| {
+                lists.push((kind, value, Vec::new()));
+                lists.len() - 1
+            });
+            let ids = &mut lists[n].2;
             // An event naming a key twice is listed once (its pairs come one after another).
             if !ids.ends_with(e.id.as_bytes()) {
                 ids.extend_from_slice(e.id.as_bytes());
             }
         }
     }
+    // Distinct keys: an unstable sort cannot reorder equal ones.
+    lists.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     lists
-        .into_iter()
-        .map(|((kind, value), ids)| (kind, value, ids))
-        .collect()
 }
 
 /// The select-list item reading `transport_events.payload` as bytes, named `payload`: on SQLite
