@@ -1001,12 +1001,10 @@ mod tests {
         }
     }
 
-    /// Any JSON value written out pretty (`serde_json::to_string_pretty`: newlines and
-    /// indentation between every token) compacts to the value written out plain (the same
-    /// members in the same order), whatever its strings hold: spaces, quotes, backslashes,
-    /// control characters, characters outside ASCII.
-    #[test]
-    fn compact_json_of_pretty_json_is_plain_json() {
+    /// Any JSON value up to four levels deep: nulls, booleans, integers, finite floats and
+    /// strings holding spaces, quotes, backslashes, control characters, JSON's own punctuation
+    /// and characters outside ASCII; arrays and objects of up to five members.
+    fn json_values() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
         let text = || {
             proptest::string::string_regex("[ a-z\"\\\\\t\n\r\u{e5}\u{4e2d}:,{}\\[\\]]{0,12}")
@@ -1016,16 +1014,28 @@ mod tests {
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
             text().prop_map(Value::String),
         ];
-        let tree = leaf.prop_recursive(4, 40, 6, move |inner| {
+        leaf.prop_recursive(4, 40, 6, move |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
                 proptest::collection::btree_map(text(), inner, 0..6)
                     .prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
-        });
-        proptest!(|(value in tree)| {
+        })
+    }
+
+    /// Any JSON value written out pretty (`serde_json::to_string_pretty`: newlines and
+    /// indentation between every token) compacts to the value written out plain (the same
+    /// members in the same order), whatever its strings hold: spaces, quotes, backslashes,
+    /// control characters, characters outside ASCII.
+    #[test]
+    fn compact_json_of_pretty_json_is_plain_json() {
+        use proptest::prelude::*;
+        proptest!(|(value in json_values())| {
             let pretty = serde_json::to_string_pretty(&value).expect("pretty");
             let plain = serde_json::to_string(&value).expect("plain");
             prop_assert_eq!(compact_json(&pretty), plain);
@@ -1133,27 +1143,7 @@ mod tests {
     #[test]
     fn members_are_the_checked_split() {
         use proptest::prelude::*;
-        let text = || {
-            proptest::string::string_regex("[ a-z\"\\\\\t\n\r\u{e5}:,{}\\[\\]]{0,8}")
-                .expect("regex")
-        };
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            text().prop_map(Value::String),
-        ];
-        let tree = leaf.prop_recursive(4, 40, 6, move |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::btree_map(text(), inner, 0..6)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        });
-        proptest!(|(items in proptest::collection::vec(tree, 0..8), pad in "[ \t\r\n]{0,3}")| {
+        proptest!(|(items in proptest::collection::vec(json_values(), 0..8), pad in "[ \t\r\n]{0,3}")| {
             let list = Value::Array(items);
             for text in [
                 serde_json::to_string(&list).expect("plain"),
