@@ -70,8 +70,9 @@ pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedErro
 /// [`read_value`] reads its parsed tree, one event at a time: each event of the list is parsed
 /// into a tree, with its own text beside it, only while it is read ([`Members`]). A file of
 /// 44,000 events (a chunk of `teu simulate`, 44 MB) never holds every event's tree at once.
-/// Text that is not JSON is found before any of it is read, as before: the document is then
-/// read again the checking way, which says where.
+/// Text that is not JSON still gives an error and nothing of the file: the reading stops where
+/// the list stops being JSON, and the document is read again the checking way, which says
+/// where.
 ///
 /// # Errors
 /// [`FeedError::Json`] with the line and column where the text is not JSON;
