@@ -946,10 +946,10 @@ pub(super) fn without_ids(list: &[u8], gone: &HashSet<Uuid>) -> Vec<u8> {
 /// for each other instead of deadlocking); pairs in `listed` (already in their lists) are left
 /// out, and a key left with no id is not listed.
 ///
-/// Each key is found by hash and the distinct keys sorted once at the end: a file's events name
-/// about twenty times more (key, event) pairs than distinct keys, and finding each pair in an
-/// ordered map (string comparisons down the tree) was 5–10% of a PostgreSQL ingest worker's CPU
-/// (docs/NOTES.md, sixty-second session).
+/// Each key is found by hash and the distinct keys sorted once at the end: a file names each
+/// container, bill of lading and booking in many events, and finding every (key, event) pair
+/// in an ordered map (string comparisons down the tree) was about 5% of a PostgreSQL ingest
+/// worker's CPU (docs/NOTES.md, sixty-second session).
 pub(super) fn key_lists<'e>(
     events: &[&'e TransportEvent],
     listed: &HashSet<(KeyKind, String, Uuid)>,

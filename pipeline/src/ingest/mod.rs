@@ -558,10 +558,9 @@ async fn store_prepared(
     // are built from the positions when they are asked for.
     let mut keys = Keys::default();
     {
-        // Each key once into the ordered sets: a file's events name about forty times more
-        // keys than it has distinct ones, and cloning each and searching the ordered set for
-        // it was 1.4% of a PostgreSQL worker's instructions (docs/NOTES.md, sixty-second
-        // session).
+        // Each key once into the ordered sets: a file names each key in many events, and
+        // cloning every named key and searching the ordered set for it was 1.2% of a
+        // PostgreSQL worker's instructions (docs/NOTES.md, sixty-second session).
         let mut named: [foldhash::HashSet<&str>; 3] = Default::default();
         for e in &prepared.events {
             let [containers, bills, bookings] = &mut named;
