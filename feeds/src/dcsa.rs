@@ -146,22 +146,12 @@ fn read_json_checked(
     // payload kept is the event's own text without its insignificant whitespace.
     let trees = items.into_iter().map(|raw| {
         let text = raw.get();
-        Ok((
+        Ok::<_, std::convert::Infallible>((
             serde_json::from_str(text).unwrap_or(Tree::Null),
             compact_json(text),
         ))
     });
-    read_items(format, trees, prefix, source_file, now)
-        .map_err(|Unchecked| unreachable_stop(source_file))
-}
-
-/// The error [`read_items`] cannot give for trees that are all there (the two-pass reader's and
-/// [`read_value_at`]'s): kept as an error rather than a panic.
-fn unreachable_stop(source_file: &str) -> FeedError {
-    FeedError::UnknownFormat {
-        source_file: source_file.to_string(),
-        detail: "an event list stopped before its end".into(),
-    }
+    Ok(read_items(format, trees, prefix, source_file, now).unwrap_or_else(|never| match never {}))
 }
 
 /// Why [`Members`] stopped: the text at that point is not the rest of a well-formed event list
@@ -363,26 +353,25 @@ pub fn read_value_at(
     };
     // The payload kept is the tree written out (members in key order: the tree has no other).
     let trees = items.iter().map(|item| {
-        Ok((
+        Ok::<_, std::convert::Infallible>((
             Tree::from(item),
             serde_json::to_string(item).unwrap_or_default(),
         ))
     });
-    read_items(format, trees, prefix, source_file, now)
-        .map_err(|Unchecked| unreachable_stop(source_file))
+    Ok(read_items(format, trees, prefix, source_file, now).unwrap_or_else(|never| match never {}))
 }
 
 /// Reads the events of a document of `format` (the trees of its event list at `prefix`, a JSON
 /// pointer, each with its JSON text) one by one: each becomes a [`ReadEvent`] with its text,
-/// or a [`Quarantined`] row saying where and why. Stops with the list's [`Unchecked`] when it
-/// gives one (nothing read is kept).
-fn read_items<'a>(
+/// or a [`Quarantined`] row saying where and why. Stops with the list's error when it gives
+/// one (nothing read is kept): [`Unchecked`] from [`Members`], none from a list already split.
+fn read_items<'a, E>(
     format: FeedFormat,
-    items: impl Iterator<Item = Result<(Tree<'a>, String), Unchecked>>,
+    items: impl Iterator<Item = Result<(Tree<'a>, String), E>>,
     prefix: &str,
     source_file: &str,
     now: DateTime<Utc>,
-) -> Result<FeedBatch, Unchecked> {
+) -> Result<FeedBatch, E> {
     let mut batch = FeedBatch {
         source_file: source_file.to_string(),
         format,
