@@ -42,6 +42,9 @@ use serde_json::Value;
 use serde_json_borrow::{ObjectAsVec, Value as Tree};
 
 use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
+use event22::{Event22, Field, Nested};
+
+mod event22;
 use teu_domain::model::{
     Classifier, ContainerNumber, EventReference, EventRow, EventType, Imo, UnLocode,
 };
@@ -90,8 +93,8 @@ pub fn read_json_at(
 ) -> Result<FeedBatch, FeedError> {
     if let Ok(text) = std::str::from_utf8(bytes) {
         if let Some((format, members, prefix)) = Members::of_document(text) {
-            let trees = members.map(|member| member.map(|(tree, raw)| (tree, compact_json(raw))));
-            if let Ok(batch) = read_items(format, trees, prefix, source_file, now) {
+            let items = members.map(|m| m.map(|(member, raw)| (member, compact_json(raw))));
+            if let Ok(batch) = read_items(format, items, prefix, source_file, now) {
                 return Ok(batch);
             }
         }
@@ -147,7 +150,7 @@ fn read_json_checked(
     let trees = items.into_iter().map(|raw| {
         let text = raw.get();
         Ok::<_, std::convert::Infallible>((
-            serde_json::from_str(text).unwrap_or(Tree::Null),
+            Member::Tree(serde_json::from_str(text).unwrap_or(Tree::Null)),
             compact_json(text),
         ))
     });
@@ -160,9 +163,21 @@ fn read_json_checked(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Unchecked;
 
-/// The members of a JSON array, one at a time, each as its tree and its own text (without the
-/// whitespace around it), in one pass over the text: serde_json's `StreamDeserializer` parses
-/// a member and says where it ended. Splitting the array into `RawValue` slices first and
+/// An event of a list as [`Members`] reads it.
+// One member is alive at a time, on the stack; boxing the fields (912 bytes) would cost an
+// allocation per event.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, PartialEq)]
+enum Member<'a> {
+    /// A DCSA 2.2 event's fields, read by serde straight from its text.
+    Fields(Event22<'a>),
+    /// Its tree.
+    Tree(Tree<'a>),
+}
+
+/// The members of a JSON array, one at a time, each as its tree (or, for DCSA 2.2 events, its
+/// fields) and its own text (without the whitespace around it), in one pass over the text:
+/// serde_json's `StreamDeserializer` parses a member and says where it ended. Splitting the array into `RawValue` slices first and
 /// parsing each slice again read every byte twice: the first pass was a sixth of the DCSA
 /// reader's instructions (docs/NOTES.md, sixty-second session).
 ///
@@ -177,6 +192,8 @@ struct Members<'a> {
     at: usize,
     /// Whether the list has ended (or stopped).
     ended: bool,
+    /// Whether to read each object as an [`Event22`] first (its tree when serde cannot).
+    fields: bool,
 }
 
 impl<'a> Members<'a> {
@@ -186,7 +203,7 @@ impl<'a> Members<'a> {
     /// says what is wrong.
     fn of_document(text: &'a str) -> Option<(FeedFormat, Self, &'static str)> {
         match text.bytes().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'[') => Some((FeedFormat::DcsaTnt22, Self::of_array(text)?, "")),
+            Some(b'[') => Some((FeedFormat::DcsaTnt22, Self::of_array(text, true)?, "")),
             Some(b'{') => {
                 #[derive(serde::Deserialize)]
                 struct Document<'a> {
@@ -195,14 +212,19 @@ impl<'a> Members<'a> {
                 }
                 let document: Document<'a> = serde_json::from_str(text).ok()?;
                 let events = document.events?.get();
-                Some((FeedFormat::DcsaTnt30, Self::of_array(events)?, "/events"))
+                Some((
+                    FeedFormat::DcsaTnt30,
+                    Self::of_array(events, false)?,
+                    "/events",
+                ))
             }
             _ => None,
         }
     }
 
-    /// The members of `text`, which must begin (after whitespace) with `[`.
-    fn of_array(text: &'a str) -> Option<Self> {
+    /// The members of `text`, which must begin (after whitespace) with `[`; read as
+    /// [`Event22`] fields where they can be when `fields`.
+    fn of_array(text: &'a str, fields: bool) -> Option<Self> {
         let at = skip_whitespace(text.as_bytes(), 0);
         if text.as_bytes().get(at) != Some(&b'[') {
             return None;
@@ -211,6 +233,7 @@ impl<'a> Members<'a> {
             text,
             at: skip_whitespace(text.as_bytes(), at + 1),
             ended: false,
+            fields,
         };
         if text.as_bytes().get(members.at) == Some(&b']') {
             members.ended = true;
@@ -221,24 +244,32 @@ impl<'a> Members<'a> {
         Some(members)
     }
 
-    /// The member at `self.at`: its tree and the length of its text.
-    fn member(&self) -> Result<(Tree<'a>, usize), Unchecked> {
+    /// The member at `self.at`: its fields or its tree, and the length of its text. Only an
+    /// object is read as fields (serde would read a list's members into a struct's fields in
+    /// order).
+    fn member(&self) -> Result<(Member<'a>, usize), Unchecked> {
         let rest = &self.text[self.at..];
+        if self.fields && rest.starts_with('{') {
+            let mut events = serde_json::Deserializer::from_str(rest).into_iter::<Event22<'a>>();
+            if let Some(Ok(event)) = events.next() {
+                return Ok((Member::Fields(event), events.byte_offset()));
+            }
+        }
         let mut trees = serde_json::Deserializer::from_str(rest).into_iter::<Tree<'a>>();
         if let Some(Ok(tree)) = trees.next() {
-            return Ok((tree, trees.byte_offset()));
+            return Ok((Member::Tree(tree), trees.byte_offset()));
         }
         let mut raws =
             serde_json::Deserializer::from_str(rest).into_iter::<&serde_json::value::RawValue>();
         match raws.next() {
-            Some(Ok(_)) => Ok((Tree::Null, raws.byte_offset())),
+            Some(Ok(_)) => Ok((Member::Tree(Tree::Null), raws.byte_offset())),
             _ => Err(Unchecked),
         }
     }
 }
 
 impl<'a> Iterator for Members<'a> {
-    type Item = Result<(Tree<'a>, &'a str), Unchecked>;
+    type Item = Result<(Member<'a>, &'a str), Unchecked>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.ended {
@@ -248,7 +279,7 @@ impl<'a> Iterator for Members<'a> {
             members.ended = true;
             Some(Err(Unchecked))
         };
-        let Ok((tree, len)) = self.member() else {
+        let Ok((member, len)) = self.member() else {
             return stop(self);
         };
         let text = &self.text[self.at..self.at + len];
@@ -259,7 +290,7 @@ impl<'a> Iterator for Members<'a> {
             Some(b']') if rest_is_whitespace(bytes, after + 1) => self.ended = true,
             _ => return stop(self),
         }
-        Some(Ok((tree, text)))
+        Some(Ok((member, text)))
     }
 }
 
@@ -354,20 +385,22 @@ pub fn read_value_at(
     // The payload kept is the tree written out (members in key order: the tree has no other).
     let trees = items.iter().map(|item| {
         Ok::<_, std::convert::Infallible>((
-            Tree::from(item),
+            Member::Tree(Tree::from(item)),
             serde_json::to_string(item).unwrap_or_default(),
         ))
     });
     Ok(read_items(format, trees, prefix, source_file, now).unwrap_or_else(|never| match never {}))
 }
 
-/// Reads the events of a document of `format` (the trees of its event list at `prefix`, a JSON
-/// pointer, each with its JSON text) one by one: each becomes a [`ReadEvent`] with its text,
-/// or a [`Quarantined`] row saying where and why. Stops with the list's error when it gives
-/// one (nothing read is kept): [`Unchecked`] from [`Members`], none from a list already split.
+/// Reads the events of a document of `format` (the members of its event list at `prefix`, a
+/// JSON pointer, each with its JSON text) one by one: each becomes a [`ReadEvent`] with its
+/// text, or a [`Quarantined`] row saying where and why. An event read as fields that breaks a
+/// rule is read again from its tree, which says which rule it breaks first. Stops with the
+/// list's error when it gives one (nothing read is kept): [`Unchecked`] from [`Members`], none
+/// from a list already split.
 fn read_items<'a, E>(
     format: FeedFormat,
-    items: impl Iterator<Item = Result<(Tree<'a>, String), E>>,
+    items: impl Iterator<Item = Result<(Member<'a>, String), E>>,
     prefix: &str,
     source_file: &str,
     now: DateTime<Utc>,
@@ -386,10 +419,13 @@ fn read_items<'a, E>(
     for (index, item) in items.enumerate() {
         let (item, raw) = item?;
         batch.rows_read = index + 1;
-        let parsed = if format == FeedFormat::DcsaTnt22 {
-            parse_v22(&item, now)
-        } else {
-            parse_v30(&item, now)
+        let parsed = match &item {
+            Member::Tree(tree) if format == FeedFormat::DcsaTnt22 => parse_v22(tree, now),
+            Member::Tree(tree) => parse_v30(tree, now),
+            Member::Fields(event) => rules_v22(event, now).or_else(|_| {
+                let tree = serde_json::from_str(&raw).unwrap_or(Tree::Null);
+                parse_v22(&tree, now)
+            }),
         };
         let result = parsed.and_then(|row| match seen.get(&row.event_id) {
             Some(first) => Err(Problem::new(
@@ -466,58 +502,48 @@ fn member<'t, 'a>(object: &'t ObjectAsVec<'a>, key: &[u8]) -> Option<&'t Tree<'a
         .map(|(_, v)| v)
 }
 
-/// Looks up a JSON pointer and returns a non-empty string there.
-fn str_at<'a>(v: &'a Tree<'_>, pointer: &str) -> Option<&'a str> {
+/// The non-blank string at `pointer` in `v`, trimmed.
+fn str_at<'t>(v: &'t Tree<'_>, pointer: &str) -> Option<&'t str> {
     at(v, pointer)
         .and_then(Tree::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+        .and_then(event22::text)
 }
 
-fn string_at(v: &Tree<'_>, pointer: &str) -> Option<String> {
-    str_at(v, pointer).map(str::to_string)
+/// The field's non-blank string, trimmed and owned.
+fn string(field: &Field<'_>) -> Option<String> {
+    field.text().map(str::to_string)
 }
 
-/// The DCSA facility type code at the first of `pointers` that has one, upper-cased; the
+/// The DCSA facility type code of the first of `fields` that has one, upper-cased; the
 /// deprecated `COYA` (container yard) reads as `OFFD` (off-dock storage), as the DCSA 2.2
 /// `facilityTypeCodeTRN` description says. Unknown codes are kept as given.
-fn facility_type(v: &Tree<'_>, pointers: &[&str]) -> Option<String> {
-    let code = pointers
-        .iter()
-        .find_map(|p| str_at(v, p))?
-        .trim()
-        .to_ascii_uppercase();
+fn facility_type(fields: &[&Field<'_>]) -> Option<String> {
+    let code = fields.iter().find_map(|f| f.text())?.to_ascii_uppercase();
     match code.as_str() {
-        "" => None,
         "COYA" => Some("OFFD".to_string()),
         _ => Some(code),
     }
 }
 
-/// A required string at `pointer`; a clear problem when it is missing or not a string.
-fn required_str<'a>(v: &'a Tree<'_>, pointer: &str) -> Result<&'a str, Problem> {
-    match at(v, pointer) {
-        None | Some(Tree::Null) => Err(Problem::new(
+/// A required string (`field`, found at `pointer`); a clear problem when it is missing, blank
+/// or not a string.
+fn required<'f>(field: &'f Field<'_>, pointer: &str) -> Result<&'f str, Problem> {
+    match field {
+        Field::Absent | Field::Null => Err(Problem::new(
             pointer,
-            format!("{} is missing", field(pointer)),
+            format!("{} is missing", name(pointer)),
         )),
-        Some(Tree::Str(s)) if !s.trim().is_empty() => Ok(s.trim()),
-        Some(Tree::Str(_)) => Err(Problem::new(
+        Field::Str(s) => event22::text(s)
+            .ok_or_else(|| Problem::new(pointer, format!("{} is empty", name(pointer)))),
+        other => Err(Problem::new(
             pointer,
-            format!("{} is empty", field(pointer)),
-        )),
-        Some(other) => Err(Problem::new(
-            pointer,
-            format!(
-                "{} must be a string, found {}",
-                field(pointer),
-                json_kind(other)
-            ),
+            format!("{} must be a string, found {}", name(pointer), other.kind()),
         )),
     }
 }
 
-fn field(pointer: &str) -> &str {
+/// The field's name: the last token of its pointer.
+fn name(pointer: &str) -> &str {
     pointer.rsplit('/').next().unwrap_or(pointer)
 }
 
@@ -532,33 +558,36 @@ fn json_kind(v: &Tree<'_>) -> &'static str {
     }
 }
 
-fn date_time(v: &Tree<'_>, pointer: &str) -> Result<DateTime<Utc>, Problem> {
-    let s = required_str(v, pointer)?;
+/// A required RFC 3339 date-time, in UTC.
+fn date_time(field: &Field<'_>, pointer: &str) -> Result<DateTime<Utc>, Problem> {
+    let s = required(field, pointer)?;
     DateTime::parse_from_rfc3339(s)
         .map(|d| d.with_timezone(&Utc))
         .map_err(|e| {
             Problem::new(
                 pointer,
-                format!("{} {s:?} is not an RFC 3339 date-time: {e}", field(pointer)),
+                format!("{} {s:?} is not an RFC 3339 date-time: {e}", name(pointer)),
             )
         })
 }
 
-fn optional_date_time(v: &Tree<'_>, pointer: &str) -> Result<Option<DateTime<Utc>>, Problem> {
-    match at(v, pointer) {
-        None | Some(Tree::Null) => Ok(None),
-        Some(_) => date_time(v, pointer).map(Some),
+/// An RFC 3339 date-time, in UTC, when the field is there and not null.
+fn optional_date_time(field: &Field<'_>, pointer: &str) -> Result<Option<DateTime<Utc>>, Problem> {
+    match field {
+        Field::Absent | Field::Null => Ok(None),
+        _ => date_time(field, pointer).map(Some),
     }
 }
 
-fn code_in(list: &[&str], v: &Tree<'_>, pointer: &str) -> Result<String, Problem> {
-    let s = required_str(v, pointer)?;
+/// A required code from `list` (a DCSA code list).
+fn code_in(list: &[&str], field: &Field<'_>, pointer: &str) -> Result<String, Problem> {
+    let s = required(field, pointer)?;
     if list.contains(&s) {
         Ok(s.to_string())
     } else {
         Err(Problem::new(
             pointer,
-            format!("{} {s:?} is not one of {}", field(pointer), list.join(", ")),
+            format!("{} {s:?} is not one of {}", name(pointer), list.join(", ")),
         ))
     }
 }
@@ -576,10 +605,10 @@ pub fn validate_imo(imo: &str) -> Result<(), String> {
     Imo::parse(imo).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// Container number at `pointer`, by the rule of [`ContainerNumber::parse`]: normalized; ISO
-/// 6346 shaped numbers must pass the check digit.
-fn container(v: &Tree<'_>, pointer: &str) -> Result<Option<String>, Problem> {
-    let Some(raw) = str_at(v, pointer) else {
+/// Container number (`field`, at `pointer`), by the rule of [`ContainerNumber::parse`]:
+/// normalized; ISO 6346 shaped numbers must pass the check digit.
+fn container(field: &Field<'_>, pointer: &str) -> Result<Option<String>, Problem> {
+    let Some(raw) = field.text() else {
         return Ok(None);
     };
     ContainerNumber::parse(raw)
@@ -587,19 +616,21 @@ fn container(v: &Tree<'_>, pointer: &str) -> Result<Option<String>, Problem> {
         .map_err(|e| Problem::new(pointer, e.to_string()))
 }
 
-fn locode(v: &Tree<'_>, pointers: &[&str]) -> Result<Option<UnLocode>, Problem> {
-    for p in pointers {
-        if let Some(code) = str_at(v, p) {
+/// The UN/LOCODE of the first of `fields` (each with its pointer) that has a string.
+fn locode(fields: &[(&Field<'_>, &str)]) -> Result<Option<UnLocode>, Problem> {
+    for (field, pointer) in fields {
+        if let Some(code) = field.text() {
             return UnLocode::parse(code)
                 .map(Some)
-                .map_err(|e| Problem::new(p, e.to_string()));
+                .map_err(|e| Problem::new(pointer, e.to_string()));
         }
     }
     Ok(None)
 }
 
-fn imo(v: &Tree<'_>, pointer: &str) -> Result<Option<Imo>, Problem> {
-    match str_at(v, pointer) {
+/// An IMO number, when the field has a string.
+fn imo(field: &Field<'_>, pointer: &str) -> Result<Option<Imo>, Problem> {
+    match field.text() {
         None => Ok(None),
         Some(s) => Imo::parse(s)
             .map(Some)
@@ -643,28 +674,22 @@ fn push_once(set: &mut Vec<String>, value: String) {
 
 /// The DCSA 2.2 `references` of an event: every `EQ` reference joins the row's containers
 /// (checked like `equipmentReference`), the other types (FF, SI, PO, CR, AAO) its references.
-fn apply_references(e: &Tree<'_>, row: &mut EventRow) -> Result<(), Problem> {
-    let Some(refs) = at(e, "/references").and_then(Tree::as_array) else {
-        return Ok(());
-    };
-    for (i, r) in refs.iter().enumerate() {
-        match str_at(r, "/referenceType") {
+fn apply_references(e: &Event22<'_>, row: &mut EventRow) -> Result<(), Problem> {
+    for (i, Nested(r)) in e.references.0.iter().enumerate() {
+        match r.kind.text() {
             Some("EQ") => {
-                let number = container(r, "/referenceValue").map_err(|p| Problem {
-                    pointer: format!("/references/{i}{}", p.pointer),
-                    reason: p.reason,
-                })?;
-                if let Some(c) = number {
+                let pointer = format!("/references/{i}/referenceValue");
+                if let Some(c) = container(&r.value, &pointer)? {
                     push_once(&mut row.containers, c);
                 }
             }
             Some(kind) => {
-                if let Some(value) = str_at(r, "/referenceValue").map(str::trim) {
+                if let Some(value) = r.value.text() {
                     let reference = EventReference {
                         kind: kind.to_string(),
                         value: value.to_string(),
                     };
-                    if !value.is_empty() && !row.references.contains(&reference) {
+                    if !row.references.contains(&reference) {
                         row.references.push(reference);
                     }
                 }
@@ -675,6 +700,8 @@ fn apply_references(e: &Tree<'_>, row: &mut EventRow) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Reads a DCSA 2.2 event from its tree: it must be an object with an `eventType` or an
+/// `eventID`, and then its fields ([`Event22::of_tree`]) must pass [`rules_v22`].
 fn parse_v22(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
     if !e.is_object() {
         return Err(Problem::new(
@@ -698,21 +725,40 @@ fn parse_v22(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
             ),
         ));
     }
-    let type_str = required_str(e, "/eventType")?;
+    rules_v22(&Event22::of_tree(e), now)
+}
+
+/// The DCSA 2.2 event `e` as an [`EventRow`], or the first rule it breaks (module docs). The
+/// first problem of an event read by serde is not its answer: [`parse_v22`] reads its tree,
+/// which may find a problem earlier.
+fn rules_v22(e: &Event22<'_>, now: DateTime<Utc>) -> Parsed {
+    let type_str = required(&e.event_type, "/eventType")?;
     let event_type = EventType::parse(type_str).ok_or_else(|| {
         Problem::new(
             "/eventType",
             format!("eventType {type_str:?} is not TRANSPORT, EQUIPMENT or SHIPMENT"),
         )
     })?;
-    let classifier = classifier(e, "/eventClassifierCode")?;
+    let classifier = classifier(&e.event_classifier_code, "/eventClassifierCode")?;
     let code = match event_type {
-        EventType::Transport => code_in(&TRANSPORT_CODES, e, "/transportEventTypeCode")?,
-        EventType::Equipment => code_in(&EQUIPMENT_CODES, e, "/equipmentEventTypeCode")?,
-        EventType::Shipment => code_in(&SHIPMENT_CODES, e, "/shipmentEventTypeCode")?,
+        EventType::Transport => code_in(
+            &TRANSPORT_CODES,
+            &e.transport_event_type_code,
+            "/transportEventTypeCode",
+        )?,
+        EventType::Equipment => code_in(
+            &EQUIPMENT_CODES,
+            &e.equipment_event_type_code,
+            "/equipmentEventTypeCode",
+        )?,
+        EventType::Shipment => code_in(
+            &SHIPMENT_CODES,
+            &e.shipment_event_type_code,
+            "/shipmentEventTypeCode",
+        )?,
     };
-    let created_at = date_time(e, "/eventCreatedDateTime")?;
-    let event_at = date_time(e, "/eventDateTime")?;
+    let created_at = date_time(&e.event_created_date_time, "/eventCreatedDateTime")?;
+    let event_at = date_time(&e.event_date_time, "/eventDateTime")?;
     if created_at > now + Duration::hours(CREATED_SKEW) {
         return Err(Problem::new(
             "/eventCreatedDateTime",
@@ -725,14 +771,15 @@ fn parse_v22(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
             format!("actual (ACT) event dated {event_at} is after its eventCreatedDateTime {created_at}"),
         ));
     }
-    let event_id = required_str(e, "/eventID")?;
+    let event_id = required(&e.event_id, "/eventID")?;
     if uuid::Uuid::parse_str(event_id).is_err() {
         return Err(Problem::new(
             "/eventID",
             format!("eventID {event_id:?} is not a UUID (DCSA T&T 2.2 eventID has format uuid)"),
         ));
     }
-
+    let (Nested(tc), Nested(place)) = (&e.transport_call, &e.event_location);
+    let (Nested(vessel), Nested(tc_location)) = (&tc.vessel, &tc.location);
     let mut row = EventRow {
         event_id: event_id.to_string(),
         event_type,
@@ -740,62 +787,55 @@ fn parse_v22(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
         code,
         event_at,
         event_created_at: Some(created_at),
-        containers: container(e, "/equipmentReference")?.into_iter().collect(),
+        containers: container(&e.equipment_reference, "/equipmentReference")?
+            .into_iter()
+            .collect(),
         bills_of_lading: Vec::new(),
         bookings: Vec::new(),
         references: Vec::new(),
-        transport_call_id: string_at(e, "/transportCall/transportCallID"),
-        locode: locode(
-            e,
-            &[
-                "/eventLocation/UNLocationCode",
-                "/transportCall/UNLocationCode",
+        transport_call_id: string(&tc.transport_call_id),
+        locode: locode(&[
+            (&place.un_location_code, "/eventLocation/UNLocationCode"),
+            (&tc.un_location_code, "/transportCall/UNLocationCode"),
+            (
+                &tc_location.un_location_code,
                 "/transportCall/location/UNLocationCode",
-            ],
-        )?,
-        location_name: string_at(e, "/eventLocation/locationName"),
-        facility_code: string_at(e, "/eventLocation/facilityCode")
-            .or_else(|| string_at(e, "/transportCall/facilityCode")),
-        facility_type: facility_type(
-            e,
-            &[
-                "/eventLocation/facilityTypeCode",
-                "/transportCall/facilityTypeCode",
-            ],
-        ),
-        mode_of_transport: string_at(e, "/transportCall/modeOfTransport"),
-        transport_call_sequence: at(e, "/transportCall/transportCallSequenceNumber")
-            .and_then(Tree::as_i64),
-        vessel_imo: imo(e, "/transportCall/vessel/vesselIMONumber")?,
-        vessel_name: string_at(e, "/transportCall/vessel/vesselName"),
-        export_voyage: string_at(e, "/transportCall/exportVoyageNumber"),
-        import_voyage: string_at(e, "/transportCall/importVoyageNumber"),
-        carrier_scac: string_at(e, "/transportCall/vessel/vesselOperatorCarrierCode"),
-        iso_equipment_code: string_at(e, "/ISOEquipmentCode"),
-        empty: empty_indicator(e, "/emptyIndicatorCode")?,
-        seal_number: string_at(e, "/seals/0/sealNumber"),
-        delay_reason: string_at(e, "/delayReasonCode"),
-        remark: string_at(e, "/changeRemark").or_else(|| string_at(e, "/reason")),
+            ),
+        ])?,
+        location_name: string(&place.location_name),
+        facility_code: string(&place.facility_code).or_else(|| string(&tc.facility_code)),
+        facility_type: facility_type(&[&place.facility_type_code, &tc.facility_type_code]),
+        mode_of_transport: string(&tc.mode_of_transport),
+        transport_call_sequence: tc.transport_call_sequence_number.int(),
+        vessel_imo: imo(&vessel.imo_number, "/transportCall/vessel/vesselIMONumber")?,
+        vessel_name: string(&vessel.name),
+        export_voyage: string(&tc.export_voyage_number),
+        import_voyage: string(&tc.import_voyage_number),
+        carrier_scac: string(&vessel.operator_carrier_code),
+        iso_equipment_code: string(&e.iso_equipment_code),
+        empty: empty_indicator(&e.empty_indicator_code, "/emptyIndicatorCode")?,
+        seal_number: string(&e.seals.0.number),
+        delay_reason: string(&e.delay_reason_code),
+        remark: string(&e.change_remark).or_else(|| string(&e.reason)),
     };
-    if let Some(refs) = at(e, "/documentReferences").and_then(Tree::as_array) {
-        for (i, r) in refs.iter().enumerate() {
-            if let (Some(t), Some(v)) = (
-                str_at(r, "/documentReferenceType"),
-                str_at(r, "/documentReferenceValue"),
-            ) {
-                if !DOCUMENT_TYPE_CODES.contains(&t) {
-                    return Err(Problem::new(
-                        &format!("/documentReferences/{i}/documentReferenceType"),
-                        format!("document reference type {t:?} is not a DCSA document type code"),
-                    ));
-                }
-                apply_document(&mut row, t, v);
+    for (i, Nested(r)) in e.document_references.0.iter().enumerate() {
+        if let (Some(t), Some(v)) = (r.kind.text(), r.value.text()) {
+            if !DOCUMENT_TYPE_CODES.contains(&t) {
+                return Err(Problem::new(
+                    &format!("/documentReferences/{i}/documentReferenceType"),
+                    format!("document reference type {t:?} is not a DCSA document type code"),
+                ));
             }
+            apply_document(&mut row, t, v);
         }
     }
     if event_type == EventType::Shipment {
-        let doc_type = code_in(&DOCUMENT_TYPE_CODES, e, "/documentTypeCode")?;
-        let doc_id = required_str(e, "/documentID")?;
+        let doc_type = code_in(
+            &DOCUMENT_TYPE_CODES,
+            &e.document_type_code,
+            "/documentTypeCode",
+        )?;
+        let doc_id = required(&e.document_id, "/documentID")?;
         if row.code == "VOID" && doc_type != "TRD" {
             return Err(Problem::new(
                 "/shipmentEventTypeCode",
@@ -817,8 +857,9 @@ fn parse_v22(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
     finish(row)
 }
 
-fn classifier(e: &Tree<'_>, pointer: &str) -> Result<Classifier, Problem> {
-    let s = required_str(e, pointer)?;
+/// The event classifier code (DCSA: ACT, EST, PLN, REQ).
+fn classifier(field: &Field<'_>, pointer: &str) -> Result<Classifier, Problem> {
+    let s = required(field, pointer)?;
     Classifier::parse(s).ok_or_else(|| {
         Problem::new(
             pointer,
@@ -827,8 +868,9 @@ fn classifier(e: &Tree<'_>, pointer: &str) -> Result<Classifier, Problem> {
     })
 }
 
-fn empty_indicator(e: &Tree<'_>, pointer: &str) -> Result<Option<bool>, Problem> {
-    match str_at(e, pointer) {
+/// The empty indicator code: `EMPTY` is empty, `LADEN` is not, nothing is unknown.
+fn empty_indicator(field: &Field<'_>, pointer: &str) -> Result<Option<bool>, Problem> {
+    match field.text() {
         None => Ok(None),
         Some("EMPTY") => Ok(Some(true)),
         Some("LADEN") => Ok(Some(false)),
@@ -839,6 +881,7 @@ fn empty_indicator(e: &Tree<'_>, pointer: &str) -> Result<Option<bool>, Problem>
     }
 }
 
+/// Reads a DCSA 3.0 event from its tree (module docs).
 fn parse_v30(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
     if !e.is_object() {
         return Err(Problem::new(
@@ -846,92 +889,95 @@ fn parse_v30(e: &Tree<'_>, now: DateTime<Utc>) -> Parsed {
             format!("event must be an object, found {}", json_kind(e)),
         ));
     }
-    let event_id = required_str(e, "/eventID")?;
+    let f = |pointer: &str| Field::at(e, pointer);
+    let id = f("/eventID");
+    let event_id = required(&id, "/eventID")?;
     if event_id.len() > 100 {
         return Err(Problem::new(
             "/eventID",
             "eventID is longer than 100 characters",
         ));
     }
-    let type_str = required_str(e, "/eventClassification/eventTypeCode")?;
+    let type_pointer = "/eventClassification/eventTypeCode";
+    let type_field = f(type_pointer);
+    let type_str = required(&type_field, type_pointer)?;
     if matches!(type_str, "IOT" | "REEFER") {
         let reason = format!(
             "{type_str} events are not used by teu (only TRANSPORT, EQUIPMENT and SHIPMENT)"
         );
-        return Err(Problem::new("/eventClassification/eventTypeCode", reason));
+        return Err(Problem::new(type_pointer, reason));
     }
     let event_type = EventType::parse(type_str).ok_or_else(|| {
         Problem::new(
-            "/eventClassification/eventTypeCode",
+            type_pointer,
             format!(
                 "eventTypeCode {type_str:?} is not TRANSPORT, EQUIPMENT, SHIPMENT, IOT or REEFER"
             ),
         )
     })?;
-    let classifier = classifier(e, "/eventClassification/eventClassifierCode")?;
-    let code = match event_type {
-        EventType::Transport => code_in(
-            &TRANSPORT_CODES,
-            e,
+    let classifier_pointer = "/eventClassification/eventClassifierCode";
+    let classifier = classifier(&f(classifier_pointer), classifier_pointer)?;
+    let (list, code_pointer) = match event_type {
+        EventType::Transport => (
+            &TRANSPORT_CODES[..],
             "/eventClassification/transportEventTypeCode",
-        )?,
-        EventType::Equipment => code_in(
-            &EQUIPMENT_CODES,
-            e,
+        ),
+        EventType::Equipment => (
+            &EQUIPMENT_CODES[..],
             "/eventClassification/equipmentEventTypeCode",
-        )?,
-        EventType::Shipment => code_in(
-            &SHIPMENT_CODES,
-            e,
+        ),
+        EventType::Shipment => (
+            &SHIPMENT_CODES[..],
             "/eventClassification/shipmentEventTypeCode",
-        )?,
+        ),
     };
-    let tc = "/transportDetails/transportCall";
+    let code = code_in(list, &f(code_pointer), code_pointer)?;
+    let tc = |name: &str| f(&format!("/transportDetails/transportCall{name}"));
+    let routing = |name: &str| f(&format!("/eventRouting/originatingParty/{name}"));
+    let imo_pointer = "/transportDetails/transportCall/vesselTransport/vesselIMONumber";
     let mut row = EventRow {
         event_id: event_id.to_string(),
         event_type,
         classifier,
         code,
-        event_at: date_time(e, "/eventDateTime")?,
-        event_created_at: optional_date_time(e, "/eventUpdatedDateTime")?,
-        containers: container(e, "/equipmentDetails/equipmentReference")?
-            .into_iter()
-            .collect(),
+        event_at: date_time(&f("/eventDateTime"), "/eventDateTime")?,
+        event_created_at: optional_date_time(&f("/eventUpdatedDateTime"), "/eventUpdatedDateTime")?,
+        containers: container(
+            &f("/equipmentDetails/equipmentReference"),
+            "/equipmentDetails/equipmentReference",
+        )?
+        .into_iter()
+        .collect(),
         bills_of_lading: Vec::new(),
         bookings: Vec::new(),
         references: Vec::new(),
-        transport_call_id: string_at(e, &format!("{tc}/transportCallReference")),
-        locode: locode(e, &["/eventLocation/UNLocationCode"])?,
-        location_name: string_at(e, "/eventLocation/locationName"),
-        facility_code: string_at(e, "/eventLocation/facility/facilityCode"),
-        facility_type: facility_type(
-            e,
-            &[
-                "/eventLocation/facilityTypeCode",
-                &format!("{tc}/facilityTypeCode"),
-            ],
-        ),
-        mode_of_transport: string_at(e, &format!("{tc}/modeOfTransport")),
-        transport_call_sequence: at(e, &format!("{tc}/transportCallSequenceNumber"))
-            .and_then(Tree::as_i64),
-        vessel_imo: imo(e, &format!("{tc}/vesselTransport/vesselIMONumber"))?,
-        vessel_name: string_at(e, &format!("{tc}/vesselTransport/vesselName")),
-        export_voyage: string_at(
-            e,
-            &format!("{tc}/exportVoyageNumberOrReference/carrierVoyageNumber"),
-        ),
-        import_voyage: string_at(
-            e,
-            &format!("{tc}/importVoyageNumberOrReference/carrierVoyageNumber"),
-        ),
-        carrier_scac: string_at(e, "/eventRouting/originatingParty/partyCode").filter(|_| {
-            str_at(e, "/eventRouting/originatingParty/codeListProvider") == Some("NMFTA")
-        }),
-        iso_equipment_code: string_at(e, "/equipmentDetails/ISOEquipmentCode"),
-        empty: empty_indicator(e, "/equipmentDetails/emptyIndicatorCode")?,
-        seal_number: string_at(e, "/equipmentDetails/seals/0/number"),
-        delay_reason: string_at(e, "/delayReason/delayReasonCode"),
-        remark: string_at(e, "/changeRemark"),
+        transport_call_id: string(&tc("/transportCallReference")),
+        locode: locode(&[(
+            &f("/eventLocation/UNLocationCode"),
+            "/eventLocation/UNLocationCode",
+        )])?,
+        location_name: string(&f("/eventLocation/locationName")),
+        facility_code: string(&f("/eventLocation/facility/facilityCode")),
+        facility_type: facility_type(&[
+            &f("/eventLocation/facilityTypeCode"),
+            &tc("/facilityTypeCode"),
+        ]),
+        mode_of_transport: string(&tc("/modeOfTransport")),
+        transport_call_sequence: tc("/transportCallSequenceNumber").int(),
+        vessel_imo: imo(&f(imo_pointer), imo_pointer)?,
+        vessel_name: string(&tc("/vesselTransport/vesselName")),
+        export_voyage: string(&tc("/exportVoyageNumberOrReference/carrierVoyageNumber")),
+        import_voyage: string(&tc("/importVoyageNumberOrReference/carrierVoyageNumber")),
+        carrier_scac: string(&routing("partyCode"))
+            .filter(|_| routing("codeListProvider").text() == Some("NMFTA")),
+        iso_equipment_code: string(&f("/equipmentDetails/ISOEquipmentCode")),
+        empty: empty_indicator(
+            &f("/equipmentDetails/emptyIndicatorCode"),
+            "/equipmentDetails/emptyIndicatorCode",
+        )?,
+        seal_number: string(&f("/equipmentDetails/seals/0/number")),
+        delay_reason: string(&f("/delayReason/delayReasonCode")),
+        remark: string(&f("/changeRemark")),
     };
     if let (Some(t), Some(v)) = (
         str_at(e, "/shipmentDetails/documentReference/typeCode"),
@@ -1122,9 +1168,16 @@ mod tests {
         )
     }
 
-    /// The one-pass members ([`Members`]) of a list, or `None` when it stops anywhere.
+    /// The one-pass members ([`Members`]) of a list, as trees, or `None` when it stops
+    /// anywhere.
     fn split_once(text: &str) -> Option<Vec<(Tree<'_>, &str)>> {
-        Members::of_array(text)?.collect::<Result<Vec<_>, _>>().ok()
+        Members::of_array(text, false)?
+            .map(|m| match m {
+                Ok((Member::Tree(tree), raw)) => Ok((tree, raw)),
+                _ => Err(Unchecked),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .ok()
     }
 
     /// [`Members`] gives each member's tree and text exactly as the two-pass split does, for any
@@ -1190,6 +1243,26 @@ mod tests {
                 assert_eq!((line, column), (want.line(), want.column()));
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Every event of the real DCSA 2.2 sample is read by serde as its fields, none through
+    /// its tree; the 3.0 sample's events are trees.
+    #[test]
+    fn the_real_samples_are_read_the_fast_way() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/dcsa");
+        for (name, format, events, fields) in [
+            ("tnt-220-response.json", FeedFormat::DcsaTnt22, 7, true),
+            ("tnt-300-response.json", FeedFormat::DcsaTnt30, 5, false),
+        ] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).expect(name);
+            let (found, members, _) = Members::of_document(&text).expect(name);
+            assert_eq!(found, format, "{name}");
+            let members: Vec<_> = members.collect::<Result<_, _>>().expect(name);
+            assert_eq!(members.len(), events, "{name}");
+            for (member, _) in &members {
+                assert_eq!(matches!(member, Member::Fields(_)), fields, "{name}");
+            }
         }
     }
 
