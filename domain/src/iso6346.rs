@@ -6,11 +6,34 @@
 //! modulo 11, with 10 written as 0. Example: `CSQU305438` → 3.
 
 /// Upper-cases `raw` and removes spaces, dashes, dots and slashes: `"msku 123456-7"` → `"MSKU1234567"`.
+/// Tabs are removed too; other characters are upper-cased by Unicode's rules (`char::to_uppercase`).
 pub fn normalize(raw: &str) -> String {
+    let removed = |c: char| matches!(c, ' ' | '-' | '.' | '/' | '\t');
+    if raw.is_ascii() {
+        // ASCII (every feed's container numbers): upper-casing is byte for byte, so the
+        // number is built without Unicode's case tables.
+        let mut number = String::with_capacity(raw.len());
+        number.extend(
+            raw.chars()
+                .filter(|&c| !removed(c))
+                .map(|c| c.to_ascii_uppercase()),
+        );
+        return number;
+    }
     raw.chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '.' | '/' | '\t'))
+        .filter(|&c| !removed(c))
         .flat_map(char::to_uppercase)
         .collect()
+}
+
+/// The first `N` characters of `s`, or `None` when it has another number of characters.
+fn exactly<const N: usize>(s: &str) -> Option<[char; N]> {
+    let mut chars = ['\0'; N];
+    let mut rest = s.chars();
+    for slot in &mut chars {
+        *slot = rest.next()?;
+    }
+    rest.next().is_none().then_some(chars)
 }
 
 /// Letter values A..Z (ISO 6346 Annex A): 10 upwards, skipping 11, 22 and 33.
@@ -32,8 +55,13 @@ fn char_value(c: char) -> Option<u32> {
 /// The check digit of the first ten characters of `number` (owner code, category, serial), or
 /// `None` when they are not 4 letters followed by 6 digits.
 pub fn check_digit(number: &str) -> Option<u32> {
-    let chars: Vec<char> = number.chars().take(10).collect();
-    if chars.len() != 10
+    let mut chars = ['\0'; 10];
+    let mut taken = 0;
+    for (slot, c) in chars.iter_mut().zip(number.chars()) {
+        *slot = c;
+        taken += 1;
+    }
+    if taken != 10
         || !chars[..4].iter().all(|c| c.is_ascii_uppercase())
         || !chars[4..].iter().all(|c| c.is_ascii_digit())
     {
@@ -69,10 +97,9 @@ pub enum Iso6346Error {
 /// Validates a normalized container number (see [`normalize`]).
 pub fn validate(number: &str) -> Result<(), Iso6346Error> {
     let owned = || number.to_string();
-    let chars: Vec<char> = number.chars().collect();
-    if chars.len() != 11 {
+    let Some(chars) = exactly::<11>(number) else {
         return Err(Iso6346Error::Length(owned()));
-    }
+    };
     if !chars[..3].iter().all(|c| c.is_ascii_uppercase()) {
         return Err(Iso6346Error::OwnerCode(owned()));
     }
@@ -157,7 +184,44 @@ mod tests {
             ("[A-Z]{3}", "[UJZ]", "[0-9]{6}").prop_map(|(o, c, s)| format!("{o}{c}{s}"))
         }
 
+        /// Normalization by its definition: drop the separators, upper-case every character.
+        fn normalize_by_definition(raw: &str) -> String {
+            raw.chars()
+                .filter(|c| !matches!(c, ' ' | '-' | '.' | '/' | '\t'))
+                .flat_map(char::to_uppercase)
+                .collect()
+        }
+
+        /// Text near container numbers: letters of both cases, digits, the separators, and
+        /// characters outside ASCII (some upper-case to two characters, like `ß`).
+        fn near_numbers() -> impl Strategy<Value = String> {
+            "[a-zA-Z0-9 \t./\u{df}\u{e5}\u{c5}\u{130}-]{0,16}"
+        }
+
         proptest! {
+            /// The normalization is the definition, for ASCII text and for the rest.
+            #[test]
+            fn normalize_is_the_definition(raw in near_numbers()) {
+                prop_assert_eq!(normalize(&raw), normalize_by_definition(&raw));
+            }
+
+            /// A number of eleven characters is judged by its characters, whatever their
+            /// bytes: one that is not ISO 6346 shaped says which part is wrong, and text of
+            /// another length is refused for its length.
+            #[test]
+            fn validate_counts_characters(raw in near_numbers()) {
+                let number = normalize(&raw);
+                let result = validate(&number);
+                if number.chars().count() != 11 {
+                    prop_assert_eq!(result, Err(Iso6346Error::Length(number.clone())));
+                } else if looks_like_iso6346(&number) {
+                    let digit = check_digit(&number).map(|d| d.to_string());
+                    prop_assert_eq!(result.is_ok(), digit.as_deref() == Some(&number[10..]));
+                } else {
+                    prop_assert!(result.is_err(), "{}", number);
+                }
+            }
+
             /// Any stem with its computed check digit is valid, and the validator agrees with
             /// `check_digit`.
             #[test]

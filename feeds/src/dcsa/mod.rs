@@ -415,7 +415,9 @@ fn read_items<'a, E>(
         positions: Vec::new(),
         quarantined: Vec::new(),
     };
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // Each event's id, to the index of the event that first used it; hashed by foldhash
+    // (randomly seeded per process), as `store::events::key_lists` hashes the feed's keys.
+    let mut seen: foldhash::HashMap<String, usize> = foldhash::HashMap::default();
     for (index, item) in items.enumerate() {
         let (item, raw) = item?;
         batch.rows_read = index + 1;
