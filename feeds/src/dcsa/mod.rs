@@ -313,9 +313,18 @@ fn rest_is_whitespace(bytes: &[u8], at: usize) -> bool {
 /// section 2: space, tab, line feed and carriage return around the structural characters):
 /// the same value, members in the order written, in as few bytes as the text allows. Escapes
 /// and numbers are kept as written. Never fails: text that is not JSON (the readers give it
-/// only slices `serde_json` has checked) comes back with the whitespace outside its
-/// quote-delimited runs removed, an unclosed string running to the end.
+/// only text `serde_json` has parsed) comes back with whitespace removed outside its
+/// quote-delimited runs (an unclosed string running to the end), all of it or, where no
+/// whitespace touches a structural character, none.
+///
+/// Text already compact is copied as it is, found so without following its strings
+/// ([`touches_structure`]): most of a feed's events (`teu simulate` writes one per line)
+/// hold spaces only inside names, and scanning their strings was 3% of a worker's
+/// instructions (docs/NOTES.md, sixty-third session).
 pub fn compact_json(text: &str) -> String {
+    if !touches_structure(text) {
+        return text.to_string();
+    }
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     // `run` begins the bytes not yet copied. Every byte skipped is ASCII whitespace, so each
@@ -350,6 +359,22 @@ pub fn compact_json(text: &str) -> String {
     }
     out.push_str(&text[run..]);
     out
+}
+
+/// Whether any whitespace byte of `text` is its first or last byte or stands next to a
+/// structural character (`{ } [ ] , :`). In JSON text, whitespace outside strings always
+/// does (RFC 8259, section 2): between two tokens one is a structural character, as two
+/// values are never adjacent. So a JSON text for which this is false has no whitespace
+/// outside its strings. Whitespace inside strings (`"King of the Seas"`) seldom touches one;
+/// when it does, the text is scanned string by string.
+fn touches_structure(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let structural = |i: usize| matches!(bytes[i], b'{' | b'}' | b'[' | b']' | b',' | b':');
+    let touches =
+        |i: usize| i == 0 || i + 1 == bytes.len() || structural(i - 1) || structural(i + 1);
+    memchr::memchr3_iter(b' ', b'\n', b'\t', bytes)
+        .chain(memchr::memchr_iter(b'\r', bytes))
+        .any(touches)
 }
 
 /// The error of a JSON object without an `events` array.
@@ -1076,8 +1101,52 @@ mod tests {
         proptest!(|(value in json_values())| {
             let pretty = serde_json::to_string_pretty(&value).expect("pretty");
             let plain = serde_json::to_string(&value).expect("plain");
-            prop_assert_eq!(compact_json(&pretty), plain);
+            prop_assert_eq!(compact_json(&pretty), plain.clone());
+            prop_assert_eq!(compact_json(&plain), plain);
         });
+    }
+
+    /// Whitespace put anywhere a JSON text stays the same value (between two tokens, as
+    /// `serde_json` judges it) touches a structural character or an end of the text, so
+    /// [`touches_structure`] finds it and the text is scanned; plain JSON whose strings hold
+    /// spaces only between other characters is copied without a scan.
+    #[test]
+    fn whitespace_between_tokens_touches_structure() {
+        use proptest::prelude::*;
+        let (between, all) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        proptest!(|(value in json_values(), at in 0.0..=1.0f64, gap in "[ \t\r\n]{1,3}")| {
+            let plain = serde_json::to_string(&value).expect("plain");
+            let p = (plain.len() as f64 * at) as usize;
+            prop_assume!(plain.is_char_boundary(p));
+            all.set(all.get() + 1);
+            let spaced = format!("{}{gap}{}", &plain[..p], &plain[p..]);
+            if serde_json::from_str::<Value>(&spaced).ok().as_ref() == Some(&value) {
+                between.set(between.get() + 1);
+                prop_assert!(touches_structure(&spaced), "{:?}", spaced);
+                prop_assert_eq!(compact_json(&spaced), plain);
+            }
+        });
+        assert!(
+            between.get() * 5 > all.get(),
+            "{} of {}",
+            between.get(),
+            all.get()
+        );
+        let event = r#"{"vesselName":"King of the Seas","n":[1,2],"o":{"a":null}}"#;
+        assert!(!touches_structure(event));
+        assert_eq!(compact_json(event), event);
+        for spaced in [
+            r#"{"a": 1}"#,
+            r#"{"a" :1}"#,
+            r#"[1 ,2]"#,
+            r#"[1, 2]"#,
+            "{\"a\":1\n}",
+            " 1",
+            "1\t",
+            r#"{"a":"x, y"}"#,
+        ] {
+            assert!(touches_structure(spaced), "{spaced:?}");
+        }
     }
 
     /// Reading the text event by event ([`read_json_at`]) gives what reading its whole tree
