@@ -705,8 +705,12 @@ fn apply_references(e: &Event22<'_>, row: &mut EventRow) -> Result<(), Problem> 
     for (i, Nested(r)) in e.references.0.iter().enumerate() {
         match r.kind.text() {
             Some("EQ") => {
-                let pointer = format!("/references/{i}/referenceValue");
-                if let Some(c) = container(&r.value, &pointer)? {
+                // The pointer is written only for a refusal.
+                let number = container(&r.value, "").map_err(|p| Problem {
+                    pointer: format!("/references/{i}/referenceValue"),
+                    reason: p.reason,
+                })?;
+                if let Some(c) = number {
                     push_once(&mut row.containers, c);
                 }
             }
