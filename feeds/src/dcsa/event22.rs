@@ -10,12 +10,16 @@
 //!   gives up, with a serde error, on what it cannot read the way the pointers do: a key
 //!   written twice (the pointer finds the last), `seals` written as an object (the pointer
 //!   `/seals/0` finds its member `"0"`), an event that is not an object, text nested deeper
-//!   than serde_json's limit. The reader then builds the tree.
+//!   than serde_json's limit, and text whose tree serde_json would refuse: a string with a
+//!   lone surrogate escape (`"\ud800"`) or a number beyond `f64` (`1e400`) anywhere in the
+//!   event, members no field names included ([`StrictMap`] reads them in full rather than
+//!   skipping them). The reader then builds the tree (or, where it cannot, refuses the event
+//!   as before).
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json_borrow::Value as Tree;
 
 use super::at;
@@ -136,15 +140,15 @@ pub(super) fn text(s: &str) -> Option<&str> {
     Some(s.trim()).filter(|s| !s.is_empty())
 }
 
-/// Reads the rest of a list and keeps nothing.
+/// Reads the rest of a list in full ([`Strict`]) and keeps nothing.
 fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    while seq.next_element::<Strict>()?.is_some() {}
     Ok(())
 }
 
-/// Reads the rest of an object and keeps nothing.
+/// Reads the rest of an object in full ([`Strict`]) and keeps nothing.
 fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    while map.next_entry::<Strict, Strict>()?.is_some() {}
     Ok(())
 }
 
@@ -211,7 +215,126 @@ pub(super) struct Nested<T>(pub(super) T);
 
 impl<'de, T: Deserialize<'de> + Default> Shaped<'de> for Nested<T> {
     fn of_object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Nested)
+        T::deserialize(de::value::MapAccessDeserializer::new(StrictMap(map))).map(Nested)
+    }
+}
+
+/// An event: its fields when it is an object, refused otherwise. Members the fields do not
+/// name are read in full ([`StrictMap`]), so that serde takes an event only when its tree
+/// could be built.
+#[derive(Debug, PartialEq)]
+pub(super) struct Object<T>(pub(super) T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(StrictMap(map))).map(Object)
+            }
+        }
+        deserializer.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+/// An object's members, whose values, when a struct skips them (serde's `IgnoredAny`), are
+/// read in full rather than skipped: serde_json skips a string without checking its `\u`
+/// escapes (a lone surrogate) and a number without its range (`1e400`), both of which it
+/// refuses when it reads them, as building the event's tree does.
+struct StrictMap<A>(A);
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for StrictMap<A> {
+    type Error = A::Error;
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.0.next_key_seed(seed)
+    }
+    fn next_value_seed<V: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.0.next_value_seed(StrictSeed(seed))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint()
+    }
+}
+
+/// A value of a [`StrictMap`]: given to its seed through [`StrictDeserializer`].
+struct StrictSeed<V>(V);
+
+impl<'de, V: de::DeserializeSeed<'de>> de::DeserializeSeed<'de> for StrictSeed<V> {
+    type Value = V::Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        self.0.deserialize(StrictDeserializer(deserializer))
+    }
+}
+
+/// A deserializer that reads a value asked to be skipped ([`Strict`]), and reads everything
+/// else as any value (every type of this module reads by `deserialize_any`).
+struct StrictDeserializer<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for StrictDeserializer<D> {
+    type Error = D::Error;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_any(visitor)
+    }
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        Strict::deserialize(self.0)?;
+        visitor.visit_unit()
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+    }
+}
+
+/// Any JSON value, read in full and kept as nothing: every string (its escapes checked), every
+/// number (its range checked), every member.
+struct Strict;
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StrictVisitor;
+        impl<'de> Visitor<'de> for StrictVisitor {
+            type Value = Strict;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
+                Ok(Strict)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+                while seq.next_element::<Strict>()?.is_some() {}
+                Ok(Strict)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
+                while map.next_entry::<Strict, Strict>()?.is_some() {}
+                Ok(Strict)
+            }
+        }
+        deserializer.deserialize_any(StrictVisitor)
     }
 }
 
@@ -498,6 +621,8 @@ mod tests {
         Big(u64),
         Float(f64),
         Str(String),
+        /// JSON text as written: escapes and numbers a tree may refuse.
+        Raw(&'static str),
         List(Vec<Json>),
         Object(Vec<(&'static str, bool, Json)>),
     }
@@ -512,6 +637,7 @@ mod tests {
                 Json::Big(n) => out.push_str(&n.to_string()),
                 Json::Float(f) => out.push_str(&serde_json::to_string(f).expect("finite")),
                 Json::Str(s) => out.push_str(&quoted(s)),
+                Json::Raw(text) => out.push_str(text),
                 Json::List(items) => {
                     out.push('[');
                     for (i, item) in items.iter().enumerate() {
@@ -543,6 +669,11 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The event `text` read by serde, as the reader reads it.
+    fn fields_of(text: &str) -> Result<Event22<'_>, serde_json::Error> {
+        serde_json::from_str::<Object<Event22>>(text).map(|o| o.0)
     }
 
     /// Every name [`Event22`] reads, at any level, and one it does not.
@@ -591,6 +722,22 @@ mod tests {
         "carrierServiceCode",
     ];
 
+    /// Values written as JSON allows but a tree may not take: escapes (a lone surrogate, which
+    /// serde_json refuses in a string it reads and not in one it skips), numbers beyond `f64`
+    /// (likewise), and ordinary ones.
+    const RAW: [&str; 10] = [
+        r#""\ud800""#,
+        r#""a\udc00b""#,
+        r#""\ud83d\ude00""#,
+        r#""\u0041\n""#,
+        "1e400",
+        "-1E+999",
+        "1e-400",
+        "-0",
+        "2.5E3",
+        "18446744073709551616",
+    ];
+
     /// Objects built from [`KEYS`] (a name sometimes twice, sometimes escaped) holding any
     /// kind of value, objects and lists of them up to four levels deep.
     fn events() -> impl Strategy<Value = Json> {
@@ -603,6 +750,7 @@ mod tests {
                 .prop_filter("finite", |f| f.is_finite())
                 .prop_map(Json::Float),
             "[ a-zA-Z0-9\"\\\\\u{e5}-]{0,6}".prop_map(Json::Str),
+            proptest::sample::select(&RAW[..]).prop_map(Json::Raw),
         ];
         let member = |value: BoxedStrategy<Json>| {
             (
@@ -622,20 +770,24 @@ mod tests {
         proptest::collection::vec(member(value), 0..10).prop_map(Json::Object)
     }
 
-    /// Whenever serde reads an event's text as [`Event22`], it reads what the JSON pointers
-    /// find in its tree ([`Event22::of_tree`]): every field, nested object and list, whatever
-    /// kind of value each name holds, with names escaped, and with names written twice
-    /// (serde gives up; the pointers find the last). Most events are read by serde.
+    /// Whenever serde reads an event's text as [`Event22`], its tree can be built (serde_json
+    /// takes every string and number of it, read or skipped) and serde reads what the JSON
+    /// pointers find in the tree ([`Event22::of_tree`]): every field, nested object and list,
+    /// whatever kind of value each name holds, with names escaped, and with names written
+    /// twice (serde gives up; the pointers find the last). Most events are read by serde.
     #[test]
     fn serde_reads_what_the_pointers_find() {
         let (read, all) = (AtomicUsize::new(0), AtomicUsize::new(0));
         proptest!(ProptestConfig::with_cases(2000), |(event in events())| {
             let mut text = String::new();
             event.write(&mut text);
-            let tree: Tree = serde_json::from_str(&text).expect("JSON");
             all.fetch_add(1, Ordering::Relaxed);
-            if let Ok(fields) = serde_json::from_str::<Event22>(&text) {
+            let tree = serde_json::from_str::<Tree>(&text);
+            let fields = fields_of(&text);
+            if let Ok(fields) = fields {
                 read.fetch_add(1, Ordering::Relaxed);
+                // serde reads an event only when its tree can be built.
+                let tree = tree.map_err(|e| TestCaseError::fail(format!("{e}: {text}")))?;
                 prop_assert_eq!(fields, Event22::of_tree(&tree), "{}", text);
             }
         });
@@ -651,8 +803,19 @@ mod tests {
             r#"{"eventID": "a", "eventID": "b"}"#,
             // `/seals/0` finds the member "0" of an object.
             r#"{"seals": {"0": {"sealNumber": "S1"}}}"#,
+            // What serde_json skips but refuses to read, as the tree does: a lone surrogate,
+            // a number beyond `f64`, in members no field names, at any depth.
+            r#"{"eventID": "x", "carrierServiceCode": "\ud800"}"#,
+            r#"{"transportCall": {"vessel": {"vesselFlag": [1e400]}}}"#,
+            r#"{"references": [{"x": {"y": "a\udc00"}}]}"#,
         ] {
-            assert!(serde_json::from_str::<Event22>(text).is_err(), "{text}");
+            assert!(fields_of(text).is_err(), "{text}");
+        }
+        for text in [
+            r#"{"eventID": "x", "carrierServiceCode": "\ud800"}"#,
+            r#"{"transportCall": {"vessel": {"vesselFlag": [1e400]}}}"#,
+        ] {
+            assert!(serde_json::from_str::<Tree>(text).is_err(), "{text}");
         }
         let tree: Tree =
             serde_json::from_str(r#"{"seals": {"0": {"sealNumber": "S1"}}}"#).expect("JSON");
@@ -663,7 +826,7 @@ mod tests {
             r#"{"transportCall": [{"vessel": {}}], "seals": [[1]], "references": null}"#,
         ] {
             let tree: Tree = serde_json::from_str(text).expect("JSON");
-            let fields = serde_json::from_str::<Event22>(text).expect(text);
+            let fields = fields_of(text).expect(text);
             assert_eq!(fields, Event22::of_tree(&tree), "{text}");
             assert_eq!(fields, Event22::default(), "{text}");
         }

@@ -36,15 +36,15 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 // An event's JSON tree borrowed from its text: strings and keys without escapes point into
 // the document, objects are vectors of members in the order written (`serde_json_borrow`).
-// Reading an event builds one of these rather than a `serde_json::Value`, which allocates
-// every key and string and a B-tree per object (a sixth of a PostgreSQL worker's feed read,
-// NOTES "Forty-third session").
+// A DCSA 3.0 event, and a 2.2 event serde does not read as fields ([`event22`]), is read as
+// one of these rather than a `serde_json::Value`, which allocates every key and string and a
+// B-tree per object (a sixth of a PostgreSQL worker's feed read, NOTES "Forty-third session").
 use serde_json_borrow::{ObjectAsVec, Value as Tree};
 
-use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
-use event22::{Event22, Field, Nested};
-
 mod event22;
+
+use super::{FeedBatch, FeedError, FeedFormat, Quarantined, ReadEvent};
+use event22::{Event22, Field, Nested, Object};
 use teu_domain::model::{
     Classifier, ContainerNumber, EventReference, EventRow, EventType, Imo, UnLocode,
 };
@@ -70,9 +70,10 @@ pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedErro
 }
 
 /// Reads a DCSA document from its JSON text (`bytes`, UTF-8 without a BOM), as
-/// [`read_value`] reads its parsed tree, one event at a time: each event of the list is parsed
-/// into a tree, with its own text beside it, only while it is read ([`Members`]). A file of
-/// 44,000 events (a chunk of `teu simulate`, 44 MB) never holds every event's tree at once.
+/// [`read_value`] reads its parsed tree, one event at a time: each event of the list is read
+/// into its fields (DCSA 2.2, [`event22`]) or its tree, with its own text beside it, only while
+/// it is read ([`Members`]). A file of 44,000 events (a chunk of `teu simulate`, 44 MB) never
+/// holds every event's tree at once.
 /// Text that is not JSON still gives an error and nothing of the file: the reading stops where
 /// the list stops being JSON, and the document is read again the checking way, which says
 /// where.
@@ -177,9 +178,10 @@ enum Member<'a> {
 
 /// The members of a JSON array, one at a time, each as its tree (or, for DCSA 2.2 events, its
 /// fields) and its own text (without the whitespace around it), in one pass over the text:
-/// serde_json's `StreamDeserializer` parses a member and says where it ended. Splitting the array into `RawValue` slices first and
-/// parsing each slice again read every byte twice: the first pass was a sixth of the DCSA
-/// reader's instructions (docs/NOTES.md, sixty-second session).
+/// serde_json's `StreamDeserializer` parses a member and says where it ended. Splitting the
+/// array into `RawValue` slices first and parsing each slice again read every byte twice: the
+/// first pass was a sixth of the DCSA reader's instructions (docs/NOTES.md, sixty-second
+/// session).
 ///
 /// A member that is JSON but whose tree cannot be built (nesting deeper than serde_json's
 /// limit of 128) reads as null, as in the two-pass reader; anything else that is not a member
@@ -250,8 +252,9 @@ impl<'a> Members<'a> {
     fn member(&self) -> Result<(Member<'a>, usize), Unchecked> {
         let rest = &self.text[self.at..];
         if self.fields && rest.starts_with('{') {
-            let mut events = serde_json::Deserializer::from_str(rest).into_iter::<Event22<'a>>();
-            if let Some(Ok(event)) = events.next() {
+            let mut events =
+                serde_json::Deserializer::from_str(rest).into_iter::<Object<Event22<'a>>>();
+            if let Some(Ok(Object(event))) = events.next() {
                 return Ok((Member::Fields(event), events.byte_offset()));
             }
         }
