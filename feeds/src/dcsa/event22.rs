@@ -5,8 +5,8 @@
 //! Two ways build one, and they must agree:
 //! - [`Event22::of_tree`], from the event's tree ([`Tree`]), looking each field up by its JSON
 //!   pointer: the definition;
-//! - serde, straight from the event's text ([`Event22::deserialize`]), without building the
-//!   tree (a third of the DCSA reader's instructions, docs/NOTES.md, sixty-third session). It
+//! - serde, straight from the event's text (an [`Object`] of [`Event22`]), without building
+//!   the tree (a third of the DCSA reader's instructions, docs/NOTES.md, sixty-third session). It
 //!   gives up, with a serde error, on what it cannot read the way the pointers do: a key
 //!   written twice (the pointer finds the last), `seals` written as an object (the pointer
 //!   `/seals/0` finds its member `"0"`), an event that is not an object, text nested deeper

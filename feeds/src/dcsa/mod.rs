@@ -71,8 +71,8 @@ pub fn read_value(value: Value, source_file: &str) -> Result<FeedBatch, FeedErro
 
 /// Reads a DCSA document from its JSON text (`bytes`, UTF-8 without a BOM), as
 /// [`read_value`] reads its parsed tree, one event at a time: each event of the list is read
-/// into its fields (DCSA 2.2, [`event22`]) or its tree, with its own text beside it, only while
-/// it is read ([`Members`]). A file of 44,000 events (a chunk of `teu simulate`, 44 MB) never
+/// into its fields (DCSA 2.2, module `event22`) or its tree, with its own text beside it, only while
+/// it is read (`Members`). A file of 44,000 events (a chunk of `teu simulate`, 44 MB) never
 /// holds every event's tree at once.
 /// Text that is not JSON still gives an error and nothing of the file: the reading stops where
 /// the list stops being JSON, and the document is read again the checking way, which says
@@ -321,7 +321,7 @@ fn rest_is_whitespace(bytes: &[u8], at: usize) -> bool {
 /// whitespace touches a structural character, none.
 ///
 /// Text already compact is copied as it is, found so without following its strings
-/// ([`touches_structure`]): most of a feed's events (`teu simulate` writes one per line)
+/// (`touches_structure`): most of a feed's events (`teu simulate` writes one per line)
 /// hold spaces only inside names, and scanning their strings was 3% of a worker's
 /// instructions (docs/NOTES.md, sixty-third session).
 pub fn compact_json(text: &str) -> String {
