@@ -14,9 +14,10 @@
 # TEU_SCALE_CHUNKS=N ingests only chunks 1 to N (of about 2,000 containers each). The kind
 # directories may be symbolic links (a variant of a feed sharing the unchanged files).
 # TEU_SCALE_INGEST_ARGS is added to each worker's `teu ingest` (say `--derive-every 200000`).
-# TEU_SCALE_WRAP runs each worker under a command, say a worker's instruction count (README,
-# "Sixty-third session"): TEU_SCALE_CHUNKS=3 TEU_SCALE_WRAP='valgrind --tool=callgrind
-# --callgrind-out-file=OUT' scripts/scale.sh postgres FEED_100K 1.
+# TEU_SCALE_WRAP runs each worker under a command, split into words at spaces (no quoting),
+# say a worker's instruction count (README, "Sixty-third session"): TEU_SCALE_CHUNKS=3
+# TEU_SCALE_WRAP='valgrind --tool=callgrind --callgrind-out-file=OUT' scripts/scale.sh
+# postgres FEED_100K 1.
 # TEU_SCALE_AIS=1 ingests FEED_DIR/ais/ after the workers have finished (one `teu ingest` of the
 # whole directory, timed on its own and reported as AIS positions/s), so that `scripts/page.sh`
 # can measure `map_geojson` on the database; the account is created with the Routing Data
