@@ -1,6 +1,7 @@
 //! PostgreSQL bulk writes on the store's native pool (`sqlx::PgPool`): each column of a batch
 //! is bound as one array and expanded by `UNNEST` on the server, so a statement of thousands
-//! of rows binds a handful of parameters, is parsed once and costs one round trip. SQLite has
+//! of rows binds a handful of parameters, is parsed once and costs one round trip; rows that
+//! cannot meet a stored key (new events, new AIS positions) go in by binary `COPY`. SQLite has
 //! no arrays; its writes are the shared multi-row statements (`events.rs`, `facts.rs`).
 //!
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
@@ -31,8 +32,8 @@ const FRESH_EVENTS_BACKOFF: u64 = 64;
 /// How [`Store::write_events_pg`] inserts a batch of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EventInsert {
-    /// Every event taken for new: a plain `INSERT`, which fails (SQLSTATE 23505) on an id
-    /// already stored.
+    /// Every event taken for new: a binary `COPY` ([`copy_events`]), which fails (SQLSTATE
+    /// 23505) on an id already stored.
     Fresh,
     /// `ON CONFLICT (id) DO UPDATE … WHERE`: a stored version is replaced only by a later-issued
     /// one, or an equally old one whose stored form is greater (the rule of
@@ -40,37 +41,39 @@ enum EventInsert {
     ConflictRule,
 }
 
-/// The statement that inserts a chunk of events from one array per column, `$tail` (a conflict
-/// clause, or nothing) before `RETURNING id`: the ids of the rows written.
-macro_rules! insert_events {
-    ($tail:literal) => {
-        concat!(
-            "INSERT INTO transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-             named_actual, vessel_imo, source_file, source_index, received_at) \
-             SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-             source_file, source_index, $2 \
-             FROM UNNEST($3::bytea[], $4::bytea[], $5::timestamptz[], $6::timestamptz[], \
-             $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
-             AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
-             source_file, source_index) ",
-            $tail,
-            "RETURNING id"
-        )
-    };
-}
+/// The statement that inserts a chunk of events from one array per column through the conflict
+/// rule of `Store::upsert_events` (a stored version is replaced only by a later-issued one, or
+/// an equally old one whose stored form is greater), `RETURNING id`: the ids of the rows
+/// written.
+const INSERT_EVENTS_BY_RULE: &str = "INSERT INTO transport_events (id, account_id, raw_event_id, \
+     event_at, issued_at, body, named_actual, vessel_imo, source_file, source_index, received_at) \
+     SELECT id, $1, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
+     source_file, source_index, $2 \
+     FROM UNNEST($3::bytea[], $4::bytea[], $5::timestamptz[], $6::timestamptz[], \
+     $7::bytea[], $8::bigint[], $9::text[], $10::text[], $11::bigint[]) \
+     AS t (id, raw_event_id, event_at, issued_at, body, named_actual, vessel_imo, \
+     source_file, source_index) \
+     ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+     body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
+     payload = NULL, source_file = excluded.source_file, \
+     source_index = excluded.source_index, received_at = excluded.received_at \
+     WHERE excluded.issued_at > transport_events.issued_at \
+     OR (excluded.issued_at = transport_events.issued_at \
+     AND excluded.body > transport_events.body) \
+     RETURNING id";
 
 impl Store {
     /// [`Store::upsert_events`] on PostgreSQL: `events` (one version per event id, the one the
-    /// rule of `upsert_events` keeps) in one transaction of `UNNEST` statements on the store's
-    /// PostgreSQL pool.
+    /// rule of `upsert_events` keeps) in one transaction on the store's PostgreSQL pool.
     ///
-    /// Events are first taken for new: a plain `INSERT`, without the conflict rule, whose
-    /// check of the key before each row (an index search of its own, `ExecCheckIndexConstraints`)
-    /// was about half the server's B-tree work of the statement (`docs/NOTES.md`, fifty-fifth
-    /// session). When one of them is stored already (SQLSTATE 23505, a repeated or replaced
-    /// version, or another writer's), nothing of the transaction is kept and the whole batch
-    /// goes through the conflict rule, as do the next [`FRESH_EVENTS_BACKOFF`] batches of this
-    /// store, so that a feed that repeats events pays for at most one wasted try in that many.
+    /// Events are first taken for new: a binary `COPY` ([`copy_events`]), without the conflict
+    /// rule, whose check of the key before each row (an index search of its own,
+    /// `ExecCheckIndexConstraints`) was about half the server's B-tree work of the statement
+    /// (`docs/NOTES.md`, fifty-fifth session). When one of them is stored already (SQLSTATE
+    /// 23505, a repeated or replaced version, or another writer's), nothing of the transaction
+    /// is kept and the whole batch goes through the conflict rule, as do the next
+    /// [`FRESH_EVENTS_BACKOFF`] batches of this store, so that a feed that repeats events pays
+    /// for at most one wasted try in that many.
     pub(super) async fn upsert_events_pg(
         &self,
         account: Uuid,
@@ -108,25 +111,45 @@ impl Store {
         now: DateTime<Utc>,
         insert: EventInsert,
     ) -> Result<UpsertedEvents> {
+        let mut tx = self.writer().begin().await?;
+        let mark = self.replacement_mark(&mut tx).await?;
+        // In id order: each statement's entries go into the primary key's leaves in order.
+        events.sort_unstable_by_key(|e| e.event.id);
+        let written: Vec<&TransportEvent> = match insert {
+            EventInsert::Fresh => {
+                self.count_statement();
+                copy_events(postgres(&mut tx), account, now, events).await?;
+                events.iter().map(|e| e.event).collect()
+            }
+            EventInsert::ConflictRule => {
+                self.insert_events_by_rule(postgres(&mut tx), account, now, events)
+                    .await?
+            }
+        };
+        let dropped = self
+            .insert_event_keys_pg(&mut tx, account, &written)
+            .await?;
+        tx.commit().await?;
+        Ok(UpsertedEvents {
+            dropped,
+            written: written.iter().map(|e| e.id).collect(),
+            mark,
+        })
+    }
+
+    /// `events` (in id order) through the conflict rule, [`INSERT_EVENTS_BY_RULE`] on `tx` a
+    /// chunk of [`BULK_ROWS`] at a time: the events whose versions were written, in id order.
+    async fn insert_events_by_rule<'e>(
+        &self,
+        tx: &mut PgConnection,
+        account: Uuid,
+        now: DateTime<Utc>,
+        events: &[&NewEvent<'e>],
+    ) -> Result<Vec<&'e TransportEvent>> {
         // Times go over as `timestamptz` values (8 bytes each, nothing for the server to
         // parse), cut to the millisecond as SQLite keeps them.
         let now = to_millisecond(now);
-        let statement = match insert {
-            EventInsert::Fresh => insert_events!(""),
-            EventInsert::ConflictRule => insert_events!(
-                "ON CONFLICT (id) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
-                 body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
-                 payload = NULL, source_file = excluded.source_file, \
-                 source_index = excluded.source_index, received_at = excluded.received_at \
-                 WHERE excluded.issued_at > transport_events.issued_at \
-                 OR (excluded.issued_at = transport_events.issued_at \
-                 AND excluded.body > transport_events.body) "
-            ),
-        };
-        let mut tx = self.writer().begin().await?;
-        let mark = self.replacement_mark(&mut tx).await?;
-        events.sort_unstable_by_key(|e| e.event.id);
-        let mut written: Vec<&TransportEvent> = Vec::new();
+        let mut written = Vec::new();
         for chunk in events.chunks(BULK_ROWS) {
             let mut ids = Vec::with_capacity(chunk.len());
             let mut raw_ids = Vec::with_capacity(chunk.len());
@@ -150,7 +173,7 @@ impl Store {
                 indexes.push(e.source_index as i64);
             }
             self.count_statement();
-            let rows = sqlx::query(statement)
+            let rows = sqlx::query(INSERT_EVENTS_BY_RULE)
                 .bind(account.as_bytes().as_slice())
                 .bind(now)
                 .bind(&ids)
@@ -162,7 +185,7 @@ impl Store {
                 .bind(&imos)
                 .bind(&files)
                 .bind(&indexes)
-                .fetch_all(postgres(&mut tx))
+                .fetch_all(&mut *tx)
                 .await?;
             let returned: HashSet<&[u8]> = rows
                 .iter()
@@ -175,15 +198,7 @@ impl Store {
                     .map(|e| e.event),
             );
         }
-        let dropped = self
-            .insert_event_keys_pg(&mut tx, account, &written)
-            .await?;
-        tx.commit().await?;
-        Ok(UpsertedEvents {
-            dropped,
-            written: written.iter().map(|e| e.id).collect(),
-            mark,
-        })
+        Ok(written)
     }
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
@@ -414,10 +429,7 @@ async fn copy_positions(tx: &mut PgConnection, positions: &[&VesselPosition]) ->
              longitude, speed_knots, course_deg, heading_deg) FROM STDIN (FORMAT binary)",
         )
         .await?;
-    let mut buf = Vec::with_capacity(COPY_CHUNK + 1024);
-    buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
-    buf.extend_from_slice(&0i32.to_be_bytes());
-    buf.extend_from_slice(&0i32.to_be_bytes());
+    let mut buf = copy_header(COPY_CHUNK);
     for p in positions {
         buf.extend_from_slice(&9i16.to_be_bytes());
         copy_text(&mut buf, Some(p.vessel_key()))?;
@@ -447,17 +459,100 @@ async fn copy_positions(tx: &mut PgConnection, positions: &[&VesselPosition]) ->
     Ok(())
 }
 
+/// `events` (versions of ids none of which is stored, distinct, in id order) into
+/// `transport_events` by `COPY … FROM STDIN (FORMAT binary)` on `tx`, `received_at` `now`:
+/// the rows a plain `INSERT` of the same columns would write, for less of the server's CPU
+/// than the `UNNEST` statement (no arrays to take apart, no `RETURNING`, the heap's pages
+/// filled several rows at a time; `docs/NOTES.md`, sixty-fourth session). Times are cut to
+/// the millisecond, as SQLite keeps them.
+///
+/// # Errors
+/// [`StoreError::Sql`] when the server refuses a row (SQLSTATE 23505: an id stored already, by
+/// an earlier file or a concurrent writer; a time out of `timestamptz`'s range) or the
+/// connection fails; nothing of the `COPY` is kept then.
+async fn copy_events(
+    tx: &mut PgConnection,
+    account: Uuid,
+    now: DateTime<Utc>,
+    events: &[&NewEvent<'_>],
+) -> Result<()> {
+    let mut copy = tx
+        .copy_in_raw(
+            "COPY transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
+             named_actual, vessel_imo, source_file, source_index, received_at) \
+             FROM STDIN (FORMAT binary)",
+        )
+        .await?;
+    let received = copy_timestamp(now);
+    let mut buf = copy_header(COPY_CHUNK);
+    for e in events {
+        let ev = &e.event.event;
+        buf.extend_from_slice(&11i16.to_be_bytes());
+        copy_bytes(&mut buf, Some(e.event.id.as_bytes()))?;
+        copy_bytes(&mut buf, Some(account.as_bytes()))?;
+        copy_bytes(&mut buf, Some(e.event.raw_event_id.as_bytes()))?;
+        copy_fixed(&mut buf, Some(copy_timestamp(ev.event_at)));
+        copy_fixed(
+            &mut buf,
+            Some(copy_timestamp(ev.event_created_at.unwrap_or(ev.event_at))),
+        );
+        copy_bytes(&mut buf, Some(&e.forms.stored))?;
+        copy_fixed(&mut buf, Some(i64::from(named_actual(ev)).to_be_bytes()));
+        copy_text(&mut buf, ev.vessel_imo.as_ref().map(|imo| imo.as_str()))?;
+        copy_text(&mut buf, Some(e.source_file))?;
+        copy_fixed(&mut buf, Some((e.source_index as i64).to_be_bytes()));
+        copy_fixed(&mut buf, Some(received));
+        if buf.len() >= COPY_CHUNK {
+            copy.send(buf.as_slice()).await?;
+            buf.clear();
+        }
+    }
+    buf.extend_from_slice(&(-1i16).to_be_bytes());
+    copy.send(buf.as_slice()).await?;
+    copy.finish().await?;
+    Ok(())
+}
+
+/// The start of binary `COPY` data (PostgreSQL documentation, `COPY`, "Binary Format"): the
+/// signature, flags (none) and the header extension's length (none), in a buffer of `capacity`
+/// bytes and some to spare.
+fn copy_header(capacity: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(capacity + 1024);
+    buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+    buf.extend_from_slice(&0i32.to_be_bytes());
+    buf.extend_from_slice(&0i32.to_be_bytes());
+    buf
+}
+
+/// A `timestamptz` of binary `COPY` data, cut to the millisecond: microseconds since
+/// 2000-01-01 00:00:00 UTC, big-endian (PostgreSQL's `timestamptz_send` without
+/// floating-point times).
+fn copy_timestamp(at: DateTime<Utc>) -> [u8; 8] {
+    /// 2000-01-01T00:00:00Z in milliseconds since the Unix epoch.
+    const POSTGRES_EPOCH_MS: i64 = 946_684_800_000;
+    at.timestamp_millis()
+        .saturating_sub(POSTGRES_EPOCH_MS)
+        .saturating_mul(1_000)
+        .to_be_bytes()
+}
+
 /// A text field of binary `COPY` data: its length and UTF-8 bytes, or −1 for NULL.
 fn copy_text(buf: &mut Vec<u8>, value: Option<&str>) -> Result<()> {
+    copy_bytes(buf, value.map(str::as_bytes))
+}
+
+/// A `bytea` field of binary `COPY` data (a text's is its UTF-8 bytes): its length and bytes,
+/// or −1 for NULL.
+fn copy_bytes(buf: &mut Vec<u8>, value: Option<&[u8]>) -> Result<()> {
     match value {
         Some(s) => {
             let len = i32::try_from(s.len()).map_err(|_| {
                 sqlx::Error::Encode(
-                    format!("a text of {} bytes does not fit a COPY field", s.len()).into(),
+                    format!("a value of {} bytes does not fit a COPY field", s.len()).into(),
                 )
             })?;
             buf.extend_from_slice(&len.to_be_bytes());
-            buf.extend_from_slice(s.as_bytes());
+            buf.extend_from_slice(s);
         }
         None => buf.extend_from_slice(&(-1i32).to_be_bytes()),
     }
@@ -481,5 +576,171 @@ fn postgres(tx: &mut Conn) -> &mut PgConnection {
     match tx.postgres() {
         Some(c) => c,
         None => unreachable!("bulk_pg runs only on a PostgreSQL store"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scratch::ScratchStore;
+    use crate::{db, payloads};
+    use teu_domain::model::EventRow;
+
+    /// A normalized event: `at` its `eventDateTime`, `created` its `eventCreatedDateTime`.
+    fn event(
+        n: u128,
+        code: &str,
+        at: &str,
+        created: Option<&str>,
+        imo: Option<&str>,
+    ) -> TransportEvent {
+        let row: EventRow = serde_json::from_value(serde_json::json!({
+            "event_id": format!("E{n}"), "event_type": "EQUIPMENT", "classifier": "ACT",
+            "code": code, "event_at": at, "event_created_at": created,
+            "containers": [format!("MSKU{:06}5", n % 1_000_000)], "bills_of_lading": ["BL1"],
+            "bookings": [], "references": [], "locode": "NLRTM", "vessel_imo": imo,
+        }))
+        .expect("an event row");
+        TransportEvent {
+            id: Uuid::from_u128(n.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)),
+            raw_event_id: Uuid::from_u128(n),
+            timezone: None,
+            event: row,
+        }
+    }
+
+    /// One stored row: every column but `account_id` (one account here), in id order, each
+    /// time as the server writes it as text.
+    type StoredRow = (
+        Vec<u8>,
+        Vec<u8>,
+        String,
+        String,
+        Vec<u8>,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<Vec<u8>>,
+        String,
+    );
+
+    /// Every row of `transport_events` and `event_keys`.
+    async fn stored(store: &Store) -> (Vec<StoredRow>, Vec<(i16, String, Vec<u8>)>) {
+        let db::Pool::Postgres(pg) = store.writer() else {
+            panic!("a PostgreSQL store");
+        };
+        let events = sqlx::query_as::<_, StoredRow>(
+            "SELECT id, raw_event_id, event_at::text, issued_at::text, body, named_actual, \
+             vessel_imo, source_file, source_index, payload, received_at::text \
+             FROM transport_events ORDER BY id",
+        )
+        .fetch_all(pg)
+        .await
+        .expect("events");
+        let keys =
+            sqlx::query_as("SELECT kind, value, event_ids FROM event_keys ORDER BY kind, value")
+                .fetch_all(pg)
+                .await
+                .expect("keys");
+        (events, keys)
+    }
+
+    /// The `COPY` of new events writes exactly the rows and keys the `INSERT` of the conflict
+    /// rule writes for them (the truth: the server's own parse of the same values bound as
+    /// arrays), times before and after 2000 and below the millisecond included; and a second
+    /// `COPY` of stored ids fails on the key (SQLSTATE 23505) and keeps nothing.
+    #[tokio::test]
+    async fn copied_events_are_the_inserted_rows_postgres() {
+        let Some(db) = ScratchStore::for_test("teu_copy").await else {
+            return;
+        };
+        let store = &db.store;
+        let (account, _) = store
+            .create_account("copied", false)
+            .await
+            .expect("account");
+        let events = [
+            event(
+                1,
+                "LOAD",
+                "2026-03-01T10:00:00.123456Z",
+                Some("2026-03-01T10:05:00Z"),
+                Some("9321483"),
+            ),
+            event(2, "DISC", "1999-12-31T23:59:59.999Z", None, None),
+            event(
+                3,
+                "GTIN",
+                "1970-01-01T00:00:00Z",
+                Some("1969-12-31T23:59:59.9991Z"),
+                None,
+            ),
+            event(
+                4,
+                "GTOT",
+                "2000-01-01T00:00:00.0005Z",
+                Some("2100-06-30T12:00:00Z"),
+                Some("9811000"),
+            ),
+        ];
+        let raw: Vec<String> = events
+            .iter()
+            .map(|e| format!("{{\"n\":\"{}\"}}", e.event.event_id))
+            .collect();
+        let forms = payloads::encode_events(
+            raw.iter()
+                .map(String::as_str)
+                .zip(events.iter().map(|e| &e.event)),
+        )
+        .expect("stored forms");
+        let new: Vec<NewEvent> = events
+            .iter()
+            .zip(&forms)
+            .enumerate()
+            .map(|(i, (event, forms))| NewEvent {
+                event,
+                source_file: "events-00001.json",
+                source_index: i,
+                forms,
+            })
+            .collect();
+        let now: DateTime<Utc> = "2026-12-06T01:02:03.456789Z".parse().expect("a time");
+        let write = |insert| {
+            let mut batch: Vec<&NewEvent> = new.iter().collect();
+            async move {
+                store
+                    .write_events_pg(account.id, &mut batch, now, insert)
+                    .await
+            }
+        };
+
+        let copied = write(EventInsert::Fresh).await.expect("the COPY");
+        let by_copy = stored(store).await;
+        assert_eq!(by_copy.0.len(), 4);
+        let db::Pool::Postgres(pg) = store.writer() else {
+            panic!("a PostgreSQL store");
+        };
+        for table in ["event_keys", "transport_events"] {
+            sqlx::query(&format!("DELETE FROM {table}"))
+                .execute(pg)
+                .await
+                .expect("delete");
+        }
+        let inserted = write(EventInsert::ConflictRule).await.expect("the INSERT");
+        assert_eq!(stored(store).await, by_copy);
+        assert_eq!(copied.written, inserted.written);
+        assert_eq!(copied.written.len(), 4);
+        assert_eq!(
+            by_copy.0[0].10, "2026-12-06 01:02:03.456+00",
+            "received_at to the millisecond"
+        );
+
+        match write(EventInsert::Fresh).await {
+            Err(StoreError::Sql(sqlx::Error::Database(e))) if e.is_unique_violation() => {}
+            other => panic!("a COPY of stored ids: {:?}", other.map(|u| u.written)),
+        }
+        assert_eq!(stored(store).await, by_copy, "the failed COPY kept nothing");
+        db.drop().await.expect("drop");
     }
 }
