@@ -409,36 +409,29 @@ impl Store {
     }
 }
 
-/// Bytes of `COPY` data sent at a time: some 2,500 positions, so the server works
-/// on one part while the next is encoded.
+/// Bytes of `COPY` data sent at a time ([`BinaryCopy`]): some 2,500 positions or 600 events,
+/// so the server works on one part while the next is encoded.
 const COPY_CHUNK: usize = 256 * 1024;
 
 /// `positions` (distinct by transmitter and millisecond, none of them stored) into
-/// `vessel_positions` by `COPY … FROM STDIN (FORMAT binary)` on `tx`. The binary format
-/// (PostgreSQL documentation, `COPY`, "Binary Format"): a signature, flags and header
-/// extension length, then per row the field count and each field as its length and bytes
-/// (length −1 for NULL; `bigint` and `float8` big-endian; text as UTF-8), then −1.
+/// `vessel_positions` by `COPY … FROM STDIN (FORMAT binary)` on `tx` ([`BinaryCopy`]).
 ///
 /// # Errors
 /// [`StoreError::Sql`] when the server refuses a row (its key stored meanwhile, text it cannot
 /// hold) or the connection fails; a text longer than 2 GiB is refused before it is sent.
 async fn copy_positions(tx: &mut PgConnection, positions: &[&VesselPosition]) -> Result<()> {
-    let mut copy = tx
-        .copy_in_raw(
-            "COPY vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
-             longitude, speed_knots, course_deg, heading_deg) FROM STDIN (FORMAT binary)",
-        )
-        .await?;
-    let mut buf = copy_header(COPY_CHUNK);
+    let mut copy = BinaryCopy::start(
+        tx,
+        "COPY vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+         longitude, speed_knots, course_deg, heading_deg) FROM STDIN (FORMAT binary)",
+    )
+    .await?;
     for p in positions {
-        buf.extend_from_slice(&9i16.to_be_bytes());
-        copy_text(&mut buf, Some(p.vessel_key()))?;
-        copy_fixed(
-            &mut buf,
-            Some(p.observed_at.timestamp_millis().to_be_bytes()),
-        );
-        copy_text(&mut buf, p.imo.as_ref().map(|imo| imo.as_str()))?;
-        copy_text(&mut buf, p.vessel_name.as_deref())?;
+        let buf = copy.row(9);
+        copy_text(buf, Some(p.vessel_key()))?;
+        copy_fixed(buf, Some(p.observed_at.timestamp_millis().to_be_bytes()));
+        copy_text(buf, p.imo.as_ref().map(|imo| imo.as_str()))?;
+        copy_text(buf, p.vessel_name.as_deref())?;
         for value in [
             Some(p.latitude),
             Some(p.longitude),
@@ -446,17 +439,11 @@ async fn copy_positions(tx: &mut PgConnection, positions: &[&VesselPosition]) ->
             p.course_deg,
             p.heading_deg,
         ] {
-            copy_fixed(&mut buf, value.map(f64::to_be_bytes));
+            copy_fixed(buf, value.map(f64::to_be_bytes));
         }
-        if buf.len() >= COPY_CHUNK {
-            copy.send(buf.as_slice()).await?;
-            buf.clear();
-        }
+        copy.send_when_full().await?;
     }
-    buf.extend_from_slice(&(-1i16).to_be_bytes());
-    copy.send(buf.as_slice()).await?;
-    copy.finish().await?;
-    Ok(())
+    copy.finish().await
 }
 
 /// `events` (versions of ids none of which is stored, distinct, in id order) into
@@ -476,52 +463,84 @@ async fn copy_events(
     now: DateTime<Utc>,
     events: &[&NewEvent<'_>],
 ) -> Result<()> {
-    let mut copy = tx
-        .copy_in_raw(
-            "COPY transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
-             named_actual, vessel_imo, source_file, source_index, received_at) \
-             FROM STDIN (FORMAT binary)",
-        )
-        .await?;
+    let mut copy = BinaryCopy::start(
+        tx,
+        "COPY transport_events (id, account_id, raw_event_id, event_at, issued_at, body, \
+         named_actual, vessel_imo, source_file, source_index, received_at) \
+         FROM STDIN (FORMAT binary)",
+    )
+    .await?;
     let received = copy_timestamp(now);
-    let mut buf = copy_header(COPY_CHUNK);
     for e in events {
         let ev = &e.event.event;
-        buf.extend_from_slice(&11i16.to_be_bytes());
-        copy_bytes(&mut buf, Some(e.event.id.as_bytes()))?;
-        copy_bytes(&mut buf, Some(account.as_bytes()))?;
-        copy_bytes(&mut buf, Some(e.event.raw_event_id.as_bytes()))?;
-        copy_fixed(&mut buf, Some(copy_timestamp(ev.event_at)));
+        let buf = copy.row(11);
+        copy_bytes(buf, Some(e.event.id.as_bytes()))?;
+        copy_bytes(buf, Some(account.as_bytes()))?;
+        copy_bytes(buf, Some(e.event.raw_event_id.as_bytes()))?;
+        copy_fixed(buf, Some(copy_timestamp(ev.event_at)));
         copy_fixed(
-            &mut buf,
+            buf,
             Some(copy_timestamp(ev.event_created_at.unwrap_or(ev.event_at))),
         );
-        copy_bytes(&mut buf, Some(&e.forms.stored))?;
-        copy_fixed(&mut buf, Some(i64::from(named_actual(ev)).to_be_bytes()));
-        copy_text(&mut buf, ev.vessel_imo.as_ref().map(|imo| imo.as_str()))?;
-        copy_text(&mut buf, Some(e.source_file))?;
-        copy_fixed(&mut buf, Some((e.source_index as i64).to_be_bytes()));
-        copy_fixed(&mut buf, Some(received));
-        if buf.len() >= COPY_CHUNK {
-            copy.send(buf.as_slice()).await?;
-            buf.clear();
-        }
+        copy_bytes(buf, Some(&e.forms.stored))?;
+        copy_fixed(buf, Some(i64::from(named_actual(ev)).to_be_bytes()));
+        copy_text(buf, ev.vessel_imo.as_ref().map(|imo| imo.as_str()))?;
+        copy_text(buf, Some(e.source_file))?;
+        copy_fixed(buf, Some((e.source_index as i64).to_be_bytes()));
+        copy_fixed(buf, Some(received));
+        copy.send_when_full().await?;
     }
-    buf.extend_from_slice(&(-1i16).to_be_bytes());
-    copy.send(buf.as_slice()).await?;
-    copy.finish().await?;
-    Ok(())
+    copy.finish().await
 }
 
-/// The start of binary `COPY` data (PostgreSQL documentation, `COPY`, "Binary Format"): the
-/// signature, flags (none) and the header extension's length (none), in a buffer of `capacity`
-/// bytes and some to spare.
-fn copy_header(capacity: usize) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(capacity + 1024);
-    buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
-    buf.extend_from_slice(&0i32.to_be_bytes());
-    buf.extend_from_slice(&0i32.to_be_bytes());
-    buf
+/// Binary `COPY … FROM STDIN (FORMAT binary)` data on its way to the server (PostgreSQL
+/// documentation, `COPY`, "Binary Format"): a signature, flags and header extension length,
+/// then per row the field count and each field as its length and bytes (length −1 for NULL;
+/// integers, floats and times big-endian), then −1. Sent [`COPY_CHUNK`] bytes at a time, so the
+/// server works on one part while the next is encoded.
+struct BinaryCopy<'c> {
+    copy: sqlx::postgres::PgCopyIn<&'c mut PgConnection>,
+    buf: Vec<u8>,
+}
+
+impl<'c> BinaryCopy<'c> {
+    /// Starts `statement` (a `COPY … FROM STDIN (FORMAT binary)`) on `tx` and writes the header.
+    async fn start(tx: &'c mut PgConnection, statement: &str) -> Result<BinaryCopy<'c>> {
+        let copy = tx.copy_in_raw(statement).await?;
+        let mut buf = Vec::with_capacity(COPY_CHUNK + 1024);
+        buf.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+        buf.extend_from_slice(&0i32.to_be_bytes());
+        buf.extend_from_slice(&0i32.to_be_bytes());
+        Ok(BinaryCopy { copy, buf })
+    }
+
+    /// Begins a row of `fields` fields: the buffer to write them into, in the statement's
+    /// column order ([`copy_bytes`], [`copy_text`], [`copy_fixed`]).
+    fn row(&mut self, fields: i16) -> &mut Vec<u8> {
+        self.buf.extend_from_slice(&fields.to_be_bytes());
+        &mut self.buf
+    }
+
+    /// Sends the rows written so far once they fill [`COPY_CHUNK`].
+    async fn send_when_full(&mut self) -> Result<()> {
+        if self.buf.len() >= COPY_CHUNK {
+            self.copy.send(self.buf.as_slice()).await?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Sends the rest and the trailer, and waits for the server to take the rows.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the server refuses a row (a key stored already: SQLSTATE
+    /// 23505) or the connection fails; the `COPY` keeps nothing then.
+    async fn finish(mut self) -> Result<()> {
+        self.buf.extend_from_slice(&(-1i16).to_be_bytes());
+        self.copy.send(self.buf.as_slice()).await?;
+        self.copy.finish().await?;
+        Ok(())
+    }
 }
 
 /// A `timestamptz` of binary `COPY` data, cut to the millisecond: microseconds since
