@@ -8,7 +8,8 @@
 //! their shape differs.
 
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::PgConnection;
@@ -19,15 +20,36 @@ use super::db::{to_millisecond, Conn};
 use super::events::{DroppedKeys, UpsertedEvents};
 use super::{NewEvent, Result, Store, StoreError};
 use teu_domain::event_names::named_actual;
-use teu_domain::model::{TransportEvent, VesselPosition};
+use teu_domain::model::{TerminalCheck, TransportEvent, VesselPosition};
 
 /// Rows per bulk statement: large enough that round trips do not count, small enough that a
 /// statement's arrays (some 1.5 KB per event) stay a few MB.
 const BULK_ROWS: usize = 2_000;
 
-/// Event upserts of a store that go straight to the conflict rule after a batch taken for new
-/// met a stored event (`Store::upsert_events_pg`).
-const FRESH_EVENTS_BACKOFF: u64 = 64;
+/// Writes of one kind (event upserts, a file's terminal checks) that go straight to the
+/// conflict rule after a try for new met a stored row ([`FreshTries`]).
+const FRESH_BACKOFF: u64 = 64;
+
+/// Whether a store's writes of one kind try a binary `COPY` of rows taken for new first: yes,
+/// but for the [`FRESH_BACKOFF`] writes after a try met a stored row (SQLSTATE 23505), so that
+/// a feed that repeats rows pays for at most one wasted try in that many. Shared by a store's
+/// clones.
+#[derive(Clone, Default)]
+pub(crate) struct FreshTries(Arc<AtomicU64>);
+
+impl FreshTries {
+    /// Whether this write tries the `COPY` (and, when not, one fewer write is left to skip it).
+    pub(crate) fn try_fresh(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_err()
+    }
+
+    /// A try met a stored row: the next [`FRESH_BACKOFF`] writes go to the conflict rule.
+    pub(crate) fn met_stored(&self) {
+        self.0.store(FRESH_BACKOFF, Ordering::Relaxed);
+    }
+}
 
 /// How [`Store::write_events_pg`] inserts a batch of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +94,7 @@ impl Store {
     /// (`docs/NOTES.md`, fifty-fifth session). When one of them is stored already (SQLSTATE
     /// 23505, a repeated or replaced version, or another writer's), nothing of the transaction
     /// is kept and the whole batch goes through the conflict rule, as do the next
-    /// [`FRESH_EVENTS_BACKOFF`] batches of this store, so that a feed that repeats events pays
+    /// [`FRESH_BACKOFF`] batches of this store, so that a feed that repeats events pays
     /// for at most one wasted try in that many.
     pub(super) async fn upsert_events_pg(
         &self,
@@ -80,11 +102,7 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
     ) -> Result<UpsertedEvents> {
-        let calls = &self.conflict_rule_calls;
-        let fresh = calls
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_err();
-        if fresh {
+        if self.fresh_events.try_fresh() {
             match self
                 .write_events_pg(account, events, now, EventInsert::Fresh)
                 .await
@@ -94,7 +112,7 @@ impl Store {
                         "a batch of events taken for new met a stored one ({e}); writing it \
                          again through the conflict rule"
                     );
-                    calls.store(FRESH_EVENTS_BACKOFF, Ordering::Relaxed);
+                    self.fresh_events.met_stored();
                 }
                 done => return done,
             }
@@ -199,6 +217,50 @@ impl Store {
             );
         }
         Ok(written)
+    }
+
+    /// Terminal checks of `source_file` taken for new (`checks`, in id order, with their ids;
+    /// `stored`: each one's raw row and body as stored) into `terminal_checks` by binary
+    /// `COPY`, in a transaction of their own: the rows the shared `INSERT` writes for checks
+    /// none of which is stored ([`Store::write_terminal_checks_by_rule`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] with SQLSTATE 23505 when a check's id is stored already (by an
+    /// earlier file or a concurrent writer), or 40P01 when two writers wait on each other's
+    /// checks; nothing is kept then.
+    pub(super) async fn copy_terminal_checks_pg(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        checks: &[(Uuid, &(usize, TerminalCheck, String))],
+        stored: &[(Vec<u8>, Vec<u8>)],
+    ) -> Result<()> {
+        let mut tx = self.writer().begin().await?;
+        self.count_statement();
+        let mut copy = BinaryCopy::start(
+            postgres(&mut tx),
+            "COPY terminal_checks (id, account_id, container_number, terminal_id, \
+             terminal_locode, checked_at, source_file, source_index, raw, body) \
+             FROM STDIN (FORMAT binary)",
+        )
+        .await?;
+        for ((id, (index, c, _)), (raw, body)) in checks.iter().zip(stored) {
+            let buf = copy.row(10);
+            copy_bytes(buf, Some(id.as_bytes()))?;
+            copy_bytes(buf, Some(account.as_bytes()))?;
+            copy_text(buf, Some(&c.container_number))?;
+            copy_bytes(buf, Some(c.terminal_id.as_bytes()))?;
+            copy_text(buf, Some(c.terminal_locode.as_str()))?;
+            copy_fixed(buf, Some(copy_timestamp(c.checked_at)));
+            copy_text(buf, Some(source_file))?;
+            copy_fixed(buf, Some((*index as i64).to_be_bytes()));
+            copy_bytes(buf, Some(raw))?;
+            copy_bytes(buf, Some(body))?;
+            copy.send_when_full().await?;
+        }
+        copy.finish().await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
@@ -760,6 +822,121 @@ mod tests {
             other => panic!("a COPY of stored ids: {:?}", other.map(|u| u.written)),
         }
         assert_eq!(stored(store).await, by_copy, "the failed COPY kept nothing");
+        db.drop().await.expect("drop");
+    }
+
+    /// A terminal check of box `number` at `at`, available or not.
+    fn check(number: &str, at: &str, available: bool) -> TerminalCheck {
+        serde_json::from_value(serde_json::json!({
+            "terminal_id": Uuid::from_u128(7), "terminal_locode": "NLRTM",
+            "container_number": number, "checked_at": at, "available_for_pickup": available,
+            "location": "Yard 3", "holds": [], "fees": [], "chassis_number": null,
+        }))
+        .expect("a terminal check")
+    }
+
+    /// One stored terminal check: every column, in id order, times as the server's text.
+    type CheckRow = (
+        Vec<u8>,
+        Vec<u8>,
+        String,
+        Vec<u8>,
+        String,
+        String,
+        String,
+        i64,
+        Vec<u8>,
+        Vec<u8>,
+    );
+
+    async fn stored_checks(store: &Store) -> Vec<CheckRow> {
+        let db::Pool::Postgres(pg) = store.writer() else {
+            panic!("a PostgreSQL store");
+        };
+        sqlx::query_as(
+            "SELECT id, account_id, container_number, terminal_id, terminal_locode, \
+             checked_at::text, source_file, source_index, raw, body FROM terminal_checks ORDER BY id",
+        )
+        .fetch_all(pg)
+        .await
+        .expect("terminal checks")
+    }
+
+    /// Terminal checks taken for new go in by `COPY` as the same rows the shared `INSERT`
+    /// writes (the truth: the same checks written through the conflict rule after the rows
+    /// were deleted), times before 2000 and below the millisecond included; checks met again
+    /// with another reading make the `COPY` fail on the key, and the rule then replaces their
+    /// bodies, and the next writes skip the `COPY`.
+    #[tokio::test]
+    async fn copied_terminal_checks_are_the_inserted_rows_postgres() {
+        let Some(db) = ScratchStore::for_test("teu_copy_checks").await else {
+            return;
+        };
+        let store = &db.store;
+        let (account, _) = store
+            .create_account("checked", false)
+            .await
+            .expect("account");
+        let rows = |available: bool| -> Vec<(usize, TerminalCheck, String)> {
+            [
+                ("APZU4812090", "2026-03-01T10:00:00.123456Z"),
+                ("MSKU1000016", "1999-12-31T23:59:59.9995Z"),
+                ("MSKU1000021", "2026-03-02T08:30:00Z"),
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, (number, at))| {
+                (
+                    i,
+                    check(number, at, available),
+                    format!("{number},{at},{available}"),
+                )
+            })
+            .collect()
+        };
+        assert!(store.fresh_terminal_checks.try_fresh());
+        store
+            .upsert_terminal_checks(account.id, "terminal-00001.csv", &rows(true))
+            .await
+            .expect("the COPY");
+        let by_copy = stored_checks(store).await;
+        assert_eq!(by_copy.len(), 3);
+        assert!(
+            store.fresh_terminal_checks.try_fresh(),
+            "no stored row was met"
+        );
+
+        let db::Pool::Postgres(pg) = store.writer() else {
+            panic!("a PostgreSQL store");
+        };
+        sqlx::query("DELETE FROM terminal_checks")
+            .execute(pg)
+            .await
+            .expect("delete");
+        store.fresh_terminal_checks.met_stored();
+        store
+            .upsert_terminal_checks(account.id, "terminal-00001.csv", &rows(true))
+            .await
+            .expect("the INSERT");
+        assert_eq!(stored_checks(store).await, by_copy);
+
+        // The same checks read otherwise: the COPY meets the stored ids, the rule replaces.
+        store.fresh_terminal_checks.0.store(0, Ordering::Relaxed);
+        store
+            .upsert_terminal_checks(account.id, "terminal-00002.csv", &rows(false))
+            .await
+            .expect("the conflict rule");
+        let replaced = stored_checks(store).await;
+        assert_eq!(replaced.len(), 3);
+        for (old, new) in by_copy.iter().zip(&replaced) {
+            assert_eq!(old.0, new.0, "the same check");
+            assert_ne!(old.9, new.9, "its body replaced");
+            assert_eq!(old.6, new.6, "its first file kept, as the rule keeps it");
+        }
+        assert!(
+            !store.fresh_terminal_checks.try_fresh(),
+            "the next writes skip the COPY"
+        );
         db.drop().await.expect("drop");
     }
 }

@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::payloads::{Codec, Encoder, LINE_DEADLINES, TERMINAL_CHECKS};
 use super::{
-    from_json, in_list, one_per_key, parse_code, record_id, stored_text, ts, Result, Store,
-    StoreError,
+    from_json, in_list, one_per_key, parse_code, record_id, stored_text, ts, Backend, Result,
+    Store, StoreError,
 };
 use teu_domain::model::{LineDeadline, Mmsi, Port, TerminalCheck, VesselPosition};
 
@@ -51,6 +51,11 @@ impl Store {
 
     /// Upserts terminal availability checks (row index, check, original row text) read from
     /// `source_file`. The same check (terminal, container, time) is stored once.
+    ///
+    /// On PostgreSQL the checks are first taken for new and go in by binary `COPY`
+    /// (`bulk_pg`, as new events do); when one of them is stored already (a file given again,
+    /// or another writer's), nothing of that try is kept and they go through the conflict
+    /// rule, as do the next `bulk_pg::FRESH_BACKOFF` files' checks of this store.
     pub async fn upsert_terminal_checks(
         &self,
         account: Uuid,
@@ -58,7 +63,7 @@ impl Store {
         checks: &[(usize, TerminalCheck, String)],
     ) -> Result<()> {
         // The same check twice in one file: the later row wins, as a second ingest would.
-        let checks = one_per_key(
+        let mut checks = one_per_key(
             checks.iter().map(|row| {
                 let c = &row.1;
                 let id = teu_domain::ids::scoped(
@@ -74,7 +79,44 @@ impl Store {
             }),
             |_, _| true,
         );
+        if self.backend() == Backend::Postgres {
+            // In id order, as events: two writers meeting on the same checks take their locks
+            // in one order.
+            checks.sort_unstable_by_key(|(id, _)| *id);
+        }
         let stored = stored_fact_rows(&TERMINAL_CHECKS, checks.iter().map(|(_, row)| *row))?;
+        if self.backend() == Backend::Postgres && self.fresh_terminal_checks.try_fresh() {
+            match self
+                .copy_terminal_checks_pg(account, source_file, &checks, &stored)
+                .await
+            {
+                // 40P01: two writers' `COPY`s waiting on each other's keys.
+                Err(StoreError::Sql(sqlx::Error::Database(e)))
+                    if e.is_unique_violation() || e.code().as_deref() == Some("40P01") =>
+                {
+                    tracing::debug!(
+                        "terminal checks taken for new met stored ones ({e}); writing them \
+                         through the conflict rule"
+                    );
+                    self.fresh_terminal_checks.met_stored();
+                }
+                done => return done,
+            }
+        }
+        self.write_terminal_checks_by_rule(account, source_file, &checks, &stored)
+            .await
+    }
+
+    /// Terminal checks `checks` (with their ids, and `stored`: each one's raw row and body as
+    /// stored) of `source_file` in one transaction of multi-row `INSERT`s whose conflict rule
+    /// replaces a stored check's raw row and body when its body differs.
+    pub(crate) async fn write_terminal_checks_by_rule(
+        &self,
+        account: Uuid,
+        source_file: &str,
+        checks: &[(Uuid, &(usize, TerminalCheck, String))],
+        stored: &[(Vec<u8>, Vec<u8>)],
+    ) -> Result<()> {
         let per = self.rows_per_list(10);
         let mut tx = self.writer().begin().await?;
         for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {

@@ -170,10 +170,11 @@ pub struct Store {
     lock_connections: crate::derive_lock::LockConnections,
     /// Which due webhook a notification claim starts with (`outbox`; shared by clones).
     claim_turn: Arc<AtomicU64>,
-    /// PostgreSQL: how many more event upserts go straight to the conflict rule after a batch
-    /// of events taken for new met a stored one (`bulk_pg::FRESH_EVENTS_BACKOFF`; shared by
+    /// PostgreSQL: whether event upserts try a `COPY` first (`bulk_pg::FreshTries`; shared by
     /// clones).
-    conflict_rule_calls: Arc<AtomicU64>,
+    fresh_events: bulk_pg::FreshTries,
+    /// PostgreSQL: the same for terminal checks ([`Store::upsert_terminal_checks`]).
+    fresh_terminal_checks: bulk_pg::FreshTries,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -799,7 +800,8 @@ impl Store {
             statements: Arc::new(AtomicU64::new(0)),
             lock_connections: Default::default(),
             claim_turn: Arc::new(AtomicU64::new(0)),
-            conflict_rule_calls: Arc::new(AtomicU64::new(0)),
+            fresh_events: Default::default(),
+            fresh_terminal_checks: Default::default(),
         };
         store.migrate().await?;
         store.optimize().await?;
