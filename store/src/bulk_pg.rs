@@ -1,8 +1,10 @@
 //! PostgreSQL bulk writes on the store's native pool (`sqlx::PgPool`): each column of a batch
 //! is bound as one array and expanded by `UNNEST` on the server, so a statement of thousands
-//! of rows binds a handful of parameters, is parsed once and costs one round trip; rows that
-//! cannot meet a stored key (new events, new AIS positions) go in by binary `COPY`. SQLite has
-//! no arrays; its writes are the shared multi-row statements (`events.rs`, `facts.rs`).
+//! of rows binds a handful of parameters, is parsed once and costs one round trip. Rows taken
+//! for new (events, a file's terminal checks, AIS positions of a span with nothing stored) go
+//! in by binary `COPY` ([`BinaryCopy`]) and through the conflict rule when a key is stored
+//! already. SQLite has no arrays; its writes are the shared multi-row statements
+//! (`events.rs`, `facts.rs`).
 //!
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
 //! their shape differs.

@@ -110,7 +110,7 @@ impl Store {
     /// Terminal checks `checks` (with their ids, and `stored`: each one's raw row and body as
     /// stored) of `source_file` in one transaction of multi-row `INSERT`s whose conflict rule
     /// replaces a stored check's raw row and body when its body differs.
-    pub(crate) async fn write_terminal_checks_by_rule(
+    async fn write_terminal_checks_by_rule(
         &self,
         account: Uuid,
         source_file: &str,
