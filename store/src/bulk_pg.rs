@@ -33,24 +33,53 @@ const BULK_ROWS: usize = 2_000;
 const FRESH_BACKOFF: u64 = 64;
 
 /// Whether a store's writes of one kind try a binary `COPY` of rows taken for new first: yes,
-/// but for the [`FRESH_BACKOFF`] writes after a try met a stored row (SQLSTATE 23505), so that
-/// a feed that repeats rows pays for at most one wasted try in that many. Shared by a store's
-/// clones.
+/// but for the [`FRESH_BACKOFF`] writes after a try met a stored row ([`met_stored_key`]), so
+/// that a feed that repeats rows pays for at most one wasted try in that many. Shared by a
+/// store's clones.
 #[derive(Clone, Default)]
 pub(crate) struct FreshTries(Arc<AtomicU64>);
 
 impl FreshTries {
-    /// Whether this write tries the `COPY` (and, when not, one fewer write is left to skip it).
-    pub(crate) fn try_fresh(&self) -> bool {
-        self.0
+    /// Runs `try_new` (a write of rows taken for new, in a transaction of its own) unless the
+    /// writes of this kind are backing off: `Some` of what it wrote, or `None` when the caller
+    /// must write through its conflict rule (not tried, or the try met a stored key, which
+    /// kept nothing and starts the backoff). `what` names the rows in the debug log.
+    ///
+    /// # Errors
+    /// Any other error of `try_new`.
+    pub(crate) async fn attempt<T>(
+        &self,
+        what: &str,
+        try_new: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<Option<T>> {
+        let skip = self
+            .0
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_err()
+            .is_ok();
+        if skip {
+            return Ok(None);
+        }
+        match try_new.await {
+            Err(e) if met_stored_key(&e) => {
+                tracing::debug!(
+                    "{what} taken for new met stored ones ({e}); writing them through the \
+                     conflict rule"
+                );
+                self.0.store(FRESH_BACKOFF, Ordering::Relaxed);
+                Ok(None)
+            }
+            done => done.map(Some),
+        }
     }
+}
 
-    /// A try met a stored row: the next [`FRESH_BACKOFF`] writes go to the conflict rule.
-    pub(crate) fn met_stored(&self) {
-        self.0.store(FRESH_BACKOFF, Ordering::Relaxed);
-    }
+/// Whether `e` is a write meeting a key stored (SQLSTATE 23505, unique_violation) or two
+/// writers waiting on each other's keys (40P01, deadlock_detected; PostgreSQL manual,
+/// "PostgreSQL Error Codes"): a write of rows taken for new that fails so has kept nothing and
+/// goes again through its conflict rule.
+fn met_stored_key(e: &StoreError) -> bool {
+    matches!(e, StoreError::Sql(sqlx::Error::Database(e))
+        if e.is_unique_violation() || e.code().as_deref() == Some("40P01"))
 }
 
 /// How [`Store::write_events_pg`] inserts a batch of events.
@@ -104,20 +133,9 @@ impl Store {
         events: &mut [&NewEvent<'_>],
         now: DateTime<Utc>,
     ) -> Result<UpsertedEvents> {
-        if self.fresh_events.try_fresh() {
-            match self
-                .write_events_pg(account, events, now, EventInsert::Fresh)
-                .await
-            {
-                Err(StoreError::Sql(sqlx::Error::Database(e))) if e.is_unique_violation() => {
-                    tracing::debug!(
-                        "a batch of events taken for new met a stored one ({e}); writing it \
-                         again through the conflict rule"
-                    );
-                    self.fresh_events.met_stored();
-                }
-                done => return done,
-            }
+        let fresh = self.write_events_pg(account, &mut *events, now, EventInsert::Fresh);
+        if let Some(written) = self.fresh_events.attempt("events", fresh).await? {
+            return Ok(written);
         }
         self.write_events_pg(account, events, now, EventInsert::ConflictRule)
             .await
@@ -328,10 +346,7 @@ impl Store {
         // map reads a vessel's leg) and both indexes grow along each vessel's run.
         let sorted = super::facts::by_vessel_and_time(positions);
         match self.store_positions_pg(pg, &sorted, positions, true).await {
-            // 40P01: deadlock_detected (PostgreSQL manual, "PostgreSQL Error Codes").
-            Err(StoreError::Sql(sqlx::Error::Database(e)))
-                if e.is_unique_violation() || e.code().as_deref() == Some("40P01") =>
-            {
+            Err(e) if met_stored_key(&e) => {
                 tracing::debug!(
                     "AIS positions met a concurrent writer's ({e}); storing them again through \
                      the conflict rule"
@@ -896,17 +911,16 @@ mod tests {
             })
             .collect()
         };
-        assert!(store.fresh_terminal_checks.try_fresh());
+        // Writes left to skip the COPY: none yet.
+        let skipping = || store.fresh_terminal_checks.0.load(Ordering::Relaxed);
+        assert_eq!(skipping(), 0);
         store
             .upsert_terminal_checks(account.id, "terminal-00001.csv", &rows(true))
             .await
             .expect("the COPY");
         let by_copy = stored_checks(store).await;
         assert_eq!(by_copy.len(), 3);
-        assert!(
-            store.fresh_terminal_checks.try_fresh(),
-            "no stored row was met"
-        );
+        assert_eq!(skipping(), 0, "no stored row was met");
 
         let db::Pool::Postgres(pg) = store.writer() else {
             panic!("a PostgreSQL store");
@@ -915,7 +929,10 @@ mod tests {
             .execute(pg)
             .await
             .expect("delete");
-        store.fresh_terminal_checks.met_stored();
+        store
+            .fresh_terminal_checks
+            .0
+            .store(FRESH_BACKOFF, Ordering::Relaxed);
         store
             .upsert_terminal_checks(account.id, "terminal-00001.csv", &rows(true))
             .await
@@ -935,10 +952,7 @@ mod tests {
             assert_ne!(old.9, new.9, "its body replaced");
             assert_eq!(old.6, new.6, "its first file kept, as the rule keeps it");
         }
-        assert!(
-            !store.fresh_terminal_checks.try_fresh(),
-            "the next writes skip the COPY"
-        );
+        assert_eq!(skipping(), FRESH_BACKOFF, "the next writes skip the COPY");
         db.drop().await.expect("drop");
     }
 }

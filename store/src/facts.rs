@@ -56,6 +56,11 @@ impl Store {
     /// (`bulk_pg`, as new events do); when one of them is stored already (a file given again,
     /// or another writer's), nothing of that try is kept and they go through the conflict
     /// rule, as do the next `bulk_pg::FRESH_BACKOFF` files' checks of this store.
+    ///
+    /// # Errors
+    /// [`StoreError::Compress`] when zstd fails on a stored form; [`StoreError::Sql`] when the
+    /// database refuses the write or the connection fails (nothing of the file's checks is
+    /// kept then).
     pub async fn upsert_terminal_checks(
         &self,
         account: Uuid,
@@ -85,22 +90,14 @@ impl Store {
             checks.sort_unstable_by_key(|(id, _)| *id);
         }
         let stored = stored_fact_rows(&TERMINAL_CHECKS, checks.iter().map(|(_, row)| *row))?;
-        if self.backend() == Backend::Postgres && self.fresh_terminal_checks.try_fresh() {
-            match self
-                .copy_terminal_checks_pg(account, source_file, &checks, &stored)
-                .await
+        if self.backend() == Backend::Postgres {
+            let fresh = self.copy_terminal_checks_pg(account, source_file, &checks, &stored);
+            if let Some(()) = self
+                .fresh_terminal_checks
+                .attempt("terminal checks", fresh)
+                .await?
             {
-                // 40P01: two writers' `COPY`s waiting on each other's keys.
-                Err(StoreError::Sql(sqlx::Error::Database(e)))
-                    if e.is_unique_violation() || e.code().as_deref() == Some("40P01") =>
-                {
-                    tracing::debug!(
-                        "terminal checks taken for new met stored ones ({e}); writing them \
-                         through the conflict rule"
-                    );
-                    self.fresh_terminal_checks.met_stored();
-                }
-                done => return done,
+                return Ok(());
             }
         }
         self.write_terminal_checks_by_rule(account, source_file, &checks, &stored)

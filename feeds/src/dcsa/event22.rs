@@ -215,7 +215,7 @@ pub(super) struct Nested<T>(pub(super) T);
 
 impl<'de, T: Deserialize<'de> + Default> Shaped<'de> for Nested<T> {
     fn of_object<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error> {
-        T::deserialize(de::value::MapAccessDeserializer::new(StrictMap(map))).map(Nested)
+        strict_fields(map).map(Nested)
     }
 }
 
@@ -234,11 +234,17 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(de::value::MapAccessDeserializer::new(StrictMap(map))).map(Object)
+                strict_fields(map).map(Object)
             }
         }
         deserializer.deserialize_any(ObjectVisitor(std::marker::PhantomData))
     }
+}
+
+/// The fields `T` (a struct of this module) reads from an object's members, the members it
+/// does not name read in full ([`StrictMap`]).
+fn strict_fields<'de, T: Deserialize<'de>, A: MapAccess<'de>>(map: A) -> Result<T, A::Error> {
+    T::deserialize(de::value::MapAccessDeserializer::new(StrictMap(map)))
 }
 
 /// An object's members, whose values, when a struct skips them (serde's `IgnoredAny`), are
@@ -325,13 +331,11 @@ impl<'de> Deserialize<'de> for Strict {
             fn visit_str<E>(self, _: &str) -> Result<Strict, E> {
                 Ok(Strict)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
-                while seq.next_element::<Strict>()?.is_some() {}
-                Ok(Strict)
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Strict, A::Error> {
+                drain_seq(seq).map(|()| Strict)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
-                while map.next_entry::<Strict, Strict>()?.is_some() {}
-                Ok(Strict)
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Strict, A::Error> {
+                drain_map(map).map(|()| Strict)
             }
         }
         deserializer.deserialize_any(StrictVisitor)
