@@ -20,9 +20,11 @@ use uuid::Uuid;
 
 use super::db::{to_millisecond, Conn};
 use super::events::{DroppedKeys, UpsertedEvents};
+use super::listing::{container_filter_columns, ShipmentFilterColumns};
+use super::ts;
 use super::{NewEvent, Result, Store, StoreError};
 use teu_domain::event_names::named_actual;
-use teu_domain::model::{TerminalCheck, TransportEvent, VesselPosition};
+use teu_domain::model::{Container, Shipment, TerminalCheck, TransportEvent, VesselPosition};
 
 /// Rows per bulk statement: large enough that round trips do not count, small enough that a
 /// statement's arrays (some 1.5 KB per event) stay a few MB.
@@ -81,6 +83,14 @@ fn met_stored_key(e: &StoreError) -> bool {
     matches!(e, StoreError::Sql(sqlx::Error::Database(e))
         if e.is_unique_violation() || e.code().as_deref() == Some("40P01"))
 }
+
+/// A derived container taken for new, as [`copy_containers`] writes it: the container, its
+/// content hash and stored body (`payloads::CONTAINER_BODIES`), and its `event_links` value.
+pub(super) type NewContainer<'a> = (&'a Container, &'a (String, Vec<u8>), &'a [u8]);
+
+/// A derived shipment taken for new, as [`copy_shipments`] writes it: the shipment, its content
+/// hash and stored body (`payloads::SHIPMENT_BODIES`), and its `member_ids` value.
+pub(super) type NewShipment<'a> = (&'a Shipment, &'a (String, Vec<u8>), &'a [u8]);
 
 /// How [`Store::write_events_pg`] inserts a batch of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,6 +291,52 @@ impl Store {
         copy.finish().await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// A derivation's records taken for new (shipments or containers none of which is
+    /// stored) written by `copy` (a binary `COPY`: [`copy_shipments`], [`copy_containers`])
+    /// inside the derivation's transaction `tx`, between a savepoint and its release. They
+    /// are the rows the upserts of [`Store::upsert_derived`] insert for such records, and the
+    /// account's counts follow them (the statement triggers of migration 14 fire for `COPY` as
+    /// for `INSERT`). `COPY` spares the server the upsert's check of the key before each row
+    /// and the parse and plan of a statement of up to 5,600 parameters (`docs/NOTES.md`,
+    /// sixty-fifth session).
+    ///
+    /// Returns whether they were written. `false` when the store's writes of new records are
+    /// backing off ([`FreshTries`]) or when one of them was stored after all (SQLSTATE 23505:
+    /// another writer outside the derivation lock): the savepoint is then rolled back, the
+    /// transaction goes on with nothing of the `COPY` kept, and the caller writes them through
+    /// the upsert's rule. `what` names the records in the debug log.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] of any other failure; the caller's transaction is then lost.
+    pub(super) async fn copy_new_derived_pg(
+        &self,
+        tx: &mut Conn,
+        what: &str,
+        copy: impl AsyncFnOnce(&mut PgConnection) -> Result<()>,
+    ) -> Result<bool> {
+        let pg = postgres(tx);
+        let began = std::sync::atomic::AtomicBool::new(false);
+        let fresh = async {
+            sqlx::query("SAVEPOINT new_records")
+                .execute(&mut *pg)
+                .await?;
+            began.store(true, Ordering::Relaxed);
+            self.count_statement();
+            copy(&mut *pg).await?;
+            sqlx::query("RELEASE SAVEPOINT new_records")
+                .execute(&mut *pg)
+                .await?;
+            Ok(())
+        };
+        let copied = self.fresh_derived.attempt(what, fresh).await?;
+        if copied.is_none() && began.load(Ordering::Relaxed) {
+            sqlx::query("ROLLBACK TO SAVEPOINT new_records")
+                .execute(&mut *pg)
+                .await?;
+        }
+        Ok(copied.is_some())
     }
 
     /// `Store::insert_event_keys` on PostgreSQL, in `UNNEST` statements: appends the ids of
@@ -567,6 +623,82 @@ async fn copy_events(
         copy_text(buf, Some(e.source_file))?;
         copy_fixed(buf, Some((e.source_index as i64).to_be_bytes()));
         copy_fixed(buf, Some(received));
+        copy.send_when_full().await?;
+    }
+    copy.finish().await
+}
+
+/// `rows` (shipment, content hash and stored body, `member_ids` value) into `shipments` by
+/// binary `COPY` on `tx`: the columns and values of the upsert of `Store::upsert_derived`
+/// (times cut to the millisecond, `filters_at` the RFC 3339 text of `refreshed_at`, the filter
+/// columns of `listing::ShipmentFilterColumns`).
+pub(super) async fn copy_shipments(
+    tx: &mut PgConnection,
+    account: Uuid,
+    rows: &[NewShipment<'_>],
+) -> Result<()> {
+    let mut copy = BinaryCopy::start(
+        tx,
+        "COPY shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, \
+         content_hash, body, pol_locode, pod_locode, shipping_line_scac, pod_eta_at, \
+         line_tracking_stopped, filters_at, member_ids) FROM STDIN (FORMAT binary)",
+    )
+    .await?;
+    for (s, (hash, body), members) in rows {
+        let f = ShipmentFilterColumns::of(s);
+        let buf = copy.row(14);
+        copy_bytes(buf, Some(s.id.as_bytes()))?;
+        copy_bytes(buf, Some(account.as_bytes()))?;
+        copy_text(buf, Some(&s.bill_of_lading_number))?;
+        copy_fixed(buf, Some(copy_timestamp(s.created_at)));
+        copy_fixed(buf, Some(copy_timestamp(s.refreshed_at)));
+        copy_text(buf, Some(hash))?;
+        copy_bytes(buf, Some(body))?;
+        copy_text(buf, f.pol_locode.as_deref())?;
+        copy_text(buf, f.pod_locode.as_deref())?;
+        copy_text(buf, f.shipping_line_scac.as_deref())?;
+        copy_text(buf, f.pod_eta_at.as_deref())?;
+        copy_fixed(buf, Some(f.line_tracking_stopped.to_be_bytes()));
+        copy_text(buf, Some(&ts(s.refreshed_at)))?;
+        copy_bytes(buf, Some(members))?;
+        copy.send_when_full().await?;
+    }
+    copy.finish().await
+}
+
+/// `rows` (container, content hash and stored body, `event_links` value) into `containers` by
+/// binary `COPY` on `tx`: the columns and values of the upsert of `Store::upsert_derived`
+/// (times cut to the millisecond, `filters_at` the RFC 3339 text of `refreshed_at`, the filter
+/// columns of `listing::container_filter_columns`).
+pub(super) async fn copy_containers(
+    tx: &mut PgConnection,
+    account: Uuid,
+    rows: &[NewContainer<'_>],
+) -> Result<()> {
+    let mut copy = BinaryCopy::start(
+        tx,
+        "COPY containers (id, account_id, shipment_id, number, current_status, pod_locode, \
+         created_at, refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, \
+         event_links) FROM STDIN (FORMAT binary)",
+    )
+    .await?;
+    for (c, (hash, body), links) in rows {
+        let (pickup_lfd, has_holds) = container_filter_columns(c);
+        let buf = copy.row(14);
+        copy_bytes(buf, Some(c.id.as_bytes()))?;
+        copy_bytes(buf, Some(account.as_bytes()))?;
+        copy_bytes(buf, Some(c.shipment_id.as_bytes()))?;
+        copy_text(buf, Some(c.number.as_str()))?;
+        copy_text(buf, Some(c.current_status.as_str()))?;
+        copy_text(buf, c.pod_locode.as_deref())?;
+        copy_fixed(buf, Some(copy_timestamp(c.created_at)));
+        copy_fixed(buf, Some(copy_timestamp(c.refreshed_at)));
+        copy_text(buf, Some(hash))?;
+        copy_bytes(buf, Some(body))?;
+        copy_text(buf, pickup_lfd.as_deref())?;
+        copy_fixed(buf, Some(has_holds.to_be_bytes()));
+        copy_text(buf, Some(&ts(c.refreshed_at)))?;
+        copy_bytes(buf, Some(links))?;
         copy.send_when_full().await?;
     }
     copy.finish().await
@@ -953,6 +1085,337 @@ mod tests {
             assert_eq!(old.6, new.6, "its first file kept, as the rule keeps it");
         }
         assert_eq!(skipping(), FRESH_BACKOFF, "the next writes skip the COPY");
+        db.drop().await.expect("drop");
+    }
+
+    /// A derived container `number` of shipment `bl` in `account`, on the water to `pod`.
+    fn container(account: Uuid, bl: &str, number: &str, pod: Option<&str>) -> Container {
+        let mut c: Container = serde_json::from_str(
+            r#"{
+            "id": "00000000-0000-0000-0000-000000000001",
+            "account_id": "00000000-0000-0000-0000-000000000002",
+            "shipment_id": "00000000-0000-0000-0000-000000000003", "number": "MSKU1234565",
+            "ref_numbers": [], "seal_number": null, "created_at": "2026-03-01T00:00:00.250Z",
+            "refreshed_at": "2026-03-02T08:00:00Z", "equipment_type": null,
+            "equipment_length": null, "equipment_height": null, "weight_in_lbs": null,
+            "pickup_lfd": null, "pickup_appointment_at": null, "availability_known": false,
+            "available_for_pickup": null, "pod_arrived_at": null, "pod_discharged_at": null,
+            "pod_full_out_at": null, "terminal_checked_at": null,
+            "pod_full_out_chassis_number": null, "location_at_pod_terminal": null,
+            "final_destination_full_out_at": null, "empty_terminated_at": null,
+            "holds_at_pod_terminal": [], "fees_at_pod_terminal": [], "pod_timezone": null,
+            "final_destination_timezone": null, "empty_terminated_timezone": null,
+            "pod_rail_carrier_scac": null, "ind_rail_carrier_scac": null,
+            "pod_last_tracking_request_at": null, "shipment_last_tracking_request_at": null,
+            "pod_rail_loaded_at": null, "pod_rail_departed_at": null, "ind_eta_at": null,
+            "ind_ata_at": null, "ind_rail_unloaded_at": null, "ind_facility_lfd_on": null,
+            "import_deadlines": null, "current_status": "on_ship", "pod_locode": null,
+            "pod_terminal_id": null, "pickup_facility_id": null, "last_movement_at": null
+            }"#,
+        )
+        .expect("a container");
+        c.id = teu_domain::ids::container_id(account, bl, number);
+        c.account_id = account;
+        c.shipment_id = teu_domain::ids::shipment_id(account, bl);
+        c.number = teu_domain::model::ContainerNumber::parse(number).expect("a number");
+        c.pod_locode = pod.map(|p| p.parse().expect("a UN/LOCODE"));
+        c
+    }
+
+    /// The shipment of bill of lading `bl` in `account`.
+    fn shipment(account: Uuid, bl: &str) -> teu_domain::model::Shipment {
+        serde_json::from_value(serde_json::json!({
+            "id": teu_domain::ids::shipment_id(account, bl), "account_id": account,
+            "bill_of_lading_number": bl, "normalized_number": bl, "ref_numbers": [],
+            "created_at": "2026-03-01T00:00:00Z", "refreshed_at": "2026-03-02T08:00:00Z",
+            "tags": [], "port_of_lading_locode": "CNSHA", "port_of_lading_name": "Shanghai",
+            "port_of_discharge_locode": "NLRTM", "port_of_discharge_name": "Rotterdam",
+            "destination_locode": null, "destination_name": null, "shipping_line_scac": "MAEU",
+            "shipping_line_name": "Maersk", "shipping_line_short_name": "Maersk",
+            "customer_name": null, "pod_vessel_name": null, "pod_vessel_imo": null,
+            "pod_voyage_number": null, "pol_etd_at": null, "pol_atd_at": null,
+            "pod_eta_at": null, "pod_original_eta_at": null, "pod_ata_at": null,
+            "destination_eta_at": null, "destination_ata_at": null,
+            "pol_timezone": "Asia/Shanghai", "pod_timezone": "Europe/Amsterdam",
+            "destination_timezone": null, "line_tracking_last_attempted_at": null,
+            "line_tracking_last_succeeded_at": null, "line_tracking_stopped_at": null,
+            "line_tracking_stopped_reason": null
+        }))
+        .expect("a shipment")
+    }
+
+    /// One stored container: every column, in id order, times as the server's text (two
+    /// tuples: tuples of more than twelve compare and print in no standard trait).
+    type ContainerRow = (
+        (
+            Vec<u8>,
+            Vec<u8>,
+            Vec<u8>,
+            String,
+            String,
+            Option<String>,
+            String,
+        ),
+        (
+            String,
+            String,
+            Vec<u8>,
+            Option<String>,
+            Option<i64>,
+            Option<String>,
+            Option<Vec<u8>>,
+        ),
+    );
+
+    async fn stored_containers(pg: &PgPool) -> Vec<ContainerRow> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, shipment_id, number, current_status, pod_locode, \
+             created_at::text, refreshed_at::text, content_hash, body, pickup_lfd, has_holds, \
+             filters_at, event_links FROM containers ORDER BY id",
+        )
+        .fetch_all(pg)
+        .await
+        .expect("containers");
+        rows.iter()
+            .map(|r| {
+                let column = |i: usize| r.try_get::<Vec<u8>, _>(i).expect("bytes");
+                let text = |i: usize| r.try_get::<String, _>(i).expect("text");
+                let maybe = |i: usize| r.try_get::<Option<String>, _>(i).expect("text or null");
+                (
+                    (
+                        column(0),
+                        column(1),
+                        column(2),
+                        text(3),
+                        text(4),
+                        maybe(5),
+                        text(6),
+                    ),
+                    (
+                        text(7),
+                        text(8),
+                        column(9),
+                        maybe(10),
+                        r.try_get(11).expect("has_holds"),
+                        maybe(12),
+                        r.try_get(13).expect("event_links"),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// One stored shipment: every column, times as the server's text.
+    type ShipmentRow = (
+        (
+            Vec<u8>,
+            Vec<u8>,
+            String,
+            String,
+            String,
+            String,
+            String,
+            Vec<u8>,
+        ),
+        (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            i64,
+        ),
+        Vec<u8>,
+    );
+
+    async fn stored_shipments(pg: &PgPool) -> Vec<ShipmentRow> {
+        let rows = sqlx::query(
+            "SELECT id, account_id, bill_of_lading_number, tags, created_at::text, \
+             refreshed_at::text, content_hash, body, pol_locode, pod_locode, shipping_line_scac, \
+             pod_eta_at, filters_at, user_stopped_at, user_ref_numbers, line_tracking_stopped, \
+             member_ids FROM shipments ORDER BY id",
+        )
+        .fetch_all(pg)
+        .await
+        .expect("shipments");
+        rows.iter()
+            .map(|r| {
+                let column = |i: usize| r.try_get::<Vec<u8>, _>(i).expect("bytes");
+                let text = |i: usize| r.try_get::<String, _>(i).expect("text");
+                let maybe = |i: usize| r.try_get::<Option<String>, _>(i).expect("text or null");
+                (
+                    (
+                        column(0),
+                        column(1),
+                        text(2),
+                        text(3),
+                        text(4),
+                        text(5),
+                        text(6),
+                        column(7),
+                    ),
+                    (
+                        maybe(8),
+                        maybe(9),
+                        maybe(10),
+                        maybe(11),
+                        maybe(12),
+                        maybe(13),
+                        maybe(14),
+                        r.try_get(15).expect("line_tracking_stopped"),
+                    ),
+                    column(16),
+                )
+            })
+            .collect()
+    }
+
+    /// The account's (shipments, containers) counts (`account_counts`, kept by the statement
+    /// triggers).
+    async fn counted(pg: &PgPool) -> (i64, i64) {
+        sqlx::query_as("SELECT shipments, containers FROM account_counts")
+            .fetch_one(pg)
+            .await
+            .expect("the counts")
+    }
+
+    /// A derivation's new shipments and containers go in by `COPY`, each inside a savepoint of
+    /// the derivation's transaction, as the same rows the upserts write (the truth: the same
+    /// records written through the rule after the rows were deleted): times below the
+    /// millisecond and before 2000, a last free day, holds, a stopped shipment, no POD, event
+    /// links and members included; the account's counts follow both. A container taken for
+    /// new that is stored after all (its number changed behind the store's back) makes the
+    /// `COPY` fail on the key: the savepoint is rolled back, the rest of the derivation's
+    /// transaction is kept (a changed container updated, nothing else touched), and the next
+    /// derivations skip the `COPY`.
+    #[tokio::test]
+    async fn copied_records_are_the_upserted_rows_postgres() {
+        let Some(db) = ScratchStore::for_test("teu_copy_records").await else {
+            return;
+        };
+        let store = &db.store;
+        let db::Pool::Postgres(pg) = store.writer() else {
+            panic!("a PostgreSQL store");
+        };
+        let (account, _) = store
+            .create_account("derived", false)
+            .await
+            .expect("account");
+        let a = account.id;
+        let (bl, other) = ("MAEU123456789", "MAEU987654321");
+        let mut boxes = vec![
+            container(a, bl, "MSKU1000016", Some("NLRTM")),
+            container(a, bl, "MSKU1000021", None),
+            container(a, other, "APZU4812090", Some("NLRTM")),
+        ];
+        boxes[0].pickup_lfd = Some("2026-03-05T23:59:59.999900Z".parse().expect("lfd"));
+        boxes[0].holds_at_pod_terminal = vec![teu_domain::model::TerminalHold {
+            name: "customs".into(),
+            status: "hold".into(),
+            description: None,
+        }];
+        boxes[1].created_at = "1999-12-31T23:59:59.9995Z".parse().expect("time");
+        let mut shipments = [shipment(a, bl), shipment(a, other)];
+        shipments[0].pod_eta_at = Some("2026-03-20T06:00:00.000700Z".parse().expect("eta"));
+        shipments[1].created_at = "1969-07-20T20:17:40.5Z".parse().expect("time");
+        shipments[1].line_tracking_stopped_at = Some("2026-03-03T00:00:00Z".parse().expect("t"));
+        let history = [event(1, "LOAD", "2026-03-01T10:00:00Z", None, None)];
+        let links = [(boxes[0].id, history[0].id)];
+        let scope = crate::DerivationScope {
+            shipment_keys: vec![bl.to_string(), other.to_string()],
+            containers: boxes.iter().map(|c| c.number.to_string()).collect(),
+        };
+        let sorted = |mut ids: Vec<Uuid>| {
+            ids.sort();
+            ids
+        };
+        let box_ids = sorted(boxes.iter().map(|c| c.id).collect());
+        let shipment_ids = sorted(shipments.iter().map(|s| s.id).collect());
+        let derive = |boxes: Vec<Container>| {
+            let (shipments, links, scope, history) = (&shipments, &links, &scope, &history);
+            async move {
+                let changes = store
+                    .upsert_derived(a, shipments, &boxes, links, scope, history)
+                    .await
+                    .expect("a derivation");
+                (sorted(changes.shipments), sorted(changes.containers))
+            }
+        };
+        let skipping = || store.fresh_derived.0.load(Ordering::Relaxed);
+        let everything = (shipment_ids.clone(), box_ids.clone());
+
+        assert_eq!(
+            derive(boxes.clone()).await,
+            everything,
+            "every record is new"
+        );
+        let by_copy = (stored_shipments(pg).await, stored_containers(pg).await);
+        assert_eq!((by_copy.0.len(), by_copy.1.len()), (2, 3));
+        assert_eq!(skipping(), 0, "no stored row was met");
+        assert_eq!(counted(pg).await, (2, 3));
+        let linked = by_copy.1.iter().find(|r| r.0 .0 == boxes[0].id.as_bytes());
+        assert!(
+            linked.is_some_and(|r| r.1 .6.as_ref().is_some_and(|l| !l.is_empty())),
+            "the first box has its link"
+        );
+        let members: usize = by_copy.0.iter().map(|s| s.2.len()).sum();
+        assert_eq!(members, 3 * 16, "each box a member of its shipment");
+
+        sqlx::query("DELETE FROM containers")
+            .execute(pg)
+            .await
+            .expect("delete");
+        sqlx::query("DELETE FROM shipments")
+            .execute(pg)
+            .await
+            .expect("delete");
+        assert_eq!(counted(pg).await, (0, 0));
+        store
+            .fresh_derived
+            .0
+            .store(FRESH_BACKOFF, Ordering::Relaxed);
+        assert_eq!(derive(boxes.clone()).await, everything, "new again");
+        assert_eq!(
+            (stored_shipments(pg).await, stored_containers(pg).await),
+            by_copy,
+            "the rule's rows"
+        );
+        assert_eq!(counted(pg).await, (2, 3));
+        assert_eq!(skipping(), FRESH_BACKOFF - 2, "both COPYs were skipped");
+
+        // The first box's number changed behind the store's back: it is taken for new.
+        store.fresh_derived.0.store(0, Ordering::Relaxed);
+        sqlx::query("UPDATE containers SET number = 'MOVED' WHERE id = $1")
+            .bind(boxes[0].id.as_bytes().as_slice())
+            .execute(pg)
+            .await
+            .expect("update");
+        boxes[2].current_status = teu_domain::model::ContainerStatus::Available;
+        assert_eq!(
+            derive(boxes.clone()).await,
+            (vec![], vec![boxes[2].id]),
+            "the changed box, through the rule after the failed COPY"
+        );
+        assert_eq!(
+            skipping(),
+            FRESH_BACKOFF,
+            "the next derivations skip the COPY"
+        );
+        assert_eq!(counted(pg).await, (2, 3), "the failed COPY counted nothing");
+        assert_eq!(stored_shipments(pg).await, by_copy.0);
+        for (old, new) in by_copy.1.iter().zip(&stored_containers(pg).await) {
+            if old.0 .0 == boxes[2].id.as_bytes() {
+                assert_eq!(new.0 .4, "available");
+                assert_ne!(old.1 .2, new.1 .2, "its body replaced");
+            } else if old.0 .0 == boxes[0].id.as_bytes() {
+                assert_eq!(new.0 .3, "MOVED", "the stored box left as it was");
+                assert_eq!((&old.0 .4, &old.1), (&new.0 .4, &new.1));
+            } else {
+                assert_eq!(old, new);
+            }
+        }
         db.drop().await.expect("drop");
     }
 }

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use chrono::DateTime;
 use uuid::Uuid;
 
+use super::bulk_pg::{copy_containers, copy_shipments, NewContainer, NewShipment};
 use super::db::{RecordId, RecordTime};
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::reads::IdForm;
@@ -101,16 +102,46 @@ impl Store {
         let link_values = link_values(containers, links, &events);
         let member_values = member_values(shipments, containers);
         let mut tx = self.writer().begin().await?;
+        let stored = self.stored_in_scope(&mut tx, account, scope).await?;
         // A shipment's `member_ids` (migration 40) go in with its row when its content
         // changed; one whose content did not is left to `store_unwritten`, which writes only a
         // value that differs. So the ids returned stay those whose content changed, which is
         // what the webhook rules and change notifications compare.
+        // A shipment's id is its key, its `bill_of_lading_number` (`teu_domain::ids::
+        // shipment_id`): one of the scope's keys with no stored row read by it is new, and on
+        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]).
+        let mut by_rule: Vec<usize> = (0..shipments.len()).collect();
+        if self.backend() == super::Backend::Postgres {
+            let (new, old) = taken_for_new(
+                shipments
+                    .iter()
+                    .map(|s| (s.bill_of_lading_number.as_str(), s.id)),
+                &scope.shipment_keys,
+                stored.shipments.iter().copied(),
+            );
+            let rows: Vec<NewShipment<'_>> = new
+                .iter()
+                .map(|&i| {
+                    (
+                        &shipments[i],
+                        &shipment_bodies[i],
+                        member_values[i].as_slice(),
+                    )
+                })
+                .collect();
+            if !rows.is_empty()
+                && self
+                    .copy_new_derived_pg(&mut tx, "shipments", async |pg| {
+                        copy_shipments(pg, account, &rows).await
+                    })
+                    .await?
+            {
+                changes.shipments.extend(rows.iter().map(|(s, _, _)| s.id));
+                by_rule = old;
+            }
+        }
         let per = self.rows_per_list(14);
-        for ((chunk, bodies), members) in shipments
-            .chunks(per)
-            .zip(shipment_bodies.chunks(per))
-            .zip(member_values.chunks(per))
-        {
+        for chunk in by_rule.chunks(per) {
             let sql = format!(
                 "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
                  pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at, member_ids) \
@@ -124,7 +155,9 @@ impl Store {
                 self.values(chunk.len(), 14)
             );
             let mut q = crate::db::query(&sql);
-            for ((s, (hash, body)), members) in chunk.iter().zip(bodies).zip(members) {
+            for &i in chunk {
+                let (s, (hash, body), members) =
+                    (&shipments[i], &shipment_bodies[i], &member_values[i]);
                 q = q
                     .bind(RecordId(s.id))
                     .bind(RecordId(account))
@@ -150,15 +183,42 @@ impl Store {
         // A container's id is its shipment key and number (`teu_domain::ids::container_id`),
         // so an update leaves `shipment_id` and `number` as they are: not naming them in the
         // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
-        // `containers_shipment`), which it does for every column a `SET` names.
+        // `containers_shipment`), which it does for every column a `SET` names. For the same
+        // reason a derived container whose number the scope names and which is not among the
+        // stored containers read by those numbers is not stored: on PostgreSQL those go in by
+        // `COPY`, without the conflict rule ([`Store::copy_new_derived_pg`]).
         // A row whose content changed takes its links in the same update; one whose content did
         // not is left to `store_unwritten`, which writes only a value that differs.
+        by_rule = (0..containers.len()).collect();
+        if self.backend() == super::Backend::Postgres {
+            let (new, old) = taken_for_new(
+                containers.iter().map(|c| (c.number.as_str(), c.id)),
+                &scope.containers,
+                stored.containers.iter().map(|(id, _)| *id),
+            );
+            let rows: Vec<NewContainer<'_>> = new
+                .iter()
+                .map(|&i| {
+                    (
+                        &containers[i],
+                        &container_bodies[i],
+                        link_values[i].as_slice(),
+                    )
+                })
+                .collect();
+            if !rows.is_empty()
+                && self
+                    .copy_new_derived_pg(&mut tx, "containers", async |pg| {
+                        copy_containers(pg, account, &rows).await
+                    })
+                    .await?
+            {
+                changes.containers.extend(rows.iter().map(|(c, _, _)| c.id));
+                by_rule = old;
+            }
+        }
         let per = self.rows_per_list(14);
-        for ((chunk, bodies), values) in containers
-            .chunks(per)
-            .zip(container_bodies.chunks(per))
-            .zip(link_values.chunks(per))
-        {
+        for chunk in by_rule.chunks(per) {
             let sql = format!(
                 "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
                  refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, event_links) VALUES {} \
@@ -170,7 +230,9 @@ impl Store {
                 self.values(chunk.len(), 14)
             );
             let mut q = crate::db::query(&sql);
-            for ((c, (hash, body)), links) in chunk.iter().zip(bodies).zip(values) {
+            for &i in chunk {
+                let (c, (hash, body), links) =
+                    (&containers[i], &container_bodies[i], &link_values[i]);
                 q = q
                     .bind(RecordId(c.id))
                     .bind(RecordId(account))
@@ -202,7 +264,7 @@ impl Store {
             ),
             None => None,
         };
-        self.remove_stale(&mut tx, account, shipments, containers, scope)
+        self.remove_stale(&mut tx, account, shipments, containers, &stored)
             .await?;
         // A container whose shipment is not among `shipments` (a caller adding boxes to a
         // stored shipment; the derivation always derives the shipment with its boxes) changes
@@ -521,22 +583,19 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the derived shipments and containers of `scope` that this derivation did not
-    /// produce (see [`Store::upsert_derived`]); a deleted container's links go with its row. Tracking requests that pointed at a deleted shipment go back
-    /// to `pending`, so that the next link finds the shipment that replaced it.
-    pub(super) async fn remove_stale(
+    /// The account's stored shipments and containers that `scope` names, read in `tx` before a
+    /// derivation writes: the shipments keyed by one of its bills of lading or bookings, and
+    /// the containers with one of its numbers. [`Store::remove_stale`] deletes those the
+    /// derivation no longer produces; on PostgreSQL a derived record of the scope that is not
+    /// among them is new ([`Store::copy_new_derived_pg`]).
+    async fn stored_in_scope(
         &self,
         tx: &mut crate::db::Conn,
         account: Uuid,
-        shipments: &[Shipment],
-        containers: &[Container],
         scope: &DerivationScope,
-    ) -> Result<()> {
-        let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
-        let derived_containers: HashSet<Uuid> = containers.iter().map(|c| c.id).collect();
+    ) -> Result<StoredInScope> {
         let width = self.rows_per_statement(1).saturating_sub(2).max(1);
-
-        let mut stale_shipments = Vec::new();
+        let mut stored = StoredInScope::default();
         for chunk in scope.shipment_keys.chunks(width) {
             let sql = format!(
                 "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
@@ -546,18 +605,10 @@ impl Store {
             for k in chunk {
                 q = q.bind(k);
             }
-            for id in returned_ids(q.fetch_all(self.counted(tx)).await?)? {
-                if !derived_shipments.contains(&id) {
-                    stale_shipments.push(id);
-                }
-            }
+            stored
+                .shipments
+                .extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
         }
-        let in_scope: HashSet<Uuid> = derived_shipments
-            .iter()
-            .chain(&stale_shipments)
-            .copied()
-            .collect();
-        let mut stale_containers = BTreeSet::new();
         for chunk in scope.containers.chunks(width) {
             let sql = format!(
                 "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
@@ -570,11 +621,51 @@ impl Store {
             for row in q.fetch_all(self.counted(tx)).await? {
                 let id = record_id(&row, "id", "container")?;
                 let shipment = record_id(&row, "shipment_id", "shipment")?;
-                if in_scope.contains(&shipment) && !derived_containers.contains(&id) {
-                    stale_containers.insert(id);
-                }
+                stored.containers.push((id, shipment));
             }
         }
+        Ok(stored)
+    }
+
+    /// Deletes the derived shipments and containers of the derivation's scope that it did not
+    /// produce (see [`Store::upsert_derived`]): of `stored` (what [`Store::stored_in_scope`]
+    /// read before the derivation's writes, which change no row's key or number), the
+    /// shipments not among `shipments`, and the containers not among `containers` whose
+    /// shipment is derived or stale; a deleted container's links go with its row, and so do
+    /// the containers of a stale shipment. Tracking requests that pointed at a deleted
+    /// shipment go back to `pending`, so that the next link finds the shipment that replaced
+    /// it.
+    pub(super) async fn remove_stale(
+        &self,
+        tx: &mut crate::db::Conn,
+        account: Uuid,
+        shipments: &[Shipment],
+        containers: &[Container],
+        stored: &StoredInScope,
+    ) -> Result<()> {
+        let derived_shipments: HashSet<Uuid> = shipments.iter().map(|s| s.id).collect();
+        let derived_containers: HashSet<Uuid> = containers.iter().map(|c| c.id).collect();
+        let width = self.rows_per_statement(1).saturating_sub(2).max(1);
+
+        let stale_shipments: Vec<Uuid> = stored
+            .shipments
+            .iter()
+            .filter(|id| !derived_shipments.contains(id))
+            .copied()
+            .collect();
+        let in_scope: HashSet<Uuid> = derived_shipments
+            .iter()
+            .chain(&stale_shipments)
+            .copied()
+            .collect();
+        let mut stale_containers: BTreeSet<Uuid> = stored
+            .containers
+            .iter()
+            .filter(|(id, shipment)| {
+                in_scope.contains(shipment) && !derived_containers.contains(id)
+            })
+            .map(|(id, _)| *id)
+            .collect();
         for chunk in stale_shipments.chunks(width) {
             let sql = format!(
                 "SELECT id FROM containers WHERE account_id = $1 AND shipment_id IN ({})",
@@ -620,6 +711,40 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Which of a derivation's records, given as (key, id) (a shipment's bill of lading number, a
+/// container's number), are taken for new: those whose key is among `scope_keys` (so a
+/// stored row of the record would have been read by it) and whose id is not among `stored`
+/// (the ids read by those keys). Returns the indices of those and of the others, in order.
+/// The caller's records fix their key by their id (`teu_domain::ids`), and no update of a
+/// stored row changes it.
+fn taken_for_new<'a>(
+    records: impl Iterator<Item = (&'a str, Uuid)>,
+    scope_keys: &[String],
+    stored: impl Iterator<Item = Uuid>,
+) -> (Vec<usize>, Vec<usize>) {
+    let keys: HashSet<&str> = scope_keys.iter().map(String::as_str).collect();
+    let stored: HashSet<Uuid> = stored.collect();
+    let (mut new, mut old) = (Vec::new(), Vec::new());
+    for (i, (key, id)) in records.enumerate() {
+        if keys.contains(key) && !stored.contains(&id) {
+            new.push(i);
+        } else {
+            old.push(i);
+        }
+    }
+    (new, old)
+}
+
+/// The account's stored rows a derivation's scope names, read before it writes
+/// ([`Store::stored_in_scope`]).
+#[derive(Default)]
+pub(super) struct StoredInScope {
+    /// The ids of the shipments keyed by one of the scope's bills of lading or bookings.
+    shipments: Vec<Uuid>,
+    /// `(id, shipment_id)` of the containers with one of the scope's numbers.
+    containers: Vec<(Uuid, Uuid)>,
 }
 
 /// The `containers.event_links` value of each of `containers`, in their order: its pairs among

@@ -175,6 +175,9 @@ pub struct Store {
     fresh_events: bulk_pg::FreshTries,
     /// PostgreSQL: the same for terminal checks ([`Store::upsert_terminal_checks`]).
     fresh_terminal_checks: bulk_pg::FreshTries,
+    /// PostgreSQL: the same for a derivation's new shipments and containers
+    /// ([`Store::upsert_derived`]).
+    fresh_derived: bulk_pg::FreshTries,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -802,6 +805,7 @@ impl Store {
             claim_turn: Arc::new(AtomicU64::new(0)),
             fresh_events: Default::default(),
             fresh_terminal_checks: Default::default(),
+            fresh_derived: Default::default(),
         };
         store.migrate().await?;
         store.optimize().await?;
