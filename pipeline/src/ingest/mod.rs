@@ -428,8 +428,9 @@ pub struct KnownEvents {
     /// The files' events, a vector a file; a slot is `None` once its event is taken, left out
     /// or stood for by a later version.
     files: Vec<Vec<Option<TransportEvent>>>,
-    /// Where each kept event is: (index in `files`, index in that file's vector).
-    at: std::collections::HashMap<uuid::Uuid, (usize, usize)>,
+    /// Where each kept event is: (index in `files`, index in that file's vector); foldhash's
+    /// map, as the derivation looks up every event it reads here.
+    at: foldhash::HashMap<uuid::Uuid, (usize, usize)>,
 }
 
 impl KnownEvents {
@@ -442,12 +443,12 @@ impl KnownEvents {
         events: Vec<TransportEvent>,
         written: &std::collections::HashSet<uuid::Uuid>,
     ) -> Self {
-        let mut given: std::collections::HashMap<uuid::Uuid, usize> =
-            std::collections::HashMap::with_capacity(events.len());
+        let mut given: foldhash::HashMap<uuid::Uuid, usize> =
+            foldhash::HashMap::with_capacity_and_hasher(events.len(), Default::default());
         for e in &events {
             *given.entry(e.id).or_default() += 1;
         }
-        let mut at = std::collections::HashMap::with_capacity(events.len());
+        let mut at = foldhash::HashMap::with_capacity_and_hasher(events.len(), Default::default());
         // Collected in place: the slots take the prepared vector's memory.
         let mut slots: Vec<Option<TransportEvent>> = events
             .into_iter()
@@ -915,17 +916,19 @@ pub async fn linked_history(
             known.remove(&id);
         }
     }
-    let mut seen = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
+    // Every key asked for so far (the scope), by kind: each key an event names is looked up
+    // here, so in foldhash's sets (the events' own strings), sorted once at the end.
+    let mut seen: [foldhash::HashSet<String>; 3] = Default::default();
     let mut pending: [Vec<String>; 3] =
         [&keys.containers, &keys.bills, &keys.bookings].map(|k| k.iter().cloned().collect());
+    for (s, p) in seen.iter_mut().zip(&pending) {
+        s.extend(p.iter().cloned());
+    }
     // Each event read once: its id in `found`, the event itself in `linked` (about a kilobyte
     // each, moved once into place instead of again at every rehash of a map holding it).
-    let mut found: std::collections::HashSet<uuid::Uuid> = Default::default();
+    let mut found: foldhash::HashSet<uuid::Uuid> = Default::default();
     let mut linked: Vec<TransportEvent> = Vec::new();
     while pending.iter().any(|p| !p.is_empty()) {
-        for (s, p) in seen.iter_mut().zip(&pending) {
-            s.extend(p.iter().cloned());
-        }
         // Ids first, then the bodies of the events not read yet: an event that names several
         // keys, or a key of an earlier round, is read and parsed once.
         let matching = store
@@ -946,7 +949,9 @@ pub async fn linked_history(
         events.extend(store.events_by_id(account, &ids).await?);
         found.reserve(events.len());
         linked.reserve(events.len());
-        let mut next = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
+        // The next round asks for the keys these events name that no round asked for, each
+        // once (taken into `seen` as they are met).
+        let mut next: [Vec<String>; 3] = Default::default();
         for e in events {
             // An id listed twice (an event naming two keys of the round) is kept once.
             if !found.insert(e.id) {
@@ -960,20 +965,29 @@ pub async fn linked_history(
             .into_iter()
             .enumerate()
             {
-                next[i].extend(values.iter().filter(|v| !seen[i].contains(*v)).cloned());
+                for v in values {
+                    if !seen[i].contains(v) {
+                        seen[i].insert(v.clone());
+                        next[i].push(v.clone());
+                    }
+                }
             }
             linked.push(e);
         }
-        pending = next.map(|n| n.into_iter().collect());
+        pending = next;
     }
     let mut events = linked;
     // Sorted by keys taken once and then put in place, so that each event (about a kilobyte)
     // moves about once instead of at every step of a merge sort.
     events.sort_by_cached_key(|e| (e.event.event_at, e.event.event_id.clone()));
-    let [containers, bills, bookings] = seen;
+    let [containers, bills, bookings] = seen.map(|s| {
+        let mut keys: Vec<String> = s.into_iter().collect();
+        keys.sort_unstable();
+        keys
+    });
     let scope = DerivationScope {
         shipment_keys: bills.into_iter().chain(bookings).collect(),
-        containers: containers.into_iter().collect(),
+        containers,
     };
     Ok((events, scope))
 }
@@ -1101,6 +1115,10 @@ async fn derive_and_write<'t>(
             &history,
         )
         .await?;
+    // The history (every event the derivation read, about a kilobyte each with its strings) is
+    // freed on a blocking thread, not here under the account's derivation lock: freeing it was
+    // an eighth of the lock's time outside polars (`docs/NOTES.md`, sixty-fifth session).
+    tokio::task::spawn_blocking(move || drop(history));
     // Pending tracking requests for numbers that now have data become `created`.
     let linked = store.link_tracking_requests(account.id).await?;
     timings.write += written.elapsed();
