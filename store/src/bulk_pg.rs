@@ -1,9 +1,9 @@
 //! PostgreSQL bulk writes on the store's native pool (`sqlx::PgPool`): each column of a batch
 //! is bound as one array and expanded by `UNNEST` on the server, so a statement of thousands
 //! of rows binds a handful of parameters, is parsed once and costs one round trip. Rows taken
-//! for new (events, a file's terminal checks, AIS positions of a span with nothing stored) go
-//! in by binary `COPY` ([`BinaryCopy`]) and through the conflict rule when a key is stored
-//! already. SQLite has no arrays; its writes are the shared multi-row statements
+//! for new (events, a file's terminal checks, AIS positions of a span with nothing stored, a
+//! derivation's new shipments and containers) go in by binary `COPY` ([`BinaryCopy`]) and
+//! through the conflict rule when a key is stored already. SQLite has no arrays; its writes are the shared multi-row statements
 //! (`events.rs`, `facts.rs`).
 //!
 //! The statements mean what the shared ones in `events.rs` mean (same conflict rules); only
@@ -20,18 +20,20 @@ use uuid::Uuid;
 
 use super::db::{to_millisecond, Conn};
 use super::events::{DroppedKeys, UpsertedEvents};
+use super::facts::IdentifiedCheck;
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::ts;
 use super::{NewEvent, Result, Store, StoreError};
 use teu_domain::event_names::named_actual;
-use teu_domain::model::{Container, Shipment, TerminalCheck, TransportEvent, VesselPosition};
+use teu_domain::model::{Container, Shipment, TransportEvent, VesselPosition};
 
 /// Rows per bulk statement: large enough that round trips do not count, small enough that a
 /// statement's arrays (some 1.5 KB per event) stay a few MB.
 const BULK_ROWS: usize = 2_000;
 
-/// Writes of one kind (event upserts, a file's terminal checks) that go straight to the
-/// conflict rule after a try for new met a stored row ([`FreshTries`]).
+/// Writes of one kind (event upserts, a file's terminal checks, a derivation's new records)
+/// that go straight to the conflict rule after a try for new met a stored row
+/// ([`FreshTries`]).
 const FRESH_BACKOFF: u64 = 64;
 
 /// Whether a store's writes of one kind try a binary `COPY` of rows taken for new first: yes,
@@ -262,7 +264,7 @@ impl Store {
         &self,
         account: Uuid,
         source_file: &str,
-        checks: &[(Uuid, &(usize, TerminalCheck, String))],
+        checks: &[IdentifiedCheck<'_>],
         stored: &[(Vec<u8>, Vec<u8>)],
     ) -> Result<()> {
         let mut tx = self.writer().begin().await?;
@@ -814,7 +816,7 @@ mod tests {
     use super::*;
     use crate::scratch::ScratchStore;
     use crate::{db, payloads};
-    use teu_domain::model::EventRow;
+    use teu_domain::model::{EventRow, TerminalCheck};
 
     /// A normalized event: `at` its `eventDateTime`, `created` its `eventCreatedDateTime`.
     fn event(

@@ -12,6 +12,11 @@ use super::{
 };
 use teu_domain::model::{LineDeadline, Mmsi, Port, TerminalCheck, VesselPosition};
 
+/// A terminal check of a file with its id (`teu_domain::ids`), as both writers of
+/// [`Store::upsert_terminal_checks`] take it: `(id, (row index in the file, the check, the
+/// original row))`, in the order they write (by id on PostgreSQL).
+pub(super) type IdentifiedCheck<'a> = (Uuid, &'a (usize, TerminalCheck, String));
+
 impl Store {
     /// Upserts ports (reference data, shared by all accounts).
     pub async fn upsert_ports(&self, ports: &[Port]) -> Result<()> {
@@ -111,7 +116,7 @@ impl Store {
         &self,
         account: Uuid,
         source_file: &str,
-        checks: &[(Uuid, &(usize, TerminalCheck, String))],
+        checks: &[IdentifiedCheck<'_>],
         stored: &[(Vec<u8>, Vec<u8>)],
     ) -> Result<()> {
         let per = self.rows_per_list(10);
