@@ -10,10 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use foldhash::HashMap;
 
 use chrono::{DateTime, Utc};
-use polars::prelude::*;
-use uuid::Uuid;
 
-use crate::ids;
+use super::frame::Index;
 use crate::journey::{self, Journey};
 use crate::model::{Container, EventRow, Shipment};
 
@@ -77,37 +75,20 @@ pub(super) fn journeys<'a>(events: &'a [EventRow], attached: &Attached<'a>) -> J
 }
 
 impl Journeys<'_> {
-    /// Per shipment key, the POL and POD (`key`, `pol`, `pod`) for the polars stages.
-    pub(super) fn route_frame(&self) -> PolarsResult<DataFrame> {
-        let keys: Vec<&str> = self.shipments.keys().copied().collect();
-        let pol: Vec<Option<&str>> = self
-            .shipments
-            .values()
-            .map(|j| j.pol().map(|s| s.locode.as_str()))
-            .collect();
-        let pod: Vec<Option<&str>> = self
-            .shipments
-            .values()
-            .map(|j| j.pod().map(|s| s.locode.as_str()))
-            .collect();
-        df!("key" => keys, "pol" => pol, "pod" => pod)
-    }
-
     /// The journey-derived fields: a shipment's `pol_etd_at`/`pol_atd_at` (departure of the
     /// vessel that took the box on at the POL), `pod_eta_at`/`pod_original_eta_at`/
     /// `pod_ata_at` (arrival of the vessel that brought it to the POD: latest-issued and
     /// first-issued estimate, actual) and the POD vessel (the last leg's); a container's
     /// `pod_arrived_at` (the actual arrival at the POD of the vessel that carried that box).
+    ///
+    /// `shipments` and `containers` are in the order of `index`'s key and box ids.
     pub(super) fn apply(
         &self,
-        account: Uuid,
+        index: &Index<'_>,
         shipments: &mut [Shipment],
         containers: &mut [Container],
     ) {
-        for s in shipments.iter_mut() {
-            let Some(j) = self.shipments.get(s.bill_of_lading_number.as_str()) else {
-                continue;
-            };
+        for (s, j) in shipments.iter_mut().zip(self.shipments.values()) {
             let pol = j.pol();
             s.pol_etd_at = pol.and_then(|p| p.departure.estimated);
             s.pol_atd_at = pol.and_then(|p| p.departure.actual);
@@ -122,16 +103,9 @@ impl Journeys<'_> {
                 s.pod_voyage_number = vessel.voyage.clone();
             }
         }
-        let key_of: HashMap<Uuid, &str> = self
-            .shipments
-            .keys()
-            .map(|k| (ids::shipment_id(account, k), *k))
-            .collect();
-        for c in containers.iter_mut() {
-            let Some(k) = key_of.get(&c.shipment_id) else {
-                continue;
-            };
-            let Some(j) = self.containers.get(&(*k, c.number.as_str())) else {
+        for (c, (key, number)) in containers.iter_mut().zip(&index.boxes) {
+            let k = index.keys[*key as usize];
+            let Some(j) = self.containers.get(&(k, *number)) else {
                 continue;
             };
             let pod = j.pod();
@@ -149,8 +123,8 @@ pub(super) struct Attached<'a> {
     /// a `None` container means every container of that shipment. Empty when the event cannot
     /// be attached yet.
     pub(super) rows: Vec<Vec<(&'a str, Option<&'a str>)>>,
-    /// Containers of each shipment key (sorted, for stable output).
-    pub(super) containers_of: HashMap<&'a str, BTreeSet<&'a str>>,
+    /// Containers of each shipment key (sorted and distinct, for stable output).
+    pub(super) containers_of: HashMap<&'a str, Vec<&'a str>>,
 }
 
 /// Step 1 (module documentation). Every choice is made by a total order over the events'
@@ -166,19 +140,19 @@ pub(super) fn attach(events: &[EventRow]) -> Attached<'_> {
             }
         }
     }
-    // The shipment keys an event names through its documents.
-    let direct: Vec<BTreeSet<&str>> = events
+    // The shipment keys an event names through its documents (sorted, distinct).
+    let direct: Vec<Vec<&str>> = events
         .iter()
         .map(|e| {
-            let mut keys: BTreeSet<&str> = e.bills_of_lading.iter().map(String::as_str).collect();
+            let mut keys: Vec<&str> = e.bills_of_lading.iter().map(String::as_str).collect();
             for b in &e.bookings {
                 match bills_of_booking.get(b.as_str()) {
                     Some(bls) => keys.extend(bls.iter().copied()),
-                    None => {
-                        keys.insert(b);
-                    }
+                    None => keys.push(b),
                 }
             }
+            keys.sort_unstable();
+            keys.dedup();
             keys
         })
         .collect();
@@ -220,10 +194,14 @@ pub(super) fn attach(events: &[EventRow]) -> Attached<'_> {
         }
         for (k, c) in &rows {
             if let Some(c) = c {
-                attached.containers_of.entry(k).or_default().insert(c);
+                attached.containers_of.entry(k).or_default().push(c);
             }
         }
         attached.rows.push(rows);
+    }
+    for cs in attached.containers_of.values_mut() {
+        cs.sort_unstable();
+        cs.dedup();
     }
     attached
 }
@@ -248,15 +226,14 @@ pub(super) fn ref_numbers<'a>(events: &'a [EventRow], attached: &Attached<'a>) -
             let set = out.shipments.entry(k).or_default();
             set.extend(values.clone());
             set.extend(e.bookings.iter().map(String::as_str).filter(|b| b != k));
-            let containers: Vec<&str> = match c {
-                Some(c) => vec![c],
-                None => attached
-                    .containers_of
-                    .get(k)
-                    .map(|cs| cs.iter().copied().collect())
-                    .unwrap_or_default(),
+            if e.references.is_empty() {
+                continue;
+            }
+            let containers: &[&str] = match c {
+                Some(c) => std::slice::from_ref(c),
+                None => attached.containers_of.get(k).map_or(&[], Vec::as_slice),
             };
-            for c in containers {
+            for c in containers.iter().copied() {
                 out.containers
                     .entry((k, c))
                     .or_default()

@@ -1,17 +1,30 @@
-//! The event frame (one row per event and shipment or container it applies to) and the polars
-//! expression helpers the aggregations are written with.
+//! The event frames the polars stages aggregate, and the expression helpers they are written
+//! with.
+//!
+//! Two frames, both built here in Rust and both in event-time order (the events' total order
+//! by event time, issue time and id), so that polars groups them without sorting:
+//! - the **shipment frame**: one row per (event, shipment key) the event applies to;
+//! - the **box frame**: one row per (event, container of a shipment) the event applies to, an
+//!   event that names no container reaching every container of its shipment.
+//!
+//! Shipment keys and containers are numbered ([`Index`]): the frames group by those `u32`
+//! numbers, not by text. What depends only on the key (its POL, POD and inland destination,
+//! the first discharge of each box at the POD) is looked up in Rust while the rows are made.
 
-use std::collections::BTreeSet;
+use std::ops::Range;
 
 use foldhash::HashMap;
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use uuid::Uuid;
 
+use super::attach::{Attached, Journeys};
+use crate::ids;
 use crate::model::{Classifier, EventRow, EventType};
 use crate::status;
 
-/// Milliseconds since the Unix epoch (UTC), the time unit of the event frame.
+/// Milliseconds since the Unix epoch (UTC), the time unit of the event frames.
 fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
@@ -20,21 +33,159 @@ pub(super) fn from_millis(ms: Option<i64>) -> Option<DateTime<Utc>> {
     ms.and_then(DateTime::from_timestamp_millis)
 }
 
-/// The event frame: one row per (event, shipment key, container) the event applies to (a null
-/// container: every container of the shipment); booleans that classify the event are computed
-/// here once so that the polars stages stay simple.
-pub(super) fn event_frame(
-    events: &[EventRow],
-    attached: &[Vec<(&str, Option<&str>)>],
-) -> PolarsResult<DataFrame> {
-    let n: usize = attached.iter().map(Vec::len).sum();
-    let mut key = Vec::with_capacity(n);
-    let mut container = Vec::with_capacity(n);
+/// The shipment keys and the containers of a derivation, numbered: key ids in key order, box
+/// ids by key, then container number, so the boxes of one key are consecutive.
+pub(super) struct Index<'a> {
+    /// Key id → shipment key.
+    pub(super) keys: Vec<&'a str>,
+    key_of: HashMap<&'a str, u32>,
+    /// Box id → (key id, container number).
+    pub(super) boxes: Vec<(u32, &'a str)>,
+    box_of: HashMap<(&'a str, &'a str), u32>,
+    /// Key id → its box ids.
+    boxes_of_key: Vec<Range<u32>>,
+    /// Key id → the shipment's id ([`ids::shipment_id`]).
+    pub(super) shipment_ids: Vec<Uuid>,
+    /// Box id → the container's id ([`ids::container_id`]).
+    pub(super) container_ids: Vec<Uuid>,
+}
+
+impl<'a> Index<'a> {
+    /// Numbers the keys of `journeys` (every key an event is attached to) and the containers
+    /// of each, and computes their ids in `account` once.
+    pub(super) fn new(account: Uuid, journeys: &Journeys<'a>, attached: &Attached<'a>) -> Self {
+        let keys: Vec<&'a str> = journeys.shipments.keys().copied().collect();
+        let key_of = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (*k, i as u32))
+            .collect();
+        let mut boxes = Vec::new();
+        let mut box_of = HashMap::default();
+        let mut boxes_of_key = Vec::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            let start = boxes.len() as u32;
+            for c in attached.containers_of.get(k).into_iter().flatten() {
+                box_of.insert((*k, *c), boxes.len() as u32);
+                boxes.push((i as u32, *c));
+            }
+            boxes_of_key.push(start..boxes.len() as u32);
+        }
+        let shipment_ids = keys.iter().map(|k| ids::shipment_id(account, k)).collect();
+        let container_ids = boxes
+            .iter()
+            .map(|(k, c)| ids::container_id(account, keys[*k as usize], c))
+            .collect();
+        Self {
+            keys,
+            key_of,
+            boxes,
+            box_of,
+            boxes_of_key,
+            shipment_ids,
+            container_ids,
+        }
+    }
+
+    /// The id of shipment key `k`, which must be one of the derivation's.
+    pub(super) fn key(&self, k: &str) -> u32 {
+        self.key_of[k]
+    }
+
+    /// The box ids an attached row (shipment key, container or every container) reaches.
+    pub(super) fn boxes_of(&self, k: &str, c: Option<&str>) -> Range<u32> {
+        match c {
+            Some(c) => {
+                let b = self.box_of[&(k, c)];
+                b..b + 1
+            }
+            None => self.boxes_of_key[self.key(k) as usize].clone(),
+        }
+    }
+}
+
+/// Per key id: the POL and POD (from the journeys) and, once known, the inland destination.
+pub(super) struct KeyPlaces<'a> {
+    pub(super) pol: Vec<Option<&'a str>>,
+    pub(super) pod: Vec<Option<&'a str>>,
+    pub(super) destination: Vec<Option<&'a str>>,
+}
+
+impl<'a> KeyPlaces<'a> {
+    pub(super) fn new(index: &Index<'a>, journeys: &'a Journeys<'a>) -> Self {
+        let stop = |f: fn(&'a crate::journey::Journey) -> Option<&'a crate::journey::Stop>| {
+            journeys
+                .shipments
+                .values()
+                .map(|j| f(j).map(|s| s.locode.as_str()))
+                .collect::<Vec<_>>()
+        };
+        let places = Self {
+            pol: stop(crate::journey::Journey::pol),
+            pod: stop(crate::journey::Journey::pod),
+            destination: vec![None; index.keys.len()],
+        };
+        debug_assert_eq!(places.pol.len(), index.keys.len());
+        places
+    }
+}
+
+/// The events in time order (by event time, issue time, then event id: a total order over
+/// their contents, so the input order does not matter) and, per event, its rank by issue time
+/// (issue time, event time, id), the sort key of "latest issued".
+pub(super) struct Order {
+    pub(super) by_time: Vec<usize>,
+    pub(super) issue_rank: Vec<i64>,
+}
+
+impl Order {
+    pub(super) fn new(events: &[EventRow]) -> Self {
+        let issued = |e: &EventRow| e.event_created_at.unwrap_or(e.event_at);
+        let mut by_time: Vec<usize> = (0..events.len()).collect();
+        by_time.sort_unstable_by(|&a, &b| {
+            let (a, b) = (&events[a], &events[b]);
+            (a.event_at, issued(a), &a.event_id).cmp(&(b.event_at, issued(b), &b.event_id))
+        });
+        let mut by_issue: Vec<usize> = (0..events.len()).collect();
+        by_issue.sort_unstable_by(|&a, &b| {
+            let (a, b) = (&events[a], &events[b]);
+            (issued(a), a.event_at, &a.event_id).cmp(&(issued(b), b.event_at, &b.event_id))
+        });
+        let mut issue_rank = vec![0_i64; events.len()];
+        for (r, i) in by_issue.into_iter().enumerate() {
+            issue_rank[i] = r as i64;
+        }
+        Self {
+            by_time,
+            issue_rank,
+        }
+    }
+}
+
+/// Whether event `e` is a vessel call (a transport event, or a vessel load or discharge, at a
+/// place, by vessel or barge or by an unnamed mode).
+fn vessel_call(e: &EventRow) -> bool {
+    let vessel_mode = matches!(
+        e.mode_of_transport.as_deref(),
+        None | Some("VESSEL") | Some("BARGE")
+    );
+    e.locode.is_some()
+        && vessel_mode
+        && match e.event_type {
+            EventType::Transport => true,
+            EventType::Equipment => matches!(e.code.as_str(), "LOAD" | "DISC"),
+            EventType::Shipment => false,
+        }
+}
+
+/// The events' columns, in time order: one row per event.
+fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<DataFrame> {
+    let n = events.len();
+    let mut issue_rank = Vec::with_capacity(n);
     let mut etype = Vec::with_capacity(n);
     let mut code = Vec::with_capacity(n);
     let mut act = Vec::with_capacity(n);
     let mut at = Vec::with_capacity(n);
-    let mut created = Vec::with_capacity(n);
     let mut locode = Vec::with_capacity(n);
     let mut mode = Vec::with_capacity(n);
     let mut imo = Vec::with_capacity(n);
@@ -49,107 +200,229 @@ pub(super) fn event_frame(
     let mut arrival_call = Vec::with_capacity(n);
     let mut facility = Vec::with_capacity(n);
     let mut facility_type = Vec::with_capacity(n);
-    let mut time_rank = Vec::with_capacity(n);
-    let mut issue_rank = Vec::with_capacity(n);
-    // Ranks of the events by (event time, issue time, id) and (issue time, event time, id):
-    // total orders over the events' contents, so the input order does not matter.
-    let issued = |e: &EventRow| e.event_created_at.unwrap_or(e.event_at);
-    let rank_by = |cmp: &dyn Fn(&EventRow, &EventRow) -> std::cmp::Ordering| {
-        let mut order: Vec<usize> = (0..events.len()).collect();
-        order.sort_unstable_by(|&a, &b| cmp(&events[a], &events[b]));
-        let mut rank = vec![0_i64; events.len()];
-        for (r, i) in order.into_iter().enumerate() {
-            rank[i] = r as i64;
-        }
-        rank
-    };
-    let by_time = rank_by(&|a, b| {
-        (a.event_at, issued(a), &a.event_id).cmp(&(b.event_at, issued(b), &b.event_id))
-    });
-    let by_issue = rank_by(&|a, b| {
-        (issued(a), a.event_at, &a.event_id).cmp(&(issued(b), b.event_at, &b.event_id))
-    });
-    for (i, (e, rows)) in events.iter().zip(attached).enumerate() {
-        let vessel_mode = matches!(
-            e.mode_of_transport.as_deref(),
-            None | Some("VESSEL") | Some("BARGE")
-        );
-        let vessel_call = e.locode.is_some()
-            && vessel_mode
-            && match e.event_type {
-                EventType::Transport => true,
-                EventType::Equipment => matches!(e.code.as_str(), "LOAD" | "DISC"),
-                EventType::Shipment => false,
-            };
-        for (k, c) in rows {
-            key.push(*k);
-            container.push(*c);
-            time_rank.push(by_time[i]);
-            issue_rank.push(by_issue[i]);
-            etype.push(e.event_type.as_str());
-            code.push(e.code.as_str());
-            act.push(e.classifier == Classifier::Act);
-            at.push(millis(e.event_at));
-            created.push(millis(issued(e)));
-            locode.push(e.locode.as_deref());
-            mode.push(e.mode_of_transport.as_deref());
-            imo.push(e.vessel_imo.as_deref());
-            vessel.push(e.vessel_name.as_deref());
-            voyage.push(e.import_voyage.as_deref().or(e.export_voyage.as_deref()));
-            carrier.push(e.carrier_scac.as_deref());
-            iso.push(e.iso_equipment_code.as_deref());
-            empty.push(e.empty);
-            seal.push(e.seal_number.as_deref());
-            moves.push(status::is_movement(e.event_type, &e.code));
-            departure_call.push(vessel_call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
-            arrival_call.push(vessel_call && matches!(e.code.as_str(), "DISC" | "ARRI"));
-            facility.push(e.facility_code.as_deref());
-            facility_type.push(e.facility_type.as_deref());
-        }
+    for &i in &order.by_time {
+        let e = &events[i];
+        let call = vessel_call(e);
+        issue_rank.push(order.issue_rank[i]);
+        etype.push(e.event_type.as_str());
+        code.push(e.code.as_str());
+        act.push(e.classifier == Classifier::Act);
+        at.push(millis(e.event_at));
+        locode.push(e.locode.as_deref());
+        mode.push(e.mode_of_transport.as_deref());
+        imo.push(e.vessel_imo.as_deref());
+        vessel.push(e.vessel_name.as_deref());
+        voyage.push(e.import_voyage.as_deref().or(e.export_voyage.as_deref()));
+        carrier.push(e.carrier_scac.as_deref());
+        iso.push(e.iso_equipment_code.as_deref());
+        empty.push(e.empty);
+        seal.push(e.seal_number.as_deref());
+        moves.push(status::is_movement(e.event_type, &e.code));
+        departure_call.push(call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
+        arrival_call.push(call && matches!(e.code.as_str(), "DISC" | "ARRI"));
+        facility.push(e.facility_code.as_deref());
+        facility_type.push(e.facility_type.as_deref());
     }
-    df!(
-        "time_rank" => time_rank,
-        "issue_rank" => issue_rank,
-        "key" => key,
-        "etype" => etype,
-        "code" => code,
-        "act" => act,
-        "at" => at,
-        "created" => created,
-        "locode" => locode,
-        "mode" => mode,
-        "imo" => imo,
-        "vessel" => vessel,
-        "voyage" => voyage,
-        "carrier" => carrier,
-        "iso" => iso,
-        "empty" => empty,
-        "seal" => seal,
-        "moves" => moves,
-        "departure_call" => departure_call,
-        "arrival_call" => arrival_call,
-        "facility" => facility,
-        "facility_type" => facility_type,
-        "container" => container,
-    )
+    let columns = vec![
+        Column::new("issue_rank".into(), issue_rank),
+        Column::new("etype".into(), etype),
+        Column::new("code".into(), code),
+        Column::new("act".into(), act),
+        Column::new("at".into(), at),
+        Column::new("locode".into(), locode),
+        Column::new("mode".into(), mode),
+        Column::new("imo".into(), imo),
+        Column::new("vessel".into(), vessel),
+        Column::new("voyage".into(), voyage),
+        Column::new("carrier".into(), carrier),
+        Column::new("iso".into(), iso),
+        Column::new("empty".into(), empty),
+        Column::new("seal".into(), seal),
+        Column::new("moves".into(), moves),
+        Column::new("departure_call".into(), departure_call),
+        Column::new("arrival_call".into(), arrival_call),
+        Column::new("facility".into(), facility),
+        Column::new("facility_type".into(), facility_type),
+    ];
+    DataFrame::new(n, columns)
 }
 
-pub(super) fn container_pairs(
-    containers_of: &HashMap<&str, BTreeSet<&str>>,
-) -> PolarsResult<DataFrame> {
-    let mut keys = Vec::new();
-    let mut numbers = Vec::new();
-    for (k, cs) in containers_of {
-        for c in cs {
-            keys.push(*k);
-            numbers.push(*c);
-        }
+/// The rows of `events` (by position in time order) with the columns `extra` added.
+fn frame_of(events: &DataFrame, rows: Vec<IdxSize>, extra: Vec<Column>) -> PolarsResult<DataFrame> {
+    let mut frame = events.take(&IdxCa::from_vec("row".into(), rows))?;
+    for column in extra {
+        frame.with_column(column)?;
     }
-    df!("key" => keys, "container" => numbers)
+    Ok(frame)
 }
 
-/// The value of `name` in the last row matching `mask`. Frames are sorted before grouping and
-/// polars keeps the row order within each group, so "last" is the latest by the sort keys.
+/// The frames of [`super::aggregates`]: the shipment frame (one row per event and shipment key
+/// it applies to) and the box frame (one row per event and box it applies to).
+pub(super) struct Frames<'a> {
+    /// The events, one row each, in time order.
+    events: DataFrame,
+    /// Per event in time order: the key ids it applies to, each with the box ids it reaches.
+    reach: Vec<Vec<(u32, Range<u32>)>>,
+    /// Per event in time order: its place.
+    locode: Vec<Option<&'a str>>,
+}
+
+impl<'a> Frames<'a> {
+    pub(super) fn new(
+        events: &'a [EventRow],
+        attached: &Attached<'a>,
+        order: &Order,
+        index: &Index<'a>,
+    ) -> PolarsResult<Self> {
+        let reach = order
+            .by_time
+            .iter()
+            .map(|&i| {
+                attached.rows[i]
+                    .iter()
+                    .map(|(k, c)| (index.key(k), index.boxes_of(k, *c)))
+                    .collect()
+            })
+            .collect();
+        let locode = order
+            .by_time
+            .iter()
+            .map(|&i| events[i].locode.as_deref())
+            .collect();
+        Ok(Self {
+            events: event_columns(events, order)?,
+            reach,
+            locode,
+        })
+    }
+
+    /// Whether the event at time position `p` is at `place`.
+    fn at(&self, p: usize, place: Option<&str>) -> bool {
+        self.locode[p].is_some() && self.locode[p] == place
+    }
+
+    /// The shipment frame's rows: per row, the event's time position and the key id; an
+    /// event's rows are its distinct keys (its attached rows repeat a key per container).
+    fn shipment_rows(&self) -> (Vec<IdxSize>, Vec<u32>) {
+        let (mut rows, mut ids) = (Vec::new(), Vec::new());
+        let mut keys: Vec<u32> = Vec::new();
+        for (p, reach) in self.reach.iter().enumerate() {
+            keys.clear();
+            keys.extend(reach.iter().map(|(k, _)| *k));
+            keys.sort_unstable();
+            keys.dedup();
+            for &k in &keys {
+                rows.push(p as IdxSize);
+                ids.push(k);
+            }
+        }
+        (rows, ids)
+    }
+
+    /// Per row of the shipment frame, whether the event is at its key's `place`.
+    fn at_key_place(&self, rows: &[IdxSize], ids: &[u32], place: &[Option<&str>]) -> Vec<bool> {
+        rows.iter()
+            .zip(ids)
+            .map(|(p, k)| self.at(*p as usize, place[*k as usize]))
+            .collect()
+    }
+
+    /// The shipment frame: `key` (u32), the event's columns, `at_pol`, `at_pod` and
+    /// `at_destination` (at the key's places in `places`; false while the destinations are
+    /// not known, see [`Self::mark_destinations`]).
+    pub(super) fn shipments(&self, places: &KeyPlaces<'_>) -> PolarsResult<DataFrame> {
+        let (rows, ids) = self.shipment_rows();
+        let at_pol = self.at_key_place(&rows, &ids, &places.pol);
+        let at_pod = self.at_key_place(&rows, &ids, &places.pod);
+        let at_destination = self.at_key_place(&rows, &ids, &places.destination);
+        frame_of(
+            &self.events,
+            rows,
+            vec![
+                Column::new("key".into(), ids),
+                Column::new("at_pol".into(), at_pol),
+                Column::new("at_pod".into(), at_pod),
+                Column::new("at_destination".into(), at_destination),
+            ],
+        )
+    }
+
+    /// Sets the shipment frame's `at_destination` from `places`, once the destinations are
+    /// known ([`super::aggregates::destinations`] reads the frame without them).
+    pub(super) fn mark_destinations(
+        &self,
+        frame: &mut DataFrame,
+        places: &KeyPlaces<'_>,
+    ) -> PolarsResult<()> {
+        let (rows, ids) = self.shipment_rows();
+        let at_destination = self.at_key_place(&rows, &ids, &places.destination);
+        frame.with_column(Column::new("at_destination".into(), at_destination))?;
+        Ok(())
+    }
+
+    /// The box frame: `box` (u32), the event's columns, `at_pod`, `at_destination`, and two
+    /// per-box columns that decide whether a vessel call moves the box: `box_pod_discharge`
+    /// (its first actual discharge at the POD) and `box_first_departure` (its first actual
+    /// vessel load or departure).
+    pub(super) fn boxes(
+        &self,
+        events: &[EventRow],
+        order: &Order,
+        places: &KeyPlaces<'_>,
+        n_boxes: usize,
+    ) -> PolarsResult<DataFrame> {
+        let mut rows = Vec::new();
+        let mut ids = Vec::new();
+        let (mut at_pod, mut at_destination) = (Vec::new(), Vec::new());
+        let mut pod_discharge: Vec<Option<i64>> = vec![None; n_boxes];
+        let mut first_departure: Vec<Option<i64>> = vec![None; n_boxes];
+        for (p, reach) in self.reach.iter().enumerate() {
+            let e = &events[order.by_time[p]];
+            let act = e.classifier == Classifier::Act;
+            let at = millis(e.event_at);
+            let departs = act && vessel_call(e) && matches!(e.code.as_str(), "LOAD" | "DEPA");
+            for (k, boxes) in reach {
+                let k = *k as usize;
+                let (here_pod, here_destination) =
+                    (self.at(p, places.pod[k]), self.at(p, places.destination[k]));
+                let discharges =
+                    act && here_pod && e.event_type == EventType::Equipment && e.code == "DISC";
+                for b in boxes.clone() {
+                    rows.push(p as IdxSize);
+                    ids.push(b);
+                    at_pod.push(here_pod);
+                    at_destination.push(here_destination);
+                    // Rows are in time order: the first seen is the earliest.
+                    if discharges {
+                        pod_discharge[b as usize].get_or_insert(at);
+                    }
+                    if departs {
+                        first_departure[b as usize].get_or_insert(at);
+                    }
+                }
+            }
+        }
+        let per_row = |per_box: &[Option<i64>]| -> Vec<Option<i64>> {
+            ids.iter().map(|b| per_box[*b as usize]).collect()
+        };
+        let discharge = Column::new("box_pod_discharge".into(), per_row(&pod_discharge));
+        let departure = Column::new("box_first_departure".into(), per_row(&first_departure));
+        frame_of(
+            &self.events,
+            rows,
+            vec![
+                Column::new("box".into(), ids),
+                Column::new("at_pod".into(), at_pod),
+                Column::new("at_destination".into(), at_destination),
+                discharge,
+                departure,
+            ],
+        )
+    }
+}
+
+/// The value of `name` in the last row matching `mask`. The frames are in time order and
+/// polars keeps the row order within each group, so "last" is the latest.
 pub(super) fn last_where(name: &str, mask: Expr) -> Expr {
     col(name).filter(mask).last()
 }
@@ -159,15 +432,14 @@ pub(super) fn first_where(name: &str, mask: Expr) -> Expr {
     col(name).filter(mask).first()
 }
 
-/// Sort key for "by event time": the event's rank by event time, then issue time, then event
-/// id (computed once in Rust, so polars sorts one integer column instead of three).
-pub(super) const BY_EVENT_TIME: &str = "time_rank";
-/// Sort key for "by issue time": rank by when the carrier issued the event, then event time and id.
+/// Sort key for "by issue time": rank by when the carrier issued the event, then event time
+/// and id.
 pub(super) const BY_ISSUE_TIME: &str = "issue_rank";
 
-pub(super) fn sorted(frame: LazyFrame, key: &str) -> LazyFrame {
+/// `frame` in issue-time order (the frames are built in event-time order).
+pub(super) fn by_issue_time(frame: LazyFrame) -> LazyFrame {
     frame.sort(
-        [key],
+        [BY_ISSUE_TIME],
         SortMultipleOptions::default().with_maintain_order(true),
     )
 }

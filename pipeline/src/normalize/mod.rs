@@ -35,7 +35,6 @@ use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use uuid::Uuid;
 
-use crate::ids;
 use crate::model::{Container, EventRow, Shipment};
 use crate::reference::{CarrierIndex, PortIndex};
 
@@ -50,7 +49,7 @@ mod tests;
 
 use self::aggregates::{beyond_the_port, container_aggregates, destinations, shipment_aggregates};
 use self::attach::{attach, journeys, ref_numbers};
-use self::frame::{container_pairs, event_frame};
+use self::frame::{Frames, Index, KeyPlaces, Order};
 use self::rows::{container_rows, shipment_rows};
 pub use self::rows::{equipment_from_iso, normalized_number};
 
@@ -106,27 +105,19 @@ pub fn derive(
     now: DateTime<Utc>,
 ) -> Result<Derived, NormalizeError> {
     let attached = attach(events);
+    let journeys = journeys(events, &attached);
+    let index = Index::new(account, &journeys, &attached);
     let mut derived = Derived::default();
     for (i, rows) in attached.rows.iter().enumerate() {
         if rows.is_empty() {
             derived.unattached.push(i);
         }
-    }
-    let containers_of = &attached.containers_of;
-    for (i, rows) in attached.rows.iter().enumerate() {
         for (k, c) in rows {
-            let shipment_id = ids::shipment_id(account, k);
-            let own = c.map(|c| vec![c]);
-            let named = own.unwrap_or_else(|| {
-                containers_of
-                    .get(k)
-                    .map(|cs| cs.iter().copied().collect())
-                    .unwrap_or_default()
-            });
-            for c in named {
+            let shipment_id = index.shipment_ids[index.key(k) as usize];
+            for b in index.boxes_of(k, *c) {
                 derived.links.push(EventLink {
                     event_index: i,
-                    container_id: ids::container_id(account, k, c),
+                    container_id: index.container_ids[b as usize],
                     shipment_id,
                 });
             }
@@ -137,60 +128,45 @@ pub fn derive(
         .sort_by_key(|l| (l.event_index, l.container_id));
     derived.links.dedup();
 
-    let frame = event_frame(events, &attached.rows).map_err(stage("build event frame"))?;
-    let pairs = container_pairs(containers_of).map_err(stage("build container list"))?;
-    let journeys = journeys(events, &attached);
-    let routes = journeys.route_frame().map_err(stage("routes"))?.lazy();
-    let with_ports = frame
-        .lazy()
-        .join(
-            routes,
-            [col("key")],
-            [col("key")],
-            JoinArgs::new(JoinType::Left),
-        )
-        .with_columns([
-            col("locode")
-                .eq(col("pol"))
-                .fill_null(lit(false))
-                .alias("at_pol"),
-            col("locode")
-                .eq(col("pod"))
-                .fill_null(lit(false))
-                .alias("at_pod"),
-        ]);
-    let with_route = with_ports
-        .clone()
-        .join(
-            beyond_the_port(
-                destinations(with_ports)
-                    .collect()
-                    .map_err(stage("destinations"))?,
-                refs,
-            )
-            .map_err(stage("destinations"))?
-            .lazy(),
-            [col("key")],
-            [col("key")],
-            JoinArgs::new(JoinType::Left),
-        )
-        .with_columns([col("locode")
-            .eq(col("destination"))
-            .fill_null(lit(false))
-            .alias("at_destination")]);
-    let shipments = shipment_aggregates(with_route.clone())
+    let order = Order::new(events);
+    let mut places = KeyPlaces::new(&index, &journeys);
+    let frames = Frames::new(events, &attached, &order, &index).map_err(stage("build frames"))?;
+    let mut shipment_frame = frames
+        .shipments(&places)
+        .map_err(stage("build shipment frame"))?;
+    let found = destinations(shipment_frame.clone().lazy())
         .collect()
-        .map_err(stage("shipment fields"))?;
-    let containers = container_aggregates(with_route, pairs)
-        .map_err(stage("expand shipment events to containers"))?
-        .collect()
-        .map_err(stage("container fields"))?;
+        .map_err(stage("destinations"))?;
+    beyond_the_port(&found, refs, &mut places).map_err(stage("destinations"))?;
+    frames
+        .mark_destinations(&mut shipment_frame, &places)
+        .map_err(stage("destinations"))?;
+    let box_frame = frames
+        .boxes(events, &order, &places, index.boxes.len())
+        .map_err(stage("build container frame"))?;
+
+    let (facts, estimates) = shipment_aggregates(shipment_frame.lazy());
+    let facts = facts.collect().map_err(stage("shipment fields"))?;
+    let estimates = estimates.collect().map_err(stage("shipment estimates"))?;
+    let (box_facts, ind_eta) = container_aggregates(box_frame.lazy());
+    let box_facts = box_facts.collect().map_err(stage("container fields"))?;
+    let ind_eta = ind_eta.collect().map_err(stage("container estimates"))?;
 
     let numbers = ref_numbers(events, &attached);
-    derived.shipments = shipment_rows(account, &shipments, refs, &numbers, now)
-        .map_err(stage("read shipment fields"))?;
-    derived.containers = container_rows(account, &containers, refs, &numbers, now)
-        .map_err(stage("read container fields"))?;
-    journeys.apply(account, &mut derived.shipments, &mut derived.containers);
+    derived.shipments = shipment_rows(
+        account, &index, &places, &facts, &estimates, refs, &numbers, now,
+    )
+    .map_err(stage("read shipment fields"))?;
+    derived.containers = container_rows(
+        account, &index, &places, &box_facts, &ind_eta, refs, &numbers, now,
+    )
+    .map_err(stage("read container fields"))?;
+    journeys.apply(&index, &mut derived.shipments, &mut derived.containers);
+    derived
+        .shipments
+        .sort_by(|a, b| a.bill_of_lading_number.cmp(&b.bill_of_lading_number));
+    derived
+        .containers
+        .sort_by(|a, b| (a.shipment_id, &a.number).cmp(&(b.shipment_id, &b.number)));
     Ok(derived)
 }

@@ -6,9 +6,8 @@ use polars::prelude::*;
 use uuid::Uuid;
 
 use super::attach::RefNumbers;
-use super::frame::from_millis;
+use super::frame::{from_millis, Index, KeyPlaces};
 use super::Refs;
-use crate::ids;
 use crate::model::{CodeError, Container, ContainerNumber, EventType, Imo, Shipment, UnLocode};
 use crate::status::{self, LastMovement};
 
@@ -19,11 +18,47 @@ impl<'a> Cols<'a> {
     pub(super) fn str(&self, name: &str) -> PolarsResult<Vec<Option<&'a str>>> {
         Ok(self.0.column(name)?.str()?.iter().collect())
     }
-    pub(super) fn i64(&self, name: &str) -> PolarsResult<Vec<Option<i64>>> {
+    pub(super) fn u32(&self, name: &str) -> PolarsResult<Vec<Option<u32>>> {
+        Ok(self.0.column(name)?.u32()?.iter().collect())
+    }
+    fn i64(&self, name: &str) -> PolarsResult<Vec<Option<i64>>> {
         Ok(self.0.column(name)?.i64()?.iter().collect())
     }
     fn bool(&self, name: &str) -> PolarsResult<Vec<Option<bool>>> {
         Ok(self.0.column(name)?.bool()?.iter().collect())
+    }
+}
+
+/// A frame grouped by an id column (`key` or `box`), read by id: value `i` of a column is the
+/// one of the group of id `i`, `None` when the frame has no group for it.
+pub(super) struct Grouped<'a> {
+    cols: Cols<'a>,
+    row: Vec<Option<usize>>,
+}
+
+impl<'a> Grouped<'a> {
+    /// `df` grouped by its column `id`, for ids `0..n`.
+    pub(super) fn new(df: &'a DataFrame, id: &str, n: usize) -> PolarsResult<Self> {
+        let cols = Cols(df);
+        let mut row = vec![None; n];
+        for (r, i) in cols.u32(id)?.into_iter().enumerate() {
+            if let Some(slot) = i.and_then(|i| row.get_mut(i as usize)) {
+                *slot = Some(r);
+            }
+        }
+        Ok(Self { cols, row })
+    }
+    fn by_id<T: Copy>(&self, values: Vec<Option<T>>) -> Vec<Option<T>> {
+        self.row.iter().map(|r| r.and_then(|r| values[r])).collect()
+    }
+    pub(super) fn str(&self, name: &str) -> PolarsResult<Vec<Option<&'a str>>> {
+        Ok(self.by_id(self.cols.str(name)?))
+    }
+    pub(super) fn i64(&self, name: &str) -> PolarsResult<Vec<Option<i64>>> {
+        Ok(self.by_id(self.cols.i64(name)?))
+    }
+    fn bool(&self, name: &str) -> PolarsResult<Vec<Option<bool>>> {
+        Ok(self.by_id(self.cols.bool(name)?))
     }
     pub(super) fn time(&self, name: &str) -> PolarsResult<Vec<Option<DateTime<Utc>>>> {
         Ok(self.i64(name)?.into_iter().map(from_millis).collect())
@@ -47,32 +82,41 @@ fn code<T>(
     .transpose()
 }
 
+/// The shipments, one per key id of `index`, from the grouped frames of
+/// [`super::aggregates::shipment_aggregates`] (`facts`, `estimates`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn shipment_rows(
     account: Uuid,
-    df: &DataFrame,
+    index: &Index<'_>,
+    places: &KeyPlaces<'_>,
+    facts: &DataFrame,
+    estimates: &DataFrame,
     refs: &Refs<'_>,
     numbers: &RefNumbers<'_>,
     now: DateTime<Utc>,
 ) -> PolarsResult<Vec<Shipment>> {
-    let c = Cols(df);
-    let (key, pol, pod) = (c.str("key")?, c.str("pol")?, c.str("pod")?);
-    let (pol_atd, pol_etd, pod_ata) = (
-        c.time("pol_atd_at")?,
-        c.time("pol_etd_at")?,
-        c.time("pod_ata_at")?,
+    let n = index.keys.len();
+    let (c, e) = (
+        Grouped::new(facts, "key", n)?,
+        Grouped::new(estimates, "key", n)?,
     );
-    let (pod_eta, pod_oeta) = (c.time("pod_eta_at")?, c.time("pod_original_eta_at")?);
+    let (pol, pod) = (&places.pol, &places.pod);
+    let (pol_atd, pod_ata) = (c.time("pol_atd_at")?, c.time("pod_ata_at")?);
+    let (pol_etd, pod_eta, pod_oeta) = (
+        e.time("pol_etd_at")?,
+        e.time("pod_eta_at")?,
+        e.time("pod_original_eta_at")?,
+    );
     let (vessel, imo, voyage) = (
         c.str("pod_vessel_name")?,
         c.str("pod_vessel_imo")?,
         c.str("pod_voyage_number")?,
     );
     let carrier = c.str("carrier")?;
-    let destination = c.str("destination")?;
-    let (dest_eta, dest_ata) = (c.time("destination_eta_at")?, c.time("destination_ata_at")?);
-    let mut out = Vec::with_capacity(df.height());
-    for i in 0..df.height() {
-        let Some(k) = key[i] else { continue };
+    let destination = &places.destination;
+    let (dest_eta, dest_ata) = (e.time("destination_eta_at")?, c.time("destination_ata_at")?);
+    let mut out = Vec::with_capacity(n);
+    for (i, k) in index.keys.iter().copied().enumerate() {
         let port = |code: Option<&str>| code.and_then(|p| refs.ports.get(p));
         let line = carrier[i]
             .and_then(|s| refs.carriers.get(s))
@@ -87,7 +131,7 @@ pub(super) fn shipment_rows(
             .map(|set| set.iter().map(|r| r.to_string()).collect())
             .unwrap_or_default();
         out.push(Shipment {
-            id: ids::shipment_id(account, k),
+            id: index.shipment_ids[i],
             account_id: account,
             bill_of_lading_number: k.to_string(),
             normalized_number: normalized_number(
@@ -131,7 +175,6 @@ pub(super) fn shipment_rows(
             pod_terminal_id: None,
         });
     }
-    out.sort_by(|a, b| a.bill_of_lading_number.cmp(&b.bill_of_lading_number));
     Ok(out)
 }
 
@@ -183,23 +226,26 @@ pub fn equipment_from_iso(code: &str) -> (Option<String>, Option<i32>, Option<St
     (kind.map(str::to_string), length, height.map(str::to_string))
 }
 
+/// The containers, one per box id of `index`, from the grouped frames of
+/// [`super::aggregates::container_aggregates`] (`facts`, `ind_eta`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn container_rows(
     account: Uuid,
-    df: &DataFrame,
+    index: &Index<'_>,
+    places: &KeyPlaces<'_>,
+    facts: &DataFrame,
+    ind_eta: &DataFrame,
     refs: &Refs<'_>,
     numbers: &RefNumbers<'_>,
     now: DateTime<Utc>,
 ) -> PolarsResult<Vec<Container>> {
-    let c = Cols(df);
-    let (key, number, pod) = (c.str("key")?, c.str("container")?, c.str("pod")?);
+    let n = index.boxes.len();
+    let c = Grouped::new(facts, "box", n)?;
     let (arrived, discharged) = (c.time("pod_arrived_at")?, c.time("pod_discharged_at")?);
     let (full_out, empty_at) = (c.time("pod_full_out_at")?, c.time("empty_terminated_at")?);
     let empty_locode = c.str("empty_terminated_locode")?;
     let pod_facility = c.str("pod_facility")?;
-    let (destination, dest_full_out) = (
-        c.str("destination")?,
-        c.time("final_destination_full_out_at")?,
-    );
+    let dest_full_out = c.time("final_destination_full_out_at")?;
     let (seal, iso) = (c.str("seal")?, c.str("iso")?);
     let (l_type, l_code, l_mode) = (
         c.str("last_type")?,
@@ -217,17 +263,17 @@ pub(super) fn container_rows(
         c.time("pod_rail_loaded_at")?,
         c.time("pod_rail_departed_at")?,
     );
-    let (ind_eta, ind_ata) = (c.time("ind_eta_at")?, c.time("ind_ata_at")?);
+    let ind_eta = Grouped::new(ind_eta, "box", n)?.time("ind_eta_at")?;
+    let ind_ata = c.time("ind_ata_at")?;
     let ind_unloaded = c.time("ind_rail_unloaded_at")?;
     let (pod_rail_scac, ind_rail_scac) = (
         c.str("pod_rail_carrier_scac")?,
         c.str("ind_rail_carrier_scac")?,
     );
-    let mut out = Vec::with_capacity(df.height());
-    for i in 0..df.height() {
-        let (Some(k), Some(n)) = (key[i], number[i]) else {
-            continue;
-        };
+    let mut out = Vec::with_capacity(n);
+    for (i, (key, number)) in index.boxes.iter().copied().enumerate() {
+        let (k, n) = (index.keys[key as usize], number);
+        let (pod, destination) = (places.pod[key as usize], places.destination[key as usize]);
         // Checked when its events were read; a stored event of an older reader may not be.
         let container_number = ContainerNumber::parse(n).map_err(|e| {
             PolarsError::ComputeError(format!("derived container number: {e}").into())
@@ -247,16 +293,16 @@ pub(super) fn container_rows(
                 discharged_at_pod: first_disc[i].is_some_and(|d| d <= at),
                 loaded_on_vessel: first_load[i].is_some_and(|d| d <= at),
                 stuffed: first_stuffed[i].is_some_and(|d| d <= at),
-                inland_move: destination[i].is_some(),
+                inland_move: destination.is_some(),
             }),
             _ => None,
         };
         let (equipment_type, equipment_length, equipment_height) =
             iso[i].map(equipment_from_iso).unwrap_or((None, None, None));
         out.push(Container {
-            id: ids::container_id(account, k, n),
+            id: index.container_ids[i],
             account_id: account,
-            shipment_id: ids::shipment_id(account, k),
+            shipment_id: index.shipment_ids[key as usize],
             number: container_number,
             ref_numbers: numbers
                 .containers
@@ -284,8 +330,8 @@ pub(super) fn container_rows(
             empty_terminated_at: empty_at[i],
             holds_at_pod_terminal: Vec::new(),
             fees_at_pod_terminal: Vec::new(),
-            pod_timezone: tz(pod[i]),
-            final_destination_timezone: tz(destination[i]),
+            pod_timezone: tz(pod),
+            final_destination_timezone: tz(destination),
             empty_terminated_timezone: tz(empty_locode[i]),
             pod_rail_carrier_scac: owned(pod_rail_scac[i]),
             ind_rail_carrier_scac: owned(ind_rail_scac[i]),
@@ -299,10 +345,10 @@ pub(super) fn container_rows(
             ind_facility_lfd_on: None,
             import_deadlines: None,
             current_status: status::derive(last),
-            pod_locode: code("port of discharge", pod[i], UnLocode::parse)?,
+            pod_locode: code("port of discharge", pod, UnLocode::parse)?,
             pod_terminal_id: pod_facility[i].and_then(|code| {
                 crate::terminals::bundled()
-                    .resolve(pod[i], code)
+                    .resolve(pod, code)
                     .ok()
                     .map(|t| t.id)
             }),
@@ -310,6 +356,5 @@ pub(super) fn container_rows(
             last_movement_at: from_millis(l_at[i]),
         });
     }
-    out.sort_by(|a, b| (a.shipment_id, &a.number).cmp(&(b.shipment_id, &b.number)));
     Ok(out)
 }
