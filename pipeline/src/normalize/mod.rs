@@ -12,9 +12,10 @@
 //!    [`Derived::unattached`]; they stay stored and attach when a later feed names their
 //!    shipment. Every choice is made by total orders over the events' contents, so the order
 //!    of the input does not matter.
-//! 2. **Routes** (polars, per shipment): port of lading = the first vessel load/departure
-//!    port, port of discharge = the last vessel discharge/arrival port (by event time); ports in
-//!    between are transshipment ports.
+//! 2. **Routes** (per container and per shipment, [`crate::journey`]): the chain of transport
+//!    calls the box travels through; the port of lading is where it leaves on its first
+//!    vessel, the port of discharge where its last vessel brings it; ports in between are
+//!    transshipment ports. The inland destination (polars, per shipment) follows the POD.
 //! 3. **Shipment fields** (polars, per shipment): `pol_atd_at` (actual `DEPA` at the POL),
 //!    `pol_etd_at` (latest issued estimate of it), `pod_ata_at` (actual `ARRI` at the POD),
 //!    `pod_eta_at` / `pod_original_eta_at` (latest / first issued estimate of the arrival),
@@ -30,6 +31,10 @@
 //!
 //! "Latest" means by `eventDateTime`, ties broken by `eventCreatedDateTime`; estimates are
 //! ordered by when they were issued (`eventCreatedDateTime`).
+//!
+//! Steps 3 and 4 run in polars over two frames built in Rust in event-time order (the
+//! `frame` module): one row per event and shipment, one per event and container, grouped by the
+//! shipments' and containers' numbers in the derivation.
 
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
