@@ -92,6 +92,20 @@ impl<'a> Index<'a> {
         self.key_of[k]
     }
 
+    /// Per event of `attached` (input order): the key id of each of its attached rows, with the
+    /// box ids that row reaches.
+    pub(super) fn reach(&self, attached: &Attached<'_>) -> Vec<Reach> {
+        attached
+            .rows
+            .iter()
+            .map(|rows| {
+                rows.iter()
+                    .map(|(k, c)| (self.key(k), self.boxes_of(k, *c)))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The box ids an attached row (shipment key, container or every container) reaches.
     pub(super) fn boxes_of(&self, k: &str, c: Option<&str>) -> Range<u32> {
         match c {
@@ -104,6 +118,9 @@ impl<'a> Index<'a> {
     }
 }
 
+/// What one event reaches: per attached row, the key id and the box ids.
+pub(super) type Reach = Vec<(u32, Range<u32>)>;
+
 /// Per key id: the POL and POD (from the journeys) and, once known, the inland destination.
 pub(super) struct KeyPlaces<'a> {
     pub(super) pol: Vec<Option<&'a str>>,
@@ -112,6 +129,7 @@ pub(super) struct KeyPlaces<'a> {
 }
 
 impl<'a> KeyPlaces<'a> {
+    /// The POL and POD of each key of `index` (its shipment journey's); no destinations yet.
     pub(super) fn new(index: &Index<'a>, journeys: &'a Journeys<'a>) -> Self {
         let stop = |f: fn(&'a crate::journey::Journey) -> Option<&'a crate::journey::Stop>| {
             journeys
@@ -139,20 +157,24 @@ pub(super) struct Order {
 }
 
 impl Order {
+    /// The order of `events`.
     pub(super) fn new(events: &[EventRow]) -> Self {
+        // The sort keys side by side (not read through the events while sorting).
         let issued = |e: &EventRow| e.event_created_at.unwrap_or(e.event_at);
-        let mut by_time: Vec<usize> = (0..events.len()).collect();
-        by_time.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&events[a], &events[b]);
-            (a.event_at, issued(a), &a.event_id).cmp(&(b.event_at, issued(b), &b.event_id))
-        });
-        let mut by_issue: Vec<usize> = (0..events.len()).collect();
-        by_issue.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&events[a], &events[b]);
-            (issued(a), a.event_at, &a.event_id).cmp(&(issued(b), b.event_at, &b.event_id))
-        });
+        let mut keys: Vec<_> = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.event_at, issued(e), e.event_id.as_str(), i))
+            .collect();
+        keys.sort_unstable();
+        let by_time: Vec<usize> = keys.iter().map(|k| k.3).collect();
+        for k in &mut keys {
+            std::mem::swap(&mut k.0, &mut k.1);
+        }
+        keys.sort_unstable();
+        let by_issue = keys.iter().map(|k| k.3);
         let mut issue_rank = vec![0_i64; events.len()];
-        for (r, i) in by_issue.into_iter().enumerate() {
+        for (r, i) in by_issue.enumerate() {
             issue_rank[i] = r as i64;
         }
         Self {
@@ -178,8 +200,18 @@ fn vessel_call(e: &EventRow) -> bool {
         }
 }
 
+/// What the box frame's per-box columns are computed from, per event in time order.
+struct Moves {
+    /// Event time (milliseconds, UTC).
+    at: Vec<i64>,
+    /// An actual vessel load or departure.
+    departs: Vec<bool>,
+    /// An actual equipment discharge (`DISC`): at the POD, the box's discharge there.
+    discharges: Vec<bool>,
+}
+
 /// The events' columns, in time order: one row per event.
-fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<DataFrame> {
+fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<(DataFrame, Moves)> {
     let n = events.len();
     let mut issue_rank = Vec::with_capacity(n);
     let mut etype = Vec::with_capacity(n);
@@ -200,9 +232,14 @@ fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<DataFrame> 
     let mut arrival_call = Vec::with_capacity(n);
     let mut facility = Vec::with_capacity(n);
     let mut facility_type = Vec::with_capacity(n);
+    let mut departs = Vec::with_capacity(n);
+    let mut discharges = Vec::with_capacity(n);
     for &i in &order.by_time {
         let e = &events[i];
         let call = vessel_call(e);
+        let is_act = e.classifier == Classifier::Act;
+        departs.push(is_act && call && matches!(e.code.as_str(), "LOAD" | "DEPA"));
+        discharges.push(is_act && e.event_type == EventType::Equipment && e.code == "DISC");
         issue_rank.push(order.issue_rank[i]);
         etype.push(e.event_type.as_str());
         code.push(e.code.as_str());
@@ -228,7 +265,7 @@ fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<DataFrame> 
         Column::new("etype".into(), etype),
         Column::new("code".into(), code),
         Column::new("act".into(), act),
-        Column::new("at".into(), at),
+        Column::new("at".into(), at.clone()),
         Column::new("locode".into(), locode),
         Column::new("mode".into(), mode),
         Column::new("imo".into(), imo),
@@ -244,7 +281,12 @@ fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<DataFrame> 
         Column::new("facility".into(), facility),
         Column::new("facility_type".into(), facility_type),
     ];
-    DataFrame::new(n, columns)
+    let moves = Moves {
+        at,
+        departs,
+        discharges,
+    };
+    Ok((DataFrame::new(n, columns)?, moves))
 }
 
 /// The rows of `events` (by position in time order) with the columns `extra` added.
@@ -261,39 +303,41 @@ fn frame_of(events: &DataFrame, rows: Vec<IdxSize>, extra: Vec<Column>) -> Polar
 pub(super) struct Frames<'a> {
     /// The events, one row each, in time order.
     events: DataFrame,
-    /// Per event in time order: the key ids it applies to, each with the box ids it reaches.
-    reach: Vec<Vec<(u32, Range<u32>)>>,
+    /// Per event in time order: its index in the input.
+    by_time: Vec<usize>,
+    /// Per event (input order): what it reaches.
+    reach: Vec<Reach>,
     /// Per event in time order: its place.
     locode: Vec<Option<&'a str>>,
+    /// Per event in time order: what the box frame's per-box columns need.
+    moves: Moves,
 }
 
 impl<'a> Frames<'a> {
+    /// The events' columns in `order`, with what each reaches (from [`Index::reach`]).
     pub(super) fn new(
         events: &'a [EventRow],
-        attached: &Attached<'a>,
+        reach: Vec<Reach>,
         order: &Order,
-        index: &Index<'a>,
     ) -> PolarsResult<Self> {
-        let reach = order
-            .by_time
-            .iter()
-            .map(|&i| {
-                attached.rows[i]
-                    .iter()
-                    .map(|(k, c)| (index.key(k), index.boxes_of(k, *c)))
-                    .collect()
-            })
-            .collect();
         let locode = order
             .by_time
             .iter()
             .map(|&i| events[i].locode.as_deref())
             .collect();
+        let (frame, moves) = event_columns(events, order)?;
         Ok(Self {
-            events: event_columns(events, order)?,
+            events: frame,
+            by_time: order.by_time.clone(),
             reach,
             locode,
+            moves,
         })
+    }
+
+    /// Per event in time order: its position and what it reaches.
+    fn in_time_order(&self) -> impl Iterator<Item = (usize, &Reach)> {
+        self.by_time.iter().map(|&i| &self.reach[i]).enumerate()
     }
 
     /// Whether the event at time position `p` is at `place`.
@@ -306,7 +350,7 @@ impl<'a> Frames<'a> {
     fn shipment_rows(&self) -> (Vec<IdxSize>, Vec<u32>) {
         let (mut rows, mut ids) = (Vec::new(), Vec::new());
         let mut keys: Vec<u32> = Vec::new();
-        for (p, reach) in self.reach.iter().enumerate() {
+        for (p, reach) in self.in_time_order() {
             keys.clear();
             keys.extend(reach.iter().map(|(k, _)| *k));
             keys.sort_unstable();
@@ -364,29 +408,19 @@ impl<'a> Frames<'a> {
     /// per-box columns that decide whether a vessel call moves the box: `box_pod_discharge`
     /// (its first actual discharge at the POD) and `box_first_departure` (its first actual
     /// vessel load or departure).
-    pub(super) fn boxes(
-        &self,
-        events: &[EventRow],
-        order: &Order,
-        places: &KeyPlaces<'_>,
-        n_boxes: usize,
-    ) -> PolarsResult<DataFrame> {
+    pub(super) fn boxes(&self, places: &KeyPlaces<'_>, n_boxes: usize) -> PolarsResult<DataFrame> {
         let mut rows = Vec::new();
         let mut ids = Vec::new();
         let (mut at_pod, mut at_destination) = (Vec::new(), Vec::new());
         let mut pod_discharge: Vec<Option<i64>> = vec![None; n_boxes];
         let mut first_departure: Vec<Option<i64>> = vec![None; n_boxes];
-        for (p, reach) in self.reach.iter().enumerate() {
-            let e = &events[order.by_time[p]];
-            let act = e.classifier == Classifier::Act;
-            let at = millis(e.event_at);
-            let departs = act && vessel_call(e) && matches!(e.code.as_str(), "LOAD" | "DEPA");
+        for (p, reach) in self.in_time_order() {
+            let (at, departs) = (self.moves.at[p], self.moves.departs[p]);
             for (k, boxes) in reach {
                 let k = *k as usize;
                 let (here_pod, here_destination) =
                     (self.at(p, places.pod[k]), self.at(p, places.destination[k]));
-                let discharges =
-                    act && here_pod && e.event_type == EventType::Equipment && e.code == "DISC";
+                let discharges = here_pod && self.moves.discharges[p];
                 for b in boxes.clone() {
                     rows.push(p as IdxSize);
                     ids.push(b);

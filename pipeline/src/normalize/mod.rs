@@ -113,29 +113,29 @@ pub fn derive(
     let journeys = journeys(events, &attached);
     let index = Index::new(account, &journeys, &attached);
     let mut derived = Derived::default();
-    for (i, rows) in attached.rows.iter().enumerate() {
+    let reach = index.reach(&attached);
+    let mut links = Vec::new();
+    for (i, rows) in reach.iter().enumerate() {
         if rows.is_empty() {
             derived.unattached.push(i);
         }
-        for (k, c) in rows {
-            let shipment_id = index.shipment_ids[index.key(k) as usize];
-            for b in index.boxes_of(k, *c) {
-                derived.links.push(EventLink {
-                    event_index: i,
-                    container_id: index.container_ids[b as usize],
-                    shipment_id,
-                });
-            }
+        for (k, boxes) in rows {
+            let shipment_id = index.shipment_ids[*k as usize];
+            links.extend(boxes.clone().map(|b| EventLink {
+                event_index: i,
+                container_id: index.container_ids[b as usize],
+                shipment_id,
+            }));
         }
+        // The event's links by container id, each once.
+        links.sort_by_key(|l| l.container_id);
+        links.dedup();
+        derived.links.append(&mut links);
     }
-    derived
-        .links
-        .sort_by_key(|l| (l.event_index, l.container_id));
-    derived.links.dedup();
 
     let order = Order::new(events);
     let mut places = KeyPlaces::new(&index, &journeys);
-    let frames = Frames::new(events, &attached, &order, &index).map_err(stage("build frames"))?;
+    let frames = Frames::new(events, reach, &order).map_err(stage("build frames"))?;
     let mut shipment_frame = frames
         .shipments(&places)
         .map_err(stage("build shipment frame"))?;
@@ -147,7 +147,7 @@ pub fn derive(
         .mark_destinations(&mut shipment_frame, &places)
         .map_err(stage("destinations"))?;
     let box_frame = frames
-        .boxes(events, &order, &places, index.boxes.len())
+        .boxes(&places, index.boxes.len())
         .map_err(stage("build container frame"))?;
 
     let (facts, estimates) = shipment_aggregates(shipment_frame.lazy());
