@@ -311,6 +311,9 @@ pub(super) struct Frames<'a> {
     locode: Vec<Option<&'a str>>,
     /// Per event in time order: what the box frame's per-box columns need.
     moves: Moves,
+    /// The shipment frame's rows: per row, the event's time position and the key id.
+    shipment_rows: Vec<IdxSize>,
+    shipment_keys: Vec<u32>,
 }
 
 impl<'a> Frames<'a> {
@@ -326,13 +329,17 @@ impl<'a> Frames<'a> {
             .map(|&i| events[i].locode.as_deref())
             .collect();
         let (frame, moves) = event_columns(events, order)?;
-        Ok(Self {
+        let mut frames = Self {
             events: frame,
             by_time: order.by_time.clone(),
             reach,
             locode,
             moves,
-        })
+            shipment_rows: Vec::new(),
+            shipment_keys: Vec::new(),
+        };
+        (frames.shipment_rows, frames.shipment_keys) = frames.shipment_rows();
+        Ok(frames)
     }
 
     /// Per event in time order: its position and what it reaches.
@@ -345,8 +352,9 @@ impl<'a> Frames<'a> {
         self.locode[p].is_some() && self.locode[p] == place
     }
 
-    /// The shipment frame's rows: per row, the event's time position and the key id; an
-    /// event's rows are its distinct keys (its attached rows repeat a key per container).
+    /// The shipment frame's rows (computed once, by [`Self::new`]): per row, the event's time
+    /// position and the key id; an event's rows are its distinct keys (its attached rows
+    /// repeat a key per container).
     fn shipment_rows(&self) -> (Vec<IdxSize>, Vec<u32>) {
         let (mut rows, mut ids) = (Vec::new(), Vec::new());
         let mut keys: Vec<u32> = Vec::new();
@@ -375,15 +383,15 @@ impl<'a> Frames<'a> {
     /// `at_destination` (at the key's places in `places`; false while the destinations are
     /// not known, see [`Self::mark_destinations`]).
     pub(super) fn shipments(&self, places: &KeyPlaces<'_>) -> PolarsResult<DataFrame> {
-        let (rows, ids) = self.shipment_rows();
-        let at_pol = self.at_key_place(&rows, &ids, &places.pol);
-        let at_pod = self.at_key_place(&rows, &ids, &places.pod);
-        let at_destination = self.at_key_place(&rows, &ids, &places.destination);
+        let (rows, ids) = (&self.shipment_rows, &self.shipment_keys);
+        let at_pol = self.at_key_place(rows, ids, &places.pol);
+        let at_pod = self.at_key_place(rows, ids, &places.pod);
+        let at_destination = self.at_key_place(rows, ids, &places.destination);
         frame_of(
             &self.events,
-            rows,
+            rows.clone(),
             vec![
-                Column::new("key".into(), ids),
+                Column::new("key".into(), ids.as_slice()),
                 Column::new("at_pol".into(), at_pol),
                 Column::new("at_pod".into(), at_pod),
                 Column::new("at_destination".into(), at_destination),
@@ -398,8 +406,11 @@ impl<'a> Frames<'a> {
         frame: &mut DataFrame,
         places: &KeyPlaces<'_>,
     ) -> PolarsResult<()> {
-        let (rows, ids) = self.shipment_rows();
-        let at_destination = self.at_key_place(&rows, &ids, &places.destination);
+        let at_destination = self.at_key_place(
+            &self.shipment_rows,
+            &self.shipment_keys,
+            &places.destination,
+        );
         frame.with_column(Column::new("at_destination".into(), at_destination))?;
         Ok(())
     }
