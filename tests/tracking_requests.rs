@@ -67,8 +67,24 @@ async fn pending_until_feed_data_arrives(db: &TestDb) {
         assert_eq!(body["errors"][0]["source"]["pointer"], pointer);
     }
 
+    // A later request for the same box's booking (`documentReferences`, BKG): the box's
+    // `shipment_last_tracking_request_at` is the latest request for its shipment's numbers
+    // (`pipeline/src/shipment_facts.rs`), so this one's `created_at`.
+    let (status, later) = post(&server, &key, request("ABC123123123", "CMDU", "booking")).await;
+    assert_eq!(status, 201, "{later}");
+    let last_request = later["data"]["attributes"]["created_at"].clone();
+    assert!(last_request.is_string(), "{later}");
+
     // Feed data for the number arrives: the request is linked to its shipment.
     db.ingest("acme", &[data("dcsa/tnt-220-response.json")]);
+    let (status, boxes) = server
+        .get("/v2/containers?filter[number]=APZU4812090", Some(&key))
+        .await;
+    assert_eq!(status, 200, "{boxes}");
+    assert_eq!(
+        boxes["data"][0]["attributes"]["shipment_last_tracking_request_at"], last_request,
+        "{boxes}"
+    );
     let (status, body) = server
         .get(&format!("/v2/tracking_requests/{id}"), Some(&key))
         .await;
@@ -85,7 +101,7 @@ async fn pending_until_feed_data_arrives(db: &TestDb) {
 
     let (status, list) = server.get("/v2/tracking_requests", Some(&key)).await;
     assert_eq!(status, 200);
-    assert_eq!(list["meta"]["total"], 1);
+    assert_eq!(list["meta"]["total"], 2);
     assert_eq!(list["meta"]["size"], 30);
     // Another account sees nothing of it.
     let other = db.create_account("other");

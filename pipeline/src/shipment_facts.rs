@@ -33,6 +33,15 @@ pub fn apply(
     checks: &[TerminalCheck],
     requested: &HashMap<String, DateTime<Utc>>,
 ) {
+    // Each container's checks found by its number, not by a scan of every check of the
+    // derivation per container.
+    let mut checks_of: HashMap<&str, Vec<&TerminalCheck>> = HashMap::new();
+    for k in checks {
+        checks_of
+            .entry(k.container_number.as_str())
+            .or_default()
+            .push(k);
+    }
     let mut of_shipment: HashMap<Uuid, Vec<usize>> = HashMap::new();
     for (i, c) in containers.iter().enumerate() {
         of_shipment.entry(c.shipment_id).or_default().push(i);
@@ -82,9 +91,11 @@ pub fn apply(
             c.pod_last_tracking_request_at = c.terminal_checked_at;
             c.pickup_facility_id = match &inland {
                 None => c.pod_terminal_id,
-                Some(destination) => checks
+                Some(destination) => checks_of
+                    .get(c.number.as_str())
+                    .map_or(&[][..], Vec::as_slice)
                     .iter()
-                    .filter(|k| k.container_number == c.number && &k.terminal_locode == destination)
+                    .filter(|k| &k.terminal_locode == destination)
                     .max_by_key(|k| k.checked_at)
                     .map(|k| k.terminal_id),
             };

@@ -1045,13 +1045,28 @@ async fn derive_and_write<'t>(
         .unzip();
     let account_id = account.id;
     // polars is CPU-bound and may block: keep it off the async workers.
-    let (derived, rows) = tokio::task::spawn_blocking(move || {
+    let derivation = tokio::task::spawn_blocking(move || {
         let refs = Refs { ports, carriers };
         let derived = normalize::derive(account_id, &rows, &refs, store_now());
         (derived, rows)
-    })
-    .await
-    .map_err(|e| IngestError::Worker(e.to_string()))?;
+    });
+    // While polars derives, the terminal facts and the last tracking requests of every key the
+    // history names are read: the derived containers' numbers and shipments' bills of lading
+    // are among them (a derivation's records come from its events), so the store's round trips
+    // no longer add to the time the derivation lock is held. Whatever the records name outside
+    // the scope (the shipments' reference numbers) is read after, on its own.
+    let in_scope: Vec<String> = scope
+        .containers
+        .iter()
+        .chain(&scope.shipment_keys)
+        .cloned()
+        .collect();
+    let (joined, facts, requested) = tokio::join!(
+        derivation,
+        store.terminal_facts(account.id, &scope.containers, &scope.shipment_keys),
+        store.last_tracking_requests(account.id, &in_scope),
+    );
+    let (derived, rows) = joined.map_err(|e| IngestError::Worker(e.to_string()))?;
     let history: Vec<TransportEvent> = ids
         .into_iter()
         .zip(rows)
@@ -1063,32 +1078,44 @@ async fn derive_and_write<'t>(
         })
         .collect();
     let mut derived = derived?;
-    let numbers: Vec<String> = derived
-        .containers
-        .iter()
-        .map(|c| c.number.to_string())
-        .collect();
-    let bls: Vec<String> = derived
-        .shipments
-        .iter()
-        .map(|s| s.bill_of_lading_number.clone())
-        .collect();
-    let (checks, deadlines) = store.terminal_facts(account.id, &numbers, &bls).await?;
+    let (mut checks, mut deadlines) = facts?;
+    let mut requested = requested?;
+    let in_scope: foldhash::HashSet<&str> = in_scope.iter().map(String::as_str).collect();
+    let numbers = outside(
+        &in_scope,
+        derived.containers.iter().map(|c| c.number.as_str()),
+    );
+    let bls = outside(
+        &in_scope,
+        derived
+            .shipments
+            .iter()
+            .map(|s| s.bill_of_lading_number.as_str()),
+    );
+    if !numbers.is_empty() || !bls.is_empty() {
+        let (more_checks, more_deadlines) =
+            store.terminal_facts(account.id, &numbers, &bls).await?;
+        checks.extend(more_checks);
+        deadlines.extend(more_deadlines);
+    }
     let shipments: std::collections::HashMap<_, _> = derived
         .shipments
         .iter()
         .map(|s| (s.id, s.clone()))
         .collect();
     terminal_facts::apply_all(&mut derived.containers, &shipments, &checks, &deadlines);
-    let mut tracked: Vec<String> = numbers;
+    let mut tracked = numbers;
     tracked.extend(bls);
-    tracked.extend(
+    tracked.extend(outside(
+        &in_scope,
         derived
             .shipments
             .iter()
-            .flat_map(|s| s.ref_numbers.iter().cloned()),
-    );
-    let requested = store.last_tracking_requests(account.id, &tracked).await?;
+            .flat_map(|s| s.ref_numbers.iter().map(String::as_str)),
+    ));
+    if !tracked.is_empty() {
+        requested.extend(store.last_tracking_requests(account.id, &tracked).await?);
+    }
     crate::shipment_facts::apply(
         &mut derived.shipments,
         &mut derived.containers,
@@ -1132,6 +1159,18 @@ async fn derive_and_write<'t>(
         },
         turn,
     ))
+}
+
+/// The values of `values` not in `known`, in their order, repeats kept: what a derivation's
+/// records name that the store was not already asked about.
+fn outside<'a>(
+    known: &foldhash::HashSet<&str>,
+    values: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    values
+        .filter(|v| !known.contains(v))
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
