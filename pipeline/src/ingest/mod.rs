@@ -4,7 +4,9 @@
 //!    quarantined rows are recorded with file, index, JSON pointer and reason.
 //! 2. Under the account's derivation lock ([`crate::store::derive_lock`]), every stored event of the
 //!    account that names a container, bill of lading or booking of the batch is loaded, and [`crate::normalize::derive`] recomputes those shipments and
-//!    containers from the whole history, so a late file cannot undo newer facts.
+//!    containers from the whole history, so a late file cannot undo newer facts. The terminal
+//!    facts and tracking requests of the history's keys are read from the store meanwhile and
+//!    applied to the derived records.
 //! 3. Derived rows are upserted; unchanged rows are left as they were.
 //! 4. The containers that changed (directly or through their shipment) and the tracking
 //!    requests that became `created` are published to subscribers ([`crate::store::notify`]).
