@@ -12,7 +12,7 @@
 # not counted) with curl's own timing (`time_total`, the client's process start not included),
 # and under wrk (16 keep-alive connections on 2 threads, TEU_PAGE_SECONDS per request, default
 # 10; every body checked by scripts/load/check.lua), then under wrk again without the body check
-# (scripts/load/plain.lua: the rate and the answers not 2xx or 3xx; the check shares the server's
+# (check.lua's plain mode: the rate and the answers not 2xx or 3xx; the check shares the server's
 # cores, README "Sixty-seventh session"):
 #
 #   GET /v2/containers?include=shipment&page[size]=30    30 containers and their shipments
@@ -21,7 +21,7 @@
 #
 # Prints the ingest's wall time and rows/s, the database size per container, and a Markdown
 # table: median and p90 one at a time, requests/s, p50 and p99 under wrk, good answers, errors,
-# and the plain wrk's requests/s and answers not 2xx or 3xx.
+# and the plain wrk's requests/s and its errors (answers not 2xx or 3xx, socket errors).
 # The binary is TEU_BIN when set, else a release build.
 #
 # TEU_PAGE_DATABASE_URL=URL TEU_PAGE_ACCOUNT=NAME measures an existing database instead (say the
@@ -137,8 +137,8 @@ measure() { # name method url expect count [body]
   # The same without the body check (every body above was checked: the one-at-a-time answers
   # by grep, wrk's by check.lua): wrk's rate and its count of answers not 2xx or 3xx.
   local plain
-  plain=$(TEU_BODY=$body wrk -t2 -c16 -d"${seconds}s" -s scripts/load/plain.lua "$url" -- "$method" |
-    awk '/^Requests\/sec/ { r = $2 } /Non-2xx/ { n = $NF } END { printf "%s|%d", r, n }')
+  plain=$(TEU_BODY=$body wrk -t2 -c16 -d"${seconds}s" -s scripts/load/check.lua "$url" -- "$method" - |
+    grep '^RESULT' | sed 's/.* rps=\([0-9.]*\) .* errors=\([0-9]*\)$/\1|\2/')
   rows+=("$name|$serial|$plain|$out")
 }
 
@@ -152,7 +152,7 @@ if [ "$map" != 0 ]; then
 fi
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
-echo "| backend | request | median, one at a time | p90 | requests/s (wrk) | p50 | p99 | good 200 | errors | requests/s, plain wrk | not 2xx/3xx |"
+echo "| backend | request | median, one at a time | p90 | requests/s (wrk) | p50 | p99 | good 200 | errors | requests/s, plain wrk | errors, plain wrk |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do
   IFS='|' read -r name median p90 plain_rps plain_bad res <<<"$r"
