@@ -289,6 +289,34 @@ fn event_columns(events: &[EventRow], order: &Order) -> PolarsResult<(DataFrame,
     Ok((DataFrame::new(n, columns)?, moves))
 }
 
+/// Per event in time order (`by_time`: input indexes): its time position and what it reaches
+/// (`reach`, by input index).
+fn in_time_order<'r>(
+    by_time: &'r [usize],
+    reach: &'r [Reach],
+) -> impl Iterator<Item = (usize, &'r Reach)> {
+    by_time.iter().map(|&i| &reach[i]).enumerate()
+}
+
+/// The shipment frame's rows, computed once by [`Frames::new`]: per row, the event's time
+/// position and the key id; an event's rows are its distinct keys (its attached rows repeat a
+/// key per container).
+fn shipment_rows(by_time: &[usize], reach: &[Reach]) -> (Vec<IdxSize>, Vec<u32>) {
+    let (mut rows, mut ids) = (Vec::new(), Vec::new());
+    let mut keys: Vec<u32> = Vec::new();
+    for (p, reach) in in_time_order(by_time, reach) {
+        keys.clear();
+        keys.extend(reach.iter().map(|(k, _)| *k));
+        keys.sort_unstable();
+        keys.dedup();
+        for &k in &keys {
+            rows.push(p as IdxSize);
+            ids.push(k);
+        }
+    }
+    (rows, ids)
+}
+
 /// The rows of `events` (by position in time order) with the columns `extra` added.
 fn frame_of(events: &DataFrame, rows: Vec<IdxSize>, extra: Vec<Column>) -> PolarsResult<DataFrame> {
     let mut frame = events.take(&IdxCa::from_vec("row".into(), rows))?;
@@ -329,46 +357,26 @@ impl<'a> Frames<'a> {
             .map(|&i| events[i].locode.as_deref())
             .collect();
         let (frame, moves) = event_columns(events, order)?;
-        let mut frames = Self {
+        let (shipment_rows, shipment_keys) = shipment_rows(&order.by_time, &reach);
+        Ok(Self {
             events: frame,
             by_time: order.by_time.clone(),
             reach,
             locode,
             moves,
-            shipment_rows: Vec::new(),
-            shipment_keys: Vec::new(),
-        };
-        (frames.shipment_rows, frames.shipment_keys) = frames.shipment_rows();
-        Ok(frames)
+            shipment_rows,
+            shipment_keys,
+        })
     }
 
     /// Per event in time order: its position and what it reaches.
     fn in_time_order(&self) -> impl Iterator<Item = (usize, &Reach)> {
-        self.by_time.iter().map(|&i| &self.reach[i]).enumerate()
+        in_time_order(&self.by_time, &self.reach)
     }
 
     /// Whether the event at time position `p` is at `place`.
     fn at(&self, p: usize, place: Option<&str>) -> bool {
         self.locode[p].is_some() && self.locode[p] == place
-    }
-
-    /// The shipment frame's rows (computed once, by [`Self::new`]): per row, the event's time
-    /// position and the key id; an event's rows are its distinct keys (its attached rows
-    /// repeat a key per container).
-    fn shipment_rows(&self) -> (Vec<IdxSize>, Vec<u32>) {
-        let (mut rows, mut ids) = (Vec::new(), Vec::new());
-        let mut keys: Vec<u32> = Vec::new();
-        for (p, reach) in self.in_time_order() {
-            keys.clear();
-            keys.extend(reach.iter().map(|(k, _)| *k));
-            keys.sort_unstable();
-            keys.dedup();
-            for &k in &keys {
-                rows.push(p as IdxSize);
-                ids.push(k);
-            }
-        }
-        (rows, ids)
     }
 
     /// Per row of the shipment frame, whether the event is at its key's `place`.
