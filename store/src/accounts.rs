@@ -92,15 +92,25 @@ impl Store {
         row.map(|r| account_row(&r)).transpose()
     }
 
-    /// The account owning `key`, if the key is valid.
+    /// The account owning `key`, if the key is valid. A key read in the last minute is
+    /// answered from memory (`key_memo`: keys and accounts are never changed once written);
+    /// an unknown key is looked up every time.
     pub async fn authenticate(&self, key: &str) -> Result<Option<Account>> {
+        let key_hash = hash_key(key);
+        if let Some(account) = self.keys.get(&key_hash) {
+            return Ok(Some(account));
+        }
         let row = crate::db::query(
             "SELECT a.id, a.name, a.company_name, a.routing_data, a.created_at \
              FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1",
         )
-        .bind(hash_key(key))
+        .bind(&key_hash)
         .fetch_optional(self.reader())
         .await?;
-        row.map(|r| account_row(&r)).transpose()
+        let account = row.map(|r| account_row(&r)).transpose()?;
+        if let Some(account) = &account {
+            self.keys.put(key_hash, account.clone());
+        }
+        Ok(account)
     }
 }

@@ -17,6 +17,7 @@
 //! | `derive_lock`, `bulk_pg` | PostgreSQL's derivation lock and bulk (`UNNEST`, `COPY`) writes |
 //! | `db` | no table: the native drivers' pools, connections, statements and rows |
 //! | `memo` | no table: decoded container and shipment bodies kept by their stored bytes |
+//! | `key_memo` | no table: the accounts of API keys already seen, for a minute |
 //!
 //! Both backends share one set of SQL statements (numbered `$n` placeholders, made anonymous
 //! `?` on SQLite where that is safe: `Store::values`, `Store::list`, `Store::positional`;
@@ -73,6 +74,7 @@ mod email;
 mod events;
 mod facts;
 mod inference;
+mod key_memo;
 mod leg_tracks;
 mod listing;
 mod memo;
@@ -178,6 +180,8 @@ pub struct Store {
     /// PostgreSQL: the same for a derivation's new shipments and containers
     /// ([`Store::upsert_derived`]).
     fresh_derived: bulk_pg::FreshTries,
+    /// The accounts of API keys already seen ([`Store::authenticate`]; shared by clones).
+    keys: key_memo::KeyMemo,
 }
 
 /// The current time at the store's precision (milliseconds), so that what is written and what
@@ -806,6 +810,7 @@ impl Store {
             fresh_events: Default::default(),
             fresh_terminal_checks: Default::default(),
             fresh_derived: Default::default(),
+            keys: Default::default(),
         };
         store.migrate().await?;
         store.optimize().await?;

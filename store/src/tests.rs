@@ -131,3 +131,61 @@ async fn record_id_lists_read_in_order_postgres() {
     record_id_lists_read_in_order(&db.store).await;
     db.drop().await.unwrap();
 }
+
+/// `authenticate` asks the database once for a key it finds and answers it from memory after
+/// (`key_memo`), never for an unknown key (asked every time, so that a key issued by another
+/// process works at once), and a store never answers from another store's memory.
+async fn keys_are_read_once(store: &Store, url: &str) {
+    let (account, key) = store.create_account("keys", false).await.unwrap();
+    let statements = |f: u64| store.statement_count() - f;
+    let before = store.statement_count();
+    assert_eq!(
+        store.authenticate(&key).await.unwrap(),
+        Some(account.clone())
+    );
+    assert_eq!(statements(before), 1);
+    let before = store.statement_count();
+    for _ in 0..3 {
+        assert_eq!(
+            store.authenticate(&key).await.unwrap(),
+            Some(account.clone())
+        );
+    }
+    assert_eq!(statements(before), 0, "a key found is answered from memory");
+    let before = store.statement_count();
+    let late = "teu_issued_by_another_process";
+    assert_eq!(store.authenticate(late).await.unwrap(), None);
+    assert_eq!(store.authenticate(late).await.unwrap(), None);
+    assert_eq!(
+        statements(before),
+        2,
+        "an unknown key is looked up every time"
+    );
+    // Another process (another store on the same database) issues a key: found at once.
+    let other = Store::connect(url).await.unwrap();
+    let second = other.issue_key(account.id).await.unwrap();
+    assert_eq!(store.authenticate(&second).await.unwrap(), Some(account));
+}
+
+#[tokio::test]
+async fn keys_are_read_once_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}", dir.path().join("keys.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    keys_are_read_once(&store, &url).await;
+    // A store of another database knows nothing of this one's keys.
+    let (_, key) = store.create_account("elsewhere", false).await.unwrap();
+    assert!(store.authenticate(&key).await.unwrap().is_some());
+    let url = format!("sqlite:{}", dir.path().join("other.db").display());
+    let other = Store::connect(&url).await.expect("store");
+    assert_eq!(other.authenticate(&key).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn keys_are_read_once_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_keys").await else {
+        return;
+    };
+    keys_are_read_once(&db.store, &db.database.url).await;
+    db.drop().await.unwrap();
+}
