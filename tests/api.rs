@@ -21,6 +21,7 @@ on_both_backends!(
     graphql_matches_rest,
     terminal_and_rail_fields_over_both_apis,
     a_box_stored_without_its_shipment_joins_its_members,
+    included_shipments_are_the_shipments_own_documents,
 );
 
 /// Every container attribute of docs/interface.md, with the JSON kinds it may take.
@@ -968,4 +969,144 @@ async fn a_box_stored_without_its_shipment_joins_its_members(db: &TestDb) {
         .await
         .expect("container ids");
     assert_eq!(ids[&base.shipment_id], want, "GraphQL's members");
+}
+
+/// A page of containers with `include=shipment` reads its shipments in the page's own
+/// statement (`Store::list_containers_with_shipments`); `GET /v2/shipments/{id}` reads one
+/// shipment by id. Over every page of a generated feed, with one shipment tagged, one given
+/// reference numbers and one stopped by the user (the columns the page joins beside the
+/// body), each page includes exactly its containers' shipments, in the order the page first
+/// names them, each the same resource as the shipment's own document; the GraphQL page names
+/// the same shipments with the same container ids.
+async fn included_shipments_are_the_shipments_own_documents(db: &TestDb) {
+    let key = db.create_account("incl");
+    let feed = generated_feed(12, 21);
+    db.ingest("incl", &[feed.path().to_path_buf()]);
+    let server = Server::start(db, &[]);
+    let edit = |path: String, body: Option<Value>| {
+        let mut req = server
+            .client()
+            .patch(format!("{}{path}", server.base))
+            .header("Authorization", format!("Token {key}"));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        async move {
+            let resp = req.send().await.expect("request");
+            assert_eq!(resp.status().as_u16(), 200, "{path}");
+        }
+    };
+    let (_, shipments) = server.get("/v2/shipments?page[size]=3", Some(&key)).await;
+    let sids = ids(&shipments);
+    assert_eq!(sids.len(), 3);
+    edit(
+        format!("/v2/shipments/{}", sids[0]),
+        Some(serde_json::json!({"data": {"attributes": {"tags": ["key-account"]}}})),
+    )
+    .await;
+    edit(
+        format!("/v2/shipments/{}", sids[1]),
+        Some(serde_json::json!({"data": {"attributes": {"ref_numbers": ["PO-4711"]}}})),
+    )
+    .await;
+    edit(format!("/v2/shipments/{}/stop_tracking", sids[2]), None).await;
+
+    let size = 5;
+    let (_, first) = server
+        .get(&format!("/v2/containers?page[size]={size}"), Some(&key))
+        .await;
+    let total = first["meta"]["total"].as_u64().expect("total") as usize;
+    let mut edited_seen = HashSet::new();
+    let mut after: Option<String> = None;
+    for n in 1..=total.div_ceil(size) {
+        let (status, doc) = server
+            .get(
+                &format!("/v2/containers?include=shipment&page[number]={n}&page[size]={size}"),
+                Some(&key),
+            )
+            .await;
+        assert_eq!(status, 200, "{doc}");
+        let mut want: Vec<String> = Vec::new();
+        for c in doc["data"].as_array().expect("data") {
+            let sid = c["relationships"]["shipment"]["data"]["id"]
+                .as_str()
+                .expect("shipment id")
+                .to_string();
+            if !want.contains(&sid) {
+                want.push(sid);
+            }
+        }
+        let included = doc["included"].as_array().expect("included");
+        let got: Vec<String> = included
+            .iter()
+            .map(|s| s["id"].as_str().expect("id").to_string())
+            .collect();
+        assert_eq!(
+            got, want,
+            "page {n}: the page's shipments, once each, in order"
+        );
+        for s in included {
+            let id = s["id"].as_str().expect("id");
+            let (status, own) = server.get(&format!("/v2/shipments/{id}"), Some(&key)).await;
+            assert_eq!(status, 200, "{own}");
+            assert_eq!(s, &own["data"], "page {n}: shipment {id}");
+            if sids.iter().any(|e| e == id) {
+                edited_seen.insert(id.to_string());
+            }
+        }
+
+        // The GraphQL page of the same containers.
+        let (_, gql) = server
+            .graphql(
+                Some(&key),
+                "query($n: Int!, $after: String) { containers(first: $n, after: $after) { \
+                   pageInfo { endCursor } nodes { id events { id } shipment { id \
+                   billOfLadingNumber tags refNumbers lineTrackingStoppedAt containers { id } } } } }",
+                serde_json::json!({ "n": size, "after": after }),
+            )
+            .await;
+        after = gql["data"]["containers"]["pageInfo"]["endCursor"]
+            .as_str()
+            .map(str::to_string);
+        let nodes = gql["data"]["containers"]["nodes"]
+            .as_array()
+            .expect("nodes");
+        assert_eq!(nodes.len(), doc["data"].as_array().expect("data").len());
+        for (node, c) in nodes.iter().zip(doc["data"].as_array().expect("data")) {
+            assert_eq!(node["id"], c["id"], "page {n}: the same order");
+            let sid = &c["relationships"]["shipment"]["data"]["id"];
+            let s = included.iter().find(|s| &s["id"] == sid).expect("included");
+            let g = &node["shipment"];
+            assert_eq!(&g["id"], sid);
+            assert_eq!(
+                g["billOfLadingNumber"],
+                s["attributes"]["bill_of_lading_number"]
+            );
+            assert_eq!(g["tags"], s["attributes"]["tags"]);
+            assert_eq!(g["refNumbers"], s["attributes"]["ref_numbers"]);
+            let instant = |v: &Value| {
+                v.as_str()
+                    .map(|t| chrono::DateTime::parse_from_rfc3339(t).expect("RFC 3339"))
+            };
+            assert_eq!(
+                instant(&g["lineTrackingStoppedAt"]),
+                instant(&s["attributes"]["line_tracking_stopped_at"]),
+                "shipment {sid}"
+            );
+            let members: Vec<&Value> = g["containers"]
+                .as_array()
+                .expect("containers")
+                .iter()
+                .map(|m| &m["id"])
+                .collect();
+            let rest: Vec<&Value> = s["relationships"]["containers"]["data"]
+                .as_array()
+                .expect("containers")
+                .iter()
+                .map(|m| &m["id"])
+                .collect();
+            assert_eq!(members, rest, "shipment {sid}: container ids");
+        }
+    }
+    assert_eq!(edited_seen.len(), 3, "every edited shipment was on a page");
 }

@@ -117,6 +117,9 @@ pub(crate) struct LoaderCalls {
     pub containers_of_shipments: AtomicUsize,
     pub container_ids_of_shipments: AtomicUsize,
     pub shipments_with_members: AtomicUsize,
+    /// Pages of containers read with their shipments in one statement (by the `containers`
+    /// field itself, `Store::list_containers_with_shipments`).
+    pub container_pages_with_shipments: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
     pub webhooks_by_ids: AtomicUsize,
@@ -488,6 +491,11 @@ pub(crate) mod prefetch {
             || (!events.is_empty() && !ids_only(&events))
     }
 
+    /// Whether containers selected with `looks` select their `shipment`.
+    pub(crate) fn shipment_selected(looks: &[Lookahead<'_>]) -> bool {
+        !sub(looks, "shipment").is_empty()
+    }
+
     /// Whether `transportEvents` or `rawEvents` is selected.
     fn named_events(looks: &[Lookahead<'_>]) -> bool {
         !sub(looks, "transportEvents").is_empty() || !sub(looks, "rawEvents").is_empty()
@@ -495,7 +503,9 @@ pub(crate) mod prefetch {
 
     /// Loads, for `containers` selected with `looks`, their shipments (`shipment`) and
     /// events (`events`, `vessels`) with one store call each, and so on down the selection.
-    /// `links` are the containers' event links when the page read them already.
+    /// `links` are the containers' event links when the page read them already, `read` their
+    /// shipments with their container ids when the page read those too
+    /// (`Store::list_containers_with_shipments`).
     pub(crate) fn containers<'a>(
         loader: &'a StoreDataLoader,
         store: &'a Store,
@@ -503,6 +513,7 @@ pub(crate) mod prefetch {
         looks: Vec<Lookahead<'a>>,
         containers: &'a [model::Container],
         links: Option<HashMap<Uuid, Vec<EventLink>>>,
+        read: Option<Vec<(model::Shipment, Vec<Uuid>)>>,
     ) -> BoxFuture<'a, async_graphql::Result<()>> {
         Box::pin(async move {
             if looks.is_empty() || containers.is_empty() {
@@ -557,19 +568,28 @@ pub(crate) mod prefetch {
             if named || !ship_looks.is_empty() {
                 let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
                 let member_looks = sub(&ship_looks, "containers");
-                let (shipments, members) =
-                    if !member_looks.is_empty() && container_ids_only(&member_looks) {
-                        // `shipment { containers { id } }`: the shipments and their member ids in
-                        // one statement.
+                // `shipment { containers { id } }`: the shipments and their member ids in one
+                // statement, unless the page's own brought them.
+                let read = match read {
+                    Some(read) => Some(read),
+                    None if !member_looks.is_empty() && container_ids_only(&member_looks) => {
                         loader
                             .loader()
                             .calls
                             .shipments_with_members
                             .fetch_add(1, Ordering::Relaxed);
-                        let (shipments, members): (Vec<_>, HashMap<_, _>) = store
-                            .shipments_with_members(account, &ship_ids)
-                            .await
-                            .map_err(|e| error::internal(&e))?
+                        Some(
+                            store
+                                .shipments_with_members(account, &ship_ids)
+                                .await
+                                .map_err(|e| error::internal(&e))?,
+                        )
+                    }
+                    None => None,
+                };
+                let (shipments, members) = match read {
+                    Some(read) => {
+                        let (shipments, members): (Vec<_>, HashMap<_, _>) = read
                             .into_iter()
                             .map(|(s, ids)| {
                                 let id = s.id;
@@ -577,7 +597,8 @@ pub(crate) mod prefetch {
                             })
                             .unzip();
                         (shipments, Some(members))
-                    } else {
+                    }
+                    None => {
                         loader
                             .loader()
                             .calls
@@ -588,7 +609,8 @@ pub(crate) mod prefetch {
                             .await
                             .map_err(|e| error::internal(&e))?;
                         (shipments, None)
-                    };
+                    }
+                };
                 self::shipments(
                     loader,
                     store,
@@ -683,7 +705,7 @@ pub(crate) mod prefetch {
                         .map(|(shipment, list)| (ContainersKey { account, shipment }, list)),
                 )
                 .await;
-            self::containers(loader, store, account, cont_looks, &containers, None).await
+            self::containers(loader, store, account, cont_looks, &containers, None, None).await
         })
     }
 }

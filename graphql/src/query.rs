@@ -191,33 +191,66 @@ impl ContainerQuery {
         let (offset, limit) = page(first, after)?;
         let filter = filter.unwrap_or_default().into_store()?;
         let looks = prefetch::nodes(ctx);
-        // `events { id }` alone: the page's rows bring the links.
-        let (items, links, total) = if prefetch::links_only(&looks) {
-            let (items, links, total) = store(ctx)?
-                .list_containers_filtered_with_links(
-                    account.id,
-                    &filter,
-                    order_by.into(),
-                    offset as i64,
-                    limit as i64,
+        // `events { id }` alone: the page's rows bring the links, and the shipments when
+        // `shipment` is selected.
+        let (items, links, shipments, total) =
+            if prefetch::links_only(&looks) && prefetch::shipment_selected(&looks) {
+                loader(ctx)?
+                    .loader()
+                    .calls
+                    .container_pages_with_shipments
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let page = store(ctx)?
+                    .list_containers_with_shipments(
+                        account.id,
+                        &filter,
+                        order_by.into(),
+                        offset as i64,
+                        limit as i64,
+                    )
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                (
+                    page.containers,
+                    Some(page.links),
+                    Some(page.shipments),
+                    page.total,
                 )
-                .await
-                .map_err(|e| error::internal(&e))?;
-            (items, Some(links), total)
-        } else {
-            let (items, total) = store(ctx)?
-                .list_containers_filtered(
-                    account.id,
-                    &filter,
-                    order_by.into(),
-                    offset as i64,
-                    limit as i64,
-                )
-                .await
-                .map_err(|e| error::internal(&e))?;
-            (items, None, total)
-        };
-        prefetch::containers(loader(ctx)?, store(ctx)?, account.id, looks, &items, links).await?;
+            } else if prefetch::links_only(&looks) {
+                let (items, links, total) = store(ctx)?
+                    .list_containers_filtered_with_links(
+                        account.id,
+                        &filter,
+                        order_by.into(),
+                        offset as i64,
+                        limit as i64,
+                    )
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                (items, Some(links), None, total)
+            } else {
+                let (items, total) = store(ctx)?
+                    .list_containers_filtered(
+                        account.id,
+                        &filter,
+                        order_by.into(),
+                        offset as i64,
+                        limit as i64,
+                    )
+                    .await
+                    .map_err(|e| error::internal(&e))?;
+                (items, None, None, total)
+            };
+        prefetch::containers(
+            loader(ctx)?,
+            store(ctx)?,
+            account.id,
+            looks,
+            &items,
+            links,
+            shipments,
+        )
+        .await?;
         Ok(connection(offset, items, total, |c| {
             InPlace(Container::from(c))
         }))

@@ -143,20 +143,31 @@ async fn shipment_values(
     if shipment_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut shipments: HashMap<Uuid, (Shipment, Vec<Uuid>)> = state
+    let shipments = state
         .store
         .shipments_with_members(account.id, shipment_ids)
-        .await?
+        .await?;
+    Ok(shipment_resources(base, shipment_ids, shipments))
+}
+
+/// Shipment resources of `shipment_ids` (in that order; ids `shipments` lacks are skipped)
+/// from `shipments`, each with its container ids.
+fn shipment_resources(
+    base: &Base,
+    shipment_ids: &[Uuid],
+    shipments: Vec<(Shipment, Vec<Uuid>)>,
+) -> Vec<Resource> {
+    let mut shipments: HashMap<Uuid, (Shipment, Vec<Uuid>)> = shipments
         .into_iter()
         .map(|(s, members)| (s.id, (s, members)))
         .collect();
-    Ok(shipment_ids
+    shipment_ids
         .iter()
         .filter_map(|id| shipments.remove(id))
         .map(|(s, members)| {
             Resource(resources::shipment(&s, &members, base.shipment_url(s.id)).to_json())
         })
-        .collect())
+        .collect()
 }
 
 /// Container resources of `containers` as JSON values. One store call.
@@ -190,18 +201,24 @@ fn container_resources(
 
 /// The `included` resources of `containers` for the relationships in `include` (each
 /// resource once): shipments, POD terminals, then each container's transport events and raw
-/// events. Store calls: one for shipments, one more for the events when they are asked for.
+/// events. Store calls: one for shipments unless `shipments` holds them already (read with
+/// the page, `Store::list_containers_with_shipments`), one more for the events when they are
+/// asked for.
 async fn container_includes(
     state: &RestState,
     account: &Account,
     base: &Base,
     containers: &[Container],
     include: &[&str],
+    shipments: Option<Vec<(Shipment, Vec<Uuid>)>>,
 ) -> Result<Vec<Resource>, ApiError> {
     let mut included = Vec::new();
     if include.contains(&"shipment") {
         let ids = unique(containers.iter().map(|c| c.shipment_id));
-        included.extend(shipment_values(state, account, base, &ids).await?);
+        included.extend(match shipments {
+            Some(read) => shipment_resources(base, &ids, read),
+            None => shipment_values(state, account, base, &ids).await?,
+        });
     }
     if include.contains(&"pod_terminal") {
         let terminals = teu_pipeline::terminals::bundled();
@@ -263,18 +280,40 @@ pub(crate) async fn list_containers(
 ) -> Result<Response, ApiError> {
     let q = parse_list_filtered(uri.query(), CONTAINER_INCLUDES, CONTAINER_FILTERS)?;
     let filter = list_filter(&q)?;
-    let (containers, events, total) = state
-        .store
-        .list_containers_filtered_with_links(
-            account.id,
-            &filter,
-            Default::default(),
-            q.page.offset(),
-            q.page.limit(),
+    // With `include=shipment` the page's statement brings the shipments too.
+    let (containers, events, shipments, total) = if q.include.contains(&"shipment") {
+        let page = state
+            .store
+            .list_containers_with_shipments(
+                account.id,
+                &filter,
+                Default::default(),
+                q.page.offset(),
+                q.page.limit(),
+            )
+            .await?;
+        (
+            page.containers,
+            page.links,
+            Some(page.shipments),
+            page.total,
         )
-        .await?;
+    } else {
+        let (containers, events, total) = state
+            .store
+            .list_containers_filtered_with_links(
+                account.id,
+                &filter,
+                Default::default(),
+                q.page.offset(),
+                q.page.limit(),
+            )
+            .await?;
+        (containers, events, None, total)
+    };
     let data = container_resources(&containers, &events);
-    let included = container_includes(&state, &account, &base, &containers, &q.include).await?;
+    let included =
+        container_includes(&state, &account, &base, &containers, &q.include, shipments).await?;
     let total = u64::try_from(total).unwrap_or(0);
     let links = page_links(&base.url("/containers"), &q.link_suffix(), q.page, total);
     let meta = PageMeta {
@@ -305,7 +344,7 @@ pub(crate) async fn get_container(
         .await?
         .pop()
         .unwrap_or_else(null);
-    let included = container_includes(&state, &account, &base, &containers, &include).await?;
+    let included = container_includes(&state, &account, &base, &containers, &include, None).await?;
     let links = SelfLink {
         self_: base.url(&format!("/containers/{id}")),
     };

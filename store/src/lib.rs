@@ -90,6 +90,7 @@ mod webhooks;
 
 pub use events::{DroppedKeys, ReplacementMark, UpsertedEvents};
 pub use leg_tracks::KeptLegTrack;
+pub use listing::ContainerPage;
 pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;
@@ -1089,8 +1090,19 @@ fn row_record<T: Clone + serde::de::DeserializeOwned>(
     codec: &'static payloads::Codec,
     what: &'static str,
 ) -> Result<(Uuid, T)> {
-    let id = record_id(r, "id", what)?;
-    let stored = stored_bytes(r, "body")?;
+    record_of(r, ("id", "body"), memo, codec, what)
+}
+
+/// [`row_record`] with the id and body read from `columns` (id, body).
+fn record_of<T: Clone + serde::de::DeserializeOwned>(
+    r: &db::DbRow,
+    columns: (&str, &str),
+    memo: Option<&memo::BodyMemo<T>>,
+    codec: &'static payloads::Codec,
+    what: &'static str,
+) -> Result<(Uuid, T)> {
+    let id = record_id(r, columns.0, what)?;
+    let stored = stored_bytes(r, columns.1)?;
     let decode = |stored: &[u8]| -> Result<T> {
         from_json(&decoded_text(stored, codec, what, id)?, what, id)
     };
@@ -1118,18 +1130,69 @@ pub(crate) fn shipment_row_uncached(r: &db::DbRow) -> Result<Shipment> {
 }
 
 fn shipment_row_with(r: &db::DbRow, memoized: bool) -> Result<Shipment> {
+    shipment_of(r, &ShipmentColumns::PLAIN, memoized)
+}
+
+/// The names of a shipment row's columns in a result: [`SHIPMENT_SELECT`]'s own, or those a
+/// page of containers gives its joined shipments ([`ShipmentColumns::JOINED`]).
+pub(crate) struct ShipmentColumns {
+    pub(crate) id: &'static str,
+    pub(crate) body: &'static str,
+    pub(crate) created_at: &'static str,
+    pub(crate) refreshed_at: &'static str,
+    pub(crate) tags: &'static str,
+    pub(crate) user_stopped_at: &'static str,
+    pub(crate) user_ref_numbers: &'static str,
+}
+
+impl ShipmentColumns {
+    /// [`SHIPMENT_SELECT`]'s names.
+    pub(crate) const PLAIN: ShipmentColumns = ShipmentColumns {
+        id: "id",
+        body: "body",
+        created_at: "created_at",
+        refreshed_at: "refreshed_at",
+        tags: "tags",
+        user_stopped_at: "user_stopped_at",
+        user_ref_numbers: "user_ref_numbers",
+    };
+    /// The names of shipment `sp` joined to a page of containers (`listing`), beside the
+    /// containers' own `id`, `body` and times.
+    pub(crate) const JOINED: ShipmentColumns = ShipmentColumns {
+        id: "s_id",
+        body: "s_body",
+        created_at: "s_created_at",
+        refreshed_at: "s_refreshed_at",
+        tags: "s_tags",
+        user_stopped_at: "s_user_stopped_at",
+        user_ref_numbers: "s_user_ref_numbers",
+    };
+}
+
+/// The shipment of row `r`, its columns named by `columns` (see [`shipment_row`]).
+pub(crate) fn shipment_of(
+    r: &db::DbRow,
+    columns: &ShipmentColumns,
+    memoized: bool,
+) -> Result<Shipment> {
     let memo = memoized.then_some(&SHIPMENT_BODY_MEMO);
-    let (id, mut s) = row_record(r, memo, &payloads::SHIPMENT_BODIES, "shipment")?;
-    s.created_at = record_time(r, "created_at")?;
-    s.refreshed_at = record_time(r, "refreshed_at")?;
-    s.tags = from_json(&r.try_get::<String, _>("tags")?, "shipment tags", id)?;
+    let (id, mut s) = record_of(
+        r,
+        (columns.id, columns.body),
+        memo,
+        &payloads::SHIPMENT_BODIES,
+        "shipment",
+    )?;
+    s.created_at = record_time(r, columns.created_at)?;
+    s.refreshed_at = record_time(r, columns.refreshed_at)?;
+    s.tags = from_json(&r.try_get::<String, _>(columns.tags)?, "shipment tags", id)?;
     // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
-    if let Some(stopped) = r.try_get::<Option<String>, _>("user_stopped_at")? {
+    if let Some(stopped) = r.try_get::<Option<String>, _>(columns.user_stopped_at)? {
         s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
         s.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_string());
     }
     // The user's reference numbers follow the feeds' (`teu_domain::shipment_edits`).
-    if let Some(user) = r.try_get::<Option<String>, _>("user_ref_numbers")? {
+    if let Some(user) = r.try_get::<Option<String>, _>(columns.user_ref_numbers)? {
         let user: Vec<String> = from_json(&user, "shipment ref numbers", id)?;
         s.ref_numbers = teu_domain::shipment_edits::merged_ref_numbers(&s.ref_numbers, &user);
     }

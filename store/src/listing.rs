@@ -16,8 +16,8 @@ use uuid::Uuid;
 
 use super::reads::EventLink;
 use super::{
-    container_row, container_row_uncached, now, shipment_row, shipment_row_uncached, ts, Backend,
-    Result, Store, StoreError,
+    container_row, container_row_uncached, now, record_id_list, shipment_of, shipment_row,
+    shipment_row_uncached, ts, Backend, Result, ShipmentColumns, Store, StoreError,
 };
 use teu_domain::listing::{normalize_container_number, ListFilter, ListOrder, TagError, MAX_TAGS};
 use teu_domain::model::{Container, Shipment};
@@ -201,6 +201,21 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
+/// A page of containers with what both APIs show beside them
+/// ([`Store::list_containers_with_shipments`]).
+#[derive(Debug)]
+pub struct ContainerPage {
+    /// The page's containers, in the page's order.
+    pub containers: Vec<Container>,
+    /// Each container's event links, as [`Store::event_links_of_containers`] answers them.
+    pub links: HashMap<Uuid, Vec<EventLink>>,
+    /// The containers' shipments, once each in the order the page first names them, with
+    /// each shipment's container ids (`shipments.member_ids`).
+    pub shipments: Vec<(Shipment, Vec<Uuid>)>,
+    /// How many containers match in all.
+    pub total: i64,
+}
+
 /// The `LIMIT … OFFSET …` of a page of `limit` rows after `offset` rows, for a statement of
 /// `binds` bind parameters before it ([`Store::page_window`]).
 struct PageWindow {
@@ -300,7 +315,7 @@ impl Store {
         limit: i64,
     ) -> Result<(Vec<Container>, i64)> {
         let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, "")
+            .container_page(account, filter, order, offset, limit, "", "")
             .await?;
         let items = rows.iter().map(container_row).collect::<Result<Vec<_>>>()?;
         Ok((items, total))
@@ -323,7 +338,7 @@ impl Store {
         limit: i64,
     ) -> Result<(Vec<Container>, HashMap<Uuid, Vec<EventLink>>, i64)> {
         let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, ", c.event_links")
+            .container_page(account, filter, order, offset, limit, ", c.event_links", "")
             .await?;
         let mut items = Vec::with_capacity(rows.len());
         let mut values = Vec::with_capacity(rows.len());
@@ -336,8 +351,59 @@ impl Store {
         Ok((items, links, total))
     }
 
+    /// [`Store::list_containers_filtered_with_links`] with the page's shipments and each
+    /// shipment's container ids ([`Store::shipments_with_members`]), read in the page's own
+    /// statement: each container row carries its shipment's columns (`LEFT JOIN`, named by
+    /// [`ShipmentColumns::JOINED`]), so that a page with its shipments is one round trip to the
+    /// server (the `/v2` page with `include=shipment`, the GraphQL page selecting `shipment`).
+    /// The shipments come once each, in the order the page first names them; a container
+    /// whose shipment row is missing names none.
+    ///
+    /// # Errors
+    /// As [`Store::list_containers_filtered_with_links`]; [`StoreError::Corrupt`] for a
+    /// shipment row that does not decode.
+    pub async fn list_containers_with_shipments(
+        &self,
+        account: Uuid,
+        filter: &ListFilter,
+        order: ListOrder,
+        offset: i64,
+        limit: i64,
+    ) -> Result<ContainerPage> {
+        const JOINED: &str = ", c.event_links, sp.id AS s_id, sp.created_at AS s_created_at, \
+            sp.refreshed_at AS s_refreshed_at, sp.tags AS s_tags, \
+            sp.user_stopped_at AS s_user_stopped_at, sp.user_ref_numbers AS s_user_ref_numbers, \
+            sp.body AS s_body, sp.member_ids AS s_member_ids";
+        const JOIN: &str =
+            " LEFT JOIN shipments sp ON sp.account_id = $1 AND sp.id = c.shipment_id";
+        let (rows, total) = self
+            .container_page(account, filter, order, offset, limit, JOINED, JOIN)
+            .await?;
+        let mut containers = Vec::with_capacity(rows.len());
+        let mut links = Vec::with_capacity(rows.len());
+        let mut shipments: Vec<(Shipment, Vec<Uuid>)> = Vec::new();
+        for row in &rows {
+            let c = container_row(row)?;
+            links.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
+            let joined = row.try_get::<Option<&[u8]>, _>("s_id")?.is_some();
+            if joined && !shipments.iter().any(|(s, _)| s.id == c.shipment_id) {
+                let shipment = shipment_of(row, &ShipmentColumns::JOINED, true)?;
+                let members = record_id_list(row, "s_member_ids", "container")?;
+                shipments.push((shipment, members));
+            }
+            containers.push(c);
+        }
+        Ok(ContainerPage {
+            containers,
+            links: super::reads::links_of_values(links)?,
+            shipments,
+            total,
+        })
+    }
+
     /// The rows of one page of containers (`container_row`'s columns and `extra`, which
-    /// starts with a comma), and how many match in all.
+    /// starts with a comma; `join` added to the `FROM`), and how many match in all.
+    #[allow(clippy::too_many_arguments)]
     async fn container_page(
         &self,
         account: Uuid,
@@ -346,6 +412,7 @@ impl Store {
         offset: i64,
         limit: i64,
         extra: &str,
+        join: &str,
     ) -> Result<(Vec<DbRow>, i64)> {
         let mut cl = Clause::new(account, "c.account_id = $1");
         let preds = container_preds(filter, &mut cl);
@@ -372,7 +439,7 @@ impl Store {
         let stored_total = stored_total_column(Counted::Containers, &cl);
         let window = self.page_window(n, limit, offset);
         let page_sql = format!(
-            "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from} \
+            "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from}{join} \
              WHERE {where_sql} ORDER BY {order_by} {}",
             window.sql
         );
