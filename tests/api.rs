@@ -972,7 +972,7 @@ async fn a_box_stored_without_its_shipment_joins_its_members(db: &TestDb) {
 }
 
 /// A page of containers with `include=shipment` reads its shipments in the page's own
-/// statement (`Store::list_containers_with_shipments`); `GET /v2/shipments/{id}` reads one
+/// statement (`Store::list_containers_reading`); `GET /v2/shipments/{id}` reads one
 /// shipment by id. Over every page of a generated feed, with one shipment tagged, one given
 /// reference numbers and one stopped by the user (the columns the page joins beside the
 /// body), each page includes exactly its containers' shipments, in the order the page first

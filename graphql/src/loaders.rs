@@ -118,7 +118,7 @@ pub(crate) struct LoaderCalls {
     pub container_ids_of_shipments: AtomicUsize,
     pub shipments_with_members: AtomicUsize,
     /// Pages of containers read with their shipments in one statement (by the `containers`
-    /// field itself, `Store::list_containers_with_shipments`).
+    /// field itself, `Store::list_containers_reading`).
     pub container_pages_with_shipments: AtomicUsize,
     pub documents_by_ids: AtomicUsize,
     pub document_representations_by_ids: AtomicUsize,
@@ -475,7 +475,7 @@ pub(crate) mod prefetch {
 
     /// Whether containers selected with `looks` need their event links and no event bodies
     /// (`events { id rawEventId }` alone, no named events or vessels): a page can then read
-    /// the links with its rows (`Store::list_containers_filtered_with_links`) and hand them
+    /// the links with its rows (`Store::list_containers_reading`) and hand them
     /// to [`containers`].
     pub(crate) fn links_only(looks: &[Lookahead<'_>]) -> bool {
         !sub(looks, "events").is_empty() && !event_bodies(looks)
@@ -505,7 +505,7 @@ pub(crate) mod prefetch {
     /// events (`events`, `vessels`) with one store call each, and so on down the selection.
     /// `links` are the containers' event links when the page read them already, `read` their
     /// shipments with their container ids when the page read those too
-    /// (`Store::list_containers_with_shipments`).
+    /// (`Store::list_containers_reading`).
     pub(crate) fn containers<'a>(
         loader: &'a StoreDataLoader,
         store: &'a Store,

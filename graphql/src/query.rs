@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use async_graphql::{Context, Enum, InputObject, MergedObject, Object, ID};
 use teu_pipeline::listing::{self, ListOrder};
 use teu_pipeline::model;
+use teu_store::PageReads;
 
 use crate::context::{loader, parse_id, store};
 use crate::email::EmailQuery;
@@ -193,54 +194,33 @@ impl ContainerQuery {
         let looks = prefetch::nodes(ctx);
         // `events { id }` alone: the page's rows bring the links, and the shipments when
         // `shipment` is selected.
+        let reads = if prefetch::links_only(&looks) {
+            PageReads {
+                links: true,
+                shipments: prefetch::shipment_selected(&looks),
+            }
+        } else {
+            PageReads::default()
+        };
+        if reads.shipments {
+            loader(ctx)?
+                .loader()
+                .calls
+                .container_pages_with_shipments
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let page = store(ctx)?
+            .list_containers_reading(
+                account.id,
+                &filter,
+                order_by.into(),
+                (offset as i64, limit as i64),
+                reads,
+            )
+            .await
+            .map_err(|e| error::internal(&e))?;
         let (items, links, shipments, total) =
-            if prefetch::links_only(&looks) && prefetch::shipment_selected(&looks) {
-                loader(ctx)?
-                    .loader()
-                    .calls
-                    .container_pages_with_shipments
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let page = store(ctx)?
-                    .list_containers_with_shipments(
-                        account.id,
-                        &filter,
-                        order_by.into(),
-                        offset as i64,
-                        limit as i64,
-                    )
-                    .await
-                    .map_err(|e| error::internal(&e))?;
-                (
-                    page.containers,
-                    Some(page.links),
-                    Some(page.shipments),
-                    page.total,
-                )
-            } else if prefetch::links_only(&looks) {
-                let (items, links, total) = store(ctx)?
-                    .list_containers_filtered_with_links(
-                        account.id,
-                        &filter,
-                        order_by.into(),
-                        offset as i64,
-                        limit as i64,
-                    )
-                    .await
-                    .map_err(|e| error::internal(&e))?;
-                (items, Some(links), None, total)
-            } else {
-                let (items, total) = store(ctx)?
-                    .list_containers_filtered(
-                        account.id,
-                        &filter,
-                        order_by.into(),
-                        offset as i64,
-                        limit as i64,
-                    )
-                    .await
-                    .map_err(|e| error::internal(&e))?;
-                (items, None, None, total)
-            };
+            (page.containers, page.links, page.shipments, page.total);
         prefetch::containers(
             loader(ctx)?,
             store(ctx)?,

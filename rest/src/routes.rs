@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use serde::Serialize;
 use teu_pipeline::model::{Account, Container, Shipment};
-use teu_store::EventLink;
+use teu_store::{EventLink, PageReads};
 use uuid::Uuid;
 
 use crate::base::Base;
@@ -202,7 +202,7 @@ fn container_resources(
 /// The `included` resources of `containers` for the relationships in `include` (each
 /// resource once): shipments, POD terminals, then each container's transport events and raw
 /// events. Store calls: one for shipments unless `shipments` holds them already (read with
-/// the page, `Store::list_containers_with_shipments`), one more for the events when they are
+/// the page, `Store::list_containers_reading`), one more for the events when they are
 /// asked for.
 async fn container_includes(
     state: &RestState,
@@ -280,41 +280,32 @@ pub(crate) async fn list_containers(
 ) -> Result<Response, ApiError> {
     let q = parse_list_filtered(uri.query(), CONTAINER_INCLUDES, CONTAINER_FILTERS)?;
     let filter = list_filter(&q)?;
-    // With `include=shipment` the page's statement brings the shipments too.
-    let (containers, events, shipments, total) = if q.include.contains(&"shipment") {
-        let page = state
-            .store
-            .list_containers_with_shipments(
-                account.id,
-                &filter,
-                Default::default(),
-                q.page.offset(),
-                q.page.limit(),
-            )
-            .await?;
-        (
-            page.containers,
-            page.links,
-            Some(page.shipments),
-            page.total,
+    // The links, and with `include=shipment` the shipments, come in the page's statement.
+    let page = state
+        .store
+        .list_containers_reading(
+            account.id,
+            &filter,
+            Default::default(),
+            (q.page.offset(), q.page.limit()),
+            PageReads {
+                links: true,
+                shipments: q.include.contains(&"shipment"),
+            },
         )
-    } else {
-        let (containers, events, total) = state
-            .store
-            .list_containers_filtered_with_links(
-                account.id,
-                &filter,
-                Default::default(),
-                q.page.offset(),
-                q.page.limit(),
-            )
-            .await?;
-        (containers, events, None, total)
-    };
+        .await?;
+    let (containers, events) = (page.containers, page.links.unwrap_or_default());
     let data = container_resources(&containers, &events);
-    let included =
-        container_includes(&state, &account, &base, &containers, &q.include, shipments).await?;
-    let total = u64::try_from(total).unwrap_or(0);
+    let included = container_includes(
+        &state,
+        &account,
+        &base,
+        &containers,
+        &q.include,
+        page.shipments,
+    )
+    .await?;
+    let total = u64::try_from(page.total).unwrap_or(0);
     let links = page_links(&base.url("/containers"), &q.link_suffix(), q.page, total);
     let meta = PageMeta {
         size: q.page.size,

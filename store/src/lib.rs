@@ -90,7 +90,7 @@ mod webhooks;
 
 pub use events::{DroppedKeys, ReplacementMark, UpsertedEvents};
 pub use leg_tracks::KeptLegTrack;
-pub use listing::ContainerPage;
+pub use listing::{ContainerPage, PageReads};
 pub use reads::EventLink;
 pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;

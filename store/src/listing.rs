@@ -201,17 +201,28 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
+/// What [`Store::list_containers_reading`] reads with a page of containers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageReads {
+    /// Each container's event links.
+    pub links: bool,
+    /// The containers' shipments with their container ids.
+    pub shipments: bool,
+}
+
 /// A page of containers with what both APIs show beside them
-/// ([`Store::list_containers_with_shipments`]).
+/// ([`Store::list_containers_reading`]).
 #[derive(Debug)]
 pub struct ContainerPage {
     /// The page's containers, in the page's order.
     pub containers: Vec<Container>,
-    /// Each container's event links, as [`Store::event_links_of_containers`] answers them.
-    pub links: HashMap<Uuid, Vec<EventLink>>,
+    /// Each container's event links, as [`Store::event_links_of_containers`] answers them,
+    /// when [`PageReads::links`] asked for them.
+    pub links: Option<HashMap<Uuid, Vec<EventLink>>>,
     /// The containers' shipments, once each in the order the page first names them, with
-    /// each shipment's container ids (`shipments.member_ids`).
-    pub shipments: Vec<(Shipment, Vec<Uuid>)>,
+    /// each shipment's container ids (`shipments.member_ids`), when [`PageReads::shipments`]
+    /// asked for them.
+    pub shipments: Option<Vec<(Shipment, Vec<Uuid>)>>,
     /// How many containers match in all.
     pub total: i64,
 }
@@ -314,78 +325,68 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<Container>, i64)> {
-        let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, "", "")
+        let page = self
+            .list_containers_reading(
+                account,
+                filter,
+                order,
+                (offset, limit),
+                PageReads::default(),
+            )
             .await?;
-        let items = rows.iter().map(container_row).collect::<Result<Vec<_>>>()?;
-        Ok((items, total))
+        Ok((page.containers, page.total))
     }
 
-    /// [`Store::list_containers_filtered`] with each container's event links, as
-    /// [`Store::event_links_of_containers`] answers them (containers without links are absent
-    /// from the map): the stored `event_links` values come in the page's own rows, so what a
-    /// `/v2` page of containers shows costs one statement as a rule ([`Store::page_total`]), and
-    /// one more to read the links of containers whose value is not stored.
+    /// [`Store::list_containers_filtered`] with what `reads` asks for beside the containers,
+    /// read in the page's own rows:
+    /// - `links`: each container's event links, as [`Store::event_links_of_containers`]
+    ///   answers them (containers without links are absent from the map), from the stored
+    ///   `event_links` values;
+    /// - `shipments`: the containers' shipments with each shipment's container ids (as
+    ///   [`Store::shipments_with_members`] answers them), each container row carrying its
+    ///   shipment's columns (`LEFT JOIN`, named by [`ShipmentColumns::JOINED`]); once each, in
+    ///   the order the page first names them; a container whose shipment row is missing names
+    ///   none.
+    ///
+    /// So a `/v2` page (`include=shipment`) or a GraphQL page selecting `shipment` is one
+    /// statement as a rule ([`Store::page_total`]).
     ///
     /// # Errors
-    /// As [`Store::list_containers_filtered`] and [`Store::event_links_of_containers`].
-    pub async fn list_containers_filtered_with_links(
+    /// As [`Store::list_containers_filtered`]; [`StoreError::Corrupt`] for stored links or a
+    /// shipment row that do not decode.
+    pub async fn list_containers_reading(
         &self,
         account: Uuid,
         filter: &ListFilter,
         order: ListOrder,
-        offset: i64,
-        limit: i64,
-    ) -> Result<(Vec<Container>, HashMap<Uuid, Vec<EventLink>>, i64)> {
-        let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, ", c.event_links", "")
-            .await?;
-        let mut items = Vec::with_capacity(rows.len());
-        let mut values = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let c = container_row(row)?;
-            values.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
-            items.push(c);
-        }
-        let links = super::reads::links_of_values(values)?;
-        Ok((items, links, total))
-    }
-
-    /// [`Store::list_containers_filtered_with_links`] with the page's shipments and each
-    /// shipment's container ids ([`Store::shipments_with_members`]), read in the page's own
-    /// statement: each container row carries its shipment's columns (`LEFT JOIN`, named by
-    /// [`ShipmentColumns::JOINED`]), so that a page with its shipments is one round trip to the
-    /// server (the `/v2` page with `include=shipment`, the GraphQL page selecting `shipment`).
-    /// The shipments come once each, in the order the page first names them; a container
-    /// whose shipment row is missing names none.
-    ///
-    /// # Errors
-    /// As [`Store::list_containers_filtered_with_links`]; [`StoreError::Corrupt`] for a
-    /// shipment row that does not decode.
-    pub async fn list_containers_with_shipments(
-        &self,
-        account: Uuid,
-        filter: &ListFilter,
-        order: ListOrder,
-        offset: i64,
-        limit: i64,
+        (offset, limit): (i64, i64),
+        reads: PageReads,
     ) -> Result<ContainerPage> {
-        const JOINED: &str = ", c.event_links, sp.id AS s_id, sp.created_at AS s_created_at, \
+        const LINKS: &str = ", c.event_links";
+        const SHIPMENT: &str = ", sp.id AS s_id, sp.created_at AS s_created_at, \
             sp.refreshed_at AS s_refreshed_at, sp.tags AS s_tags, \
             sp.user_stopped_at AS s_user_stopped_at, sp.user_ref_numbers AS s_user_ref_numbers, \
             sp.body AS s_body, sp.member_ids AS s_member_ids";
         const JOIN: &str =
             " LEFT JOIN shipments sp ON sp.account_id = $1 AND sp.id = c.shipment_id";
+        let extra = format!(
+            "{}{}",
+            if reads.links { LINKS } else { "" },
+            if reads.shipments { SHIPMENT } else { "" }
+        );
+        let join = if reads.shipments { JOIN } else { "" };
         let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, JOINED, JOIN)
+            .container_page(account, filter, order, offset, limit, &extra, join)
             .await?;
         let mut containers = Vec::with_capacity(rows.len());
         let mut links = Vec::with_capacity(rows.len());
         let mut shipments: Vec<(Shipment, Vec<Uuid>)> = Vec::new();
         for row in &rows {
             let c = container_row(row)?;
-            links.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
-            let joined = row.try_get::<Option<&[u8]>, _>("s_id")?.is_some();
+            if reads.links {
+                links.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
+            }
+            let joined = reads.shipments && row.try_get::<Option<&[u8]>, _>("s_id")?.is_some();
             if joined && !shipments.iter().any(|(s, _)| s.id == c.shipment_id) {
                 let shipment = shipment_of(row, &ShipmentColumns::JOINED, true)?;
                 let members = record_id_list(row, "s_member_ids", "container")?;
@@ -395,8 +396,12 @@ impl Store {
         }
         Ok(ContainerPage {
             containers,
-            links: super::reads::links_of_values(links)?,
-            shipments,
+            links: if reads.links {
+                Some(super::reads::links_of_values(links)?)
+            } else {
+                None
+            },
+            shipments: reads.shipments.then_some(shipments),
             total,
         })
     }
