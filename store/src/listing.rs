@@ -337,8 +337,8 @@ impl Store {
         Ok((page.containers, page.total))
     }
 
-    /// [`Store::list_containers_filtered`] with what `reads` asks for beside the containers,
-    /// read in the page's own rows:
+    /// [`Store::list_containers_filtered`] (the window `(offset, limit)` counts rows, as there)
+    /// with what `reads` asks for beside the containers, read in the page's own rows:
     /// - `links`: each container's event links, as [`Store::event_links_of_containers`]
     ///   answers them (containers without links are absent from the map), from the stored
     ///   `event_links` values;
