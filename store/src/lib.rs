@@ -1075,25 +1075,21 @@ pub(crate) fn container_row_uncached(r: &db::DbRow) -> Result<Container> {
 
 fn container_row_with(r: &db::DbRow, memoized: bool) -> Result<Container> {
     let memo = memoized.then_some(&CONTAINER_BODY_MEMO);
-    let (_, mut c) = row_record(r, memo, &payloads::CONTAINER_BODIES, "container")?;
+    let (_, mut c) = record_of(
+        r,
+        ("id", "body"),
+        memo,
+        &payloads::CONTAINER_BODIES,
+        "container",
+    )?;
     c.created_at = record_time(r, "created_at")?;
     c.refreshed_at = record_time(r, "refreshed_at")?;
     Ok(c)
 }
 
-/// The id and the record of row `r`'s `body`, a frame of `codec` with the JSON of a `T`,
-/// through `memo` when one is given; `what` names the record in errors
+/// The id and the record of row `r`'s `columns` (id, body): the body a frame of `codec` with
+/// the JSON of a `T`, through `memo` when one is given; `what` names the record in errors
 /// ([`StoreError::Corrupt`] when it does not decode).
-fn row_record<T: Clone + serde::de::DeserializeOwned>(
-    r: &db::DbRow,
-    memo: Option<&memo::BodyMemo<T>>,
-    codec: &'static payloads::Codec,
-    what: &'static str,
-) -> Result<(Uuid, T)> {
-    record_of(r, ("id", "body"), memo, codec, what)
-}
-
-/// [`row_record`] with the id and body read from `columns` (id, body).
 fn record_of<T: Clone + serde::de::DeserializeOwned>(
     r: &db::DbRow,
     columns: (&str, &str),
@@ -1143,6 +1139,8 @@ pub(crate) struct ShipmentColumns {
     pub(crate) tags: &'static str,
     pub(crate) user_stopped_at: &'static str,
     pub(crate) user_ref_numbers: &'static str,
+    /// The shipment's container ids (`shipments.member_ids`, read by [`record_id_list`]).
+    pub(crate) member_ids: &'static str,
 }
 
 impl ShipmentColumns {
@@ -1155,6 +1153,7 @@ impl ShipmentColumns {
         tags: "tags",
         user_stopped_at: "user_stopped_at",
         user_ref_numbers: "user_ref_numbers",
+        member_ids: "member_ids",
     };
     /// The names of shipment `sp` joined to a page of containers (`listing`), beside the
     /// containers' own `id`, `body` and times.
@@ -1166,7 +1165,33 @@ impl ShipmentColumns {
         tags: "s_tags",
         user_stopped_at: "s_user_stopped_at",
         user_ref_numbers: "s_user_ref_numbers",
+        member_ids: "s_member_ids",
     };
+
+    fn names(&self) -> [&'static str; 8] {
+        [
+            self.id,
+            self.body,
+            self.created_at,
+            self.refreshed_at,
+            self.tags,
+            self.user_stopped_at,
+            self.user_ref_numbers,
+            self.member_ids,
+        ]
+    }
+
+    /// The select list reading `shipments` under alias `table` into these names:
+    /// `sp.id AS s_id, sp.body AS s_body, …` for [`ShipmentColumns::JOINED`].
+    pub(crate) fn select_as(&self, table: &str) -> String {
+        Self::PLAIN
+            .names()
+            .iter()
+            .zip(self.names())
+            .map(|(column, name)| format!("{table}.{column} AS {name}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The shipment of row `r`, its columns named by `columns` (see [`shipment_row`]).

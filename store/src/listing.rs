@@ -201,6 +201,11 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
+/// The columns a page of containers adds for its joined shipments (`LEFT JOIN shipments sp`),
+/// named by [`ShipmentColumns::JOINED`].
+static JOINED_SHIPMENT: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!(", {}", ShipmentColumns::JOINED.select_as("sp")));
+
 /// What [`Store::list_containers_reading`] reads with a page of containers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PageReads {
@@ -363,16 +368,16 @@ impl Store {
         reads: PageReads,
     ) -> Result<ContainerPage> {
         const LINKS: &str = ", c.event_links";
-        const SHIPMENT: &str = ", sp.id AS s_id, sp.created_at AS s_created_at, \
-            sp.refreshed_at AS s_refreshed_at, sp.tags AS s_tags, \
-            sp.user_stopped_at AS s_user_stopped_at, sp.user_ref_numbers AS s_user_ref_numbers, \
-            sp.body AS s_body, sp.member_ids AS s_member_ids";
         const JOIN: &str =
             " LEFT JOIN shipments sp ON sp.account_id = $1 AND sp.id = c.shipment_id";
         let extra = format!(
             "{}{}",
             if reads.links { LINKS } else { "" },
-            if reads.shipments { SHIPMENT } else { "" }
+            if reads.shipments {
+                JOINED_SHIPMENT.as_str()
+            } else {
+                ""
+            }
         );
         let join = if reads.shipments { JOIN } else { "" };
         let (rows, total) = self
@@ -386,10 +391,13 @@ impl Store {
             if reads.links {
                 links.push((c.id, row.try_get::<Option<Vec<u8>>, _>("event_links")?));
             }
-            let joined = reads.shipments && row.try_get::<Option<&[u8]>, _>("s_id")?.is_some();
+            let joined = reads.shipments
+                && row
+                    .try_get::<Option<&[u8]>, _>(ShipmentColumns::JOINED.id)?
+                    .is_some();
             if joined && !shipments.iter().any(|(s, _)| s.id == c.shipment_id) {
                 let shipment = shipment_of(row, &ShipmentColumns::JOINED, true)?;
-                let members = record_id_list(row, "s_member_ids", "container")?;
+                let members = record_id_list(row, ShipmentColumns::JOINED.member_ids, "container")?;
                 shipments.push((shipment, members));
             }
             containers.push(c);
