@@ -1,11 +1,13 @@
-# Shared setup of scripts/page-ab.sh and scripts/page-instructions.sh (sourced, not run):
+# Shared setup of scripts/page-ab.sh and scripts/page-instructions.sh (sourced, not run; page.sh
+# takes `page_checkpoint` from it):
 #
 #   . scripts/page-common.sh; page_setup TOOL...
 #
 # checks DATABASE_URL (an ingested database) and TEU_KEY (an API key of its account), checks
 # that each TOOL is installed, makes the scratch directory `$work` (removed on exit, with the
 # server `$server` stopped if one runs), and writes there `graphql.json`: the GraphQL body of
-# scripts/page.sh, taken from it so that every script asks the same page.
+# scripts/page.sh, taken from it so that every script asks the same page; then
+# `page_checkpoint`.
 page_setup() {
   : "${DATABASE_URL:?an ingested database}" "${TEU_KEY:?an API key of its account}"
   local tool
@@ -17,4 +19,17 @@ page_setup() {
   trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
   eval "$(sed -n '/^container_fields=/,/^graphql_body=/p' scripts/page.sh)"
   printf '%s' "$graphql_body" >"$work/graphql.json"
+  page_checkpoint
+}
+
+# On PostgreSQL (DATABASE_URL), writes the buffers an ingest dirtied before anything is
+# measured: after the million the server spreads its checkpoint over minutes
+# (`checkpoint_completion_target`), and pages measured during it ran 15-25% slower than after
+# it (README, "Sixty-ninth session"). Needs a superuser or the `pg_checkpoint` role; without
+# one the pages are measured as they are, with a warning.
+page_checkpoint() {
+  case $DATABASE_URL in
+    postgres*) psql "$DATABASE_URL" -qc CHECKPOINT >/dev/null 2>&1 ||
+        echo "CHECKPOINT refused; measuring without it" >&2 ;;
+  esac
 }

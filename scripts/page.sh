@@ -24,6 +24,8 @@
 # table: median and p90 one at a time, requests/s, p50 and p99 under wrk, good answers, errors,
 # and the plain wrk's requests/s and its errors (answers not 2xx or 3xx, socket errors).
 # The binary is TEU_BIN when set, else a release build.
+# On PostgreSQL the server writes its dirty buffers first (`CHECKPOINT`, `page_checkpoint` of
+# scripts/page-common.sh): a checkpoint still spreading an ingest's writes slows the pages.
 #
 # TEU_PAGE_DATABASE_URL=URL TEU_PAGE_ACCOUNT=NAME measures an existing database instead (say the
 # million of `scripts/scale.sh`, account `scale`): nothing is simulated or ingested, a key is
@@ -83,6 +85,9 @@ awk -v s="$start" -v e="$end" -v n="$n" -v b="$bytes" 'BEGIN {
   printf "ingest: %.1f s wall; %d containers; database %.1f MB, %.1f KB per container\n",
     e - s, n, b / 1e6, b / 1e3 / n }'
 fi
+
+. scripts/page-common.sh
+page_checkpoint
 
 "$TEU_BIN" serve --bind 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
 server=$!
