@@ -24,9 +24,9 @@ page_setup() {
 
 # On PostgreSQL (DATABASE_URL), writes the buffers an ingest dirtied before anything is
 # measured: after the million the server spreads its checkpoint over minutes
-# (`checkpoint_completion_target`), and pages measured during it ran 15-25% slower than after
-# it (README, "Sixty-ninth session"). Needs a superuser or the `pg_checkpoint` role; without
-# one the pages are measured as they are, with a warning.
+# (`checkpoint_completion_target`), and pages measured during it ran slower than after it
+# (`/v2` by 5%, GraphQL by 24%: README, "Sixty-ninth session"). Needs a superuser or the
+# `pg_checkpoint` role; without one the pages are measured as they are, with a warning.
 page_checkpoint() {
   case $DATABASE_URL in
     postgres*) psql "$DATABASE_URL" -qc CHECKPOINT >/dev/null 2>&1 ||
