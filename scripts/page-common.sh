@@ -29,7 +29,9 @@ page_setup() {
 # `pg_checkpoint` role; without one the pages are measured as they are, with a warning.
 page_checkpoint() {
   case $DATABASE_URL in
-    postgres*) psql "$DATABASE_URL" -qc CHECKPOINT >/dev/null 2>&1 ||
-        echo "CHECKPOINT refused; measuring without it" >&2 ;;
+    postgres*)
+      local why
+      why=$(psql "$DATABASE_URL" -qc CHECKPOINT 2>&1 >/dev/null) ||
+        echo "CHECKPOINT refused (${why:-no reason given}); measuring without it" >&2 ;;
   esac
 }

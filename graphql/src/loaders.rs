@@ -492,8 +492,14 @@ pub(crate) mod prefetch {
     }
 
     /// Whether containers selected with `looks` select their `shipment`.
-    pub(crate) fn shipment_selected(looks: &[Lookahead<'_>]) -> bool {
+    fn shipment_selected(looks: &[Lookahead<'_>]) -> bool {
         !sub(looks, "shipment").is_empty()
+    }
+
+    /// Whether containers selected with `looks` need their shipments: `shipment` is
+    /// selected, or named events, which are named by the shipment's ends.
+    pub(crate) fn shipments_needed(looks: &[Lookahead<'_>]) -> bool {
+        shipment_selected(looks) || named_events(looks)
     }
 
     /// Whether `transportEvents` or `rawEvents` is selected.
@@ -520,7 +526,6 @@ pub(crate) mod prefetch {
                 return Ok(());
             }
             let ids = unique(containers.iter().map(|c| c.id));
-            let named = named_events(&looks);
             if event_bodies(&looks) {
                 loader
                     .loader()
@@ -565,7 +570,7 @@ pub(crate) mod prefetch {
             }
             // `transportEvents` and `rawEvents` name events by the shipment's ends.
             let ship_looks = sub(&looks, "shipment");
-            if named || !ship_looks.is_empty() {
+            if shipments_needed(&looks) {
                 let ship_ids = unique(containers.iter().map(|c| c.shipment_id));
                 let member_looks = sub(&ship_looks, "containers");
                 // `shipment { containers { id } }`: the shipments and their member ids in one

@@ -192,15 +192,12 @@ impl ContainerQuery {
         let (offset, limit) = page(first, after)?;
         let filter = filter.unwrap_or_default().into_store()?;
         let looks = prefetch::nodes(ctx);
-        // `events { id }` alone: the page's rows bring the links, and the shipments when
-        // `shipment` is selected.
-        let reads = if prefetch::links_only(&looks) {
-            PageReads {
-                links: true,
-                shipments: prefetch::shipment_selected(&looks),
-            }
-        } else {
-            PageReads::default()
+        // The page's rows bring the event links when `events { id }` alone needs them, and
+        // the shipments whenever the selection needs them (`shipment`, or named events,
+        // which are named by the shipment's ends).
+        let reads = PageReads {
+            links: prefetch::links_only(&looks),
+            shipments: prefetch::shipments_needed(&looks),
         };
         if reads.shipments {
             loader(ctx)?
@@ -219,19 +216,17 @@ impl ContainerQuery {
             )
             .await
             .map_err(|e| error::internal(&e))?;
-        let (items, links, shipments, total) =
-            (page.containers, page.links, page.shipments, page.total);
         prefetch::containers(
             loader(ctx)?,
             store(ctx)?,
             account.id,
             looks,
-            &items,
-            links,
-            shipments,
+            &page.containers,
+            page.links,
+            page.shipments,
         )
         .await?;
-        Ok(connection(offset, items, total, |c| {
+        Ok(connection(offset, page.containers, page.total, |c| {
             InPlace(Container::from(c))
         }))
     }

@@ -201,10 +201,15 @@ fn shipment_preds(f: &ListFilter, cl: &mut Clause, shipment_id: &str) -> (Vec<St
     (out, reads_s)
 }
 
+/// The column a page of containers adds for its event links.
+const PAGE_LINKS: &str = ", c.event_links";
+
 /// The columns a page of containers adds for its joined shipments (`LEFT JOIN shipments sp`),
-/// named by [`ShipmentColumns::JOINED`].
-static JOINED_SHIPMENT: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!(", {}", ShipmentColumns::JOINED.select_as("sp")));
+/// named by [`ShipmentColumns::JOINED`]: alone, and after [`PAGE_LINKS`].
+static JOINED_SHIPMENT: std::sync::LazyLock<[String; 2]> = std::sync::LazyLock::new(|| {
+    let joined = format!(", {}", ShipmentColumns::JOINED.select_as("sp"));
+    [joined.clone(), format!("{PAGE_LINKS}{joined}")]
+});
 
 /// What [`Store::list_containers_reading`] reads with a page of containers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -367,21 +372,16 @@ impl Store {
         (offset, limit): (i64, i64),
         reads: PageReads,
     ) -> Result<ContainerPage> {
-        const LINKS: &str = ", c.event_links";
         const JOIN: &str =
             " LEFT JOIN shipments sp ON sp.account_id = $1 AND sp.id = c.shipment_id";
-        let extra = format!(
-            "{}{}",
-            if reads.links { LINKS } else { "" },
-            if reads.shipments {
-                JOINED_SHIPMENT.as_str()
-            } else {
-                ""
-            }
-        );
+        let extra: &str = match (reads.links, reads.shipments) {
+            (false, false) => "",
+            (true, false) => PAGE_LINKS,
+            (links, true) => &JOINED_SHIPMENT[usize::from(links)],
+        };
         let join = if reads.shipments { JOIN } else { "" };
         let (rows, total) = self
-            .container_page(account, filter, order, offset, limit, &extra, join)
+            .container_page(account, filter, order, offset, limit, extra, join)
             .await?;
         let mut containers = Vec::with_capacity(rows.len());
         let mut links = Vec::with_capacity(rows.len());

@@ -421,6 +421,85 @@ async fn nested_fields_are_batched() {
     }
 }
 
+/// A page that needs its containers' shipments reads them in its own statement whatever
+/// else it selects: `shipment` without events, `shipment` beside whole events, and named
+/// events alone (named by the shipment's ends). The shipments served are the store's, and
+/// the named events are those of each container read alone through `container(id)`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_read_their_shipments_whatever_else_they_select() {
+    let f = fixture().await;
+    let calls = &f.schema.data::<LoaderStats>().unwrap().0;
+    let counts = || {
+        [
+            &calls.container_pages_with_shipments,
+            &calls.shipments_by_ids,
+            &calls.shipments_with_members,
+        ]
+        .map(|n| n.load(Ordering::Relaxed))
+    };
+    for selection in [
+        format!("id shipment {{ {SHIPMENT_FIELDS} }}"),
+        format!("id shipment {{ {SHIPMENT_FIELDS} }} events {{ id eventType }}"),
+        "id transportEvents { id event timestamp }".to_string(),
+    ] {
+        let before = counts();
+        let data = ok(
+            &f.schema,
+            &f.a,
+            &format!("{{ containers(first: 100) {{ nodes {{ {selection} }} }} }}"),
+        )
+        .await;
+        let after = counts();
+        // One page read with its shipments; no shipment read apart.
+        assert_eq!(
+            [
+                after[0] - before[0],
+                after[1] - before[1],
+                after[2] - before[2]
+            ],
+            [1, 0, 0],
+            "{selection}"
+        );
+        let nodes = data["containers"]["nodes"].as_array().unwrap();
+        assert!(nodes.len() > 30, "{selection}");
+        let mut named = 0;
+        for node in nodes {
+            let id = Uuid::parse_str(node["id"].as_str().unwrap()).unwrap();
+            let container = f.store.container(f.a.id, id).await.unwrap().unwrap();
+            if node.get("shipment").is_some() {
+                // The truth: the store's shipment of the container.
+                let shipment = f
+                    .store
+                    .shipment(f.a.id, container.shipment_id)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                let mut model = serde_json::to_value(&shipment).unwrap();
+                if let Some(reason) = shipment.line_tracking_stopped_reason.as_deref() {
+                    model["line_tracking_stopped_reason"] = json!(reason.to_uppercase());
+                }
+                assert_same_values("Shipment", &node["shipment"], &model, &[]);
+            }
+            if let Some(events) = node.get("transportEvents") {
+                // The same container read alone, its shipment through the loader.
+                let alone = ok(
+                    &f.schema,
+                    &f.a,
+                    &format!(
+                        "{{ container(id: \"{id}\") {{ transportEvents {{ id event timestamp }} }} }}"
+                    ),
+                )
+                .await;
+                assert_eq!(events, &alone["container"]["transportEvents"], "{id}");
+                named += events.as_array().unwrap().len();
+            }
+        }
+        if selection.contains("transportEvents") {
+            assert!(named > 0, "no container has a named event");
+        }
+    }
+}
+
 /// `Shipment.containers { id __typename }` (answered from the ids alone) lists the same
 /// containers in the same order as a selection that reads them whole, for every shipment,
 /// through a page (loaded ahead) and through `shipment(id)` (the loader); a fragment that
