@@ -311,18 +311,7 @@ async fn fields_have_the_model_values() {
             c.current_status.as_str().to_uppercase()
         );
 
-        let shipment = f
-            .store
-            .shipment(f.a.id, c.shipment_id)
-            .await
-            .unwrap()
-            .unwrap();
-        // Enums are upper case in GraphQL (`ALL_CONTAINERS_TERMINATED`).
-        let mut model = serde_json::to_value(&shipment).unwrap();
-        if let Some(reason) = shipment.line_tracking_stopped_reason.as_deref() {
-            model["line_tracking_stopped_reason"] = json!(reason.to_uppercase());
-        }
-        assert_same_values("Shipment", &node["shipment"], &model, &[]);
+        assert_stored_shipment(&f, &node["shipment"], c.shipment_id).await;
 
         let got = node["events"].as_array().unwrap();
         assert_eq!(got.len(), events.len());
@@ -468,17 +457,7 @@ async fn pages_read_their_shipments_whatever_else_they_select() {
             let container = f.store.container(f.a.id, id).await.unwrap().unwrap();
             if node.get("shipment").is_some() {
                 // The truth: the store's shipment of the container.
-                let shipment = f
-                    .store
-                    .shipment(f.a.id, container.shipment_id)
-                    .await
-                    .unwrap()
-                    .unwrap();
-                let mut model = serde_json::to_value(&shipment).unwrap();
-                if let Some(reason) = shipment.line_tracking_stopped_reason.as_deref() {
-                    model["line_tracking_stopped_reason"] = json!(reason.to_uppercase());
-                }
-                assert_same_values("Shipment", &node["shipment"], &model, &[]);
+                assert_stored_shipment(&f, &node["shipment"], container.shipment_id).await;
             }
             if let Some(events) = node.get("transportEvents") {
                 // The same container read alone, its shipment through the loader.
@@ -695,6 +674,18 @@ async fn event_ids_of_merged_selections_equal_one_selection() {
         "one field spread twice"
     );
     assert_eq!(serde_json::to_string(&twice).unwrap(), text);
+}
+
+/// Asserts that `served` (a GraphQL `Shipment` object) has the values of the store's
+/// shipment `id` of account `a` (`Store::shipment`), its enums in GraphQL's upper case
+/// (`ALL_CONTAINERS_TERMINATED`).
+async fn assert_stored_shipment(f: &Fixture, served: &Value, id: Uuid) {
+    let shipment = f.store.shipment(f.a.id, id).await.unwrap().unwrap();
+    let mut model = serde_json::to_value(&shipment).unwrap();
+    if let Some(reason) = shipment.line_tracking_stopped_reason.as_deref() {
+        model["line_tracking_stopped_reason"] = json!(reason.to_uppercase());
+    }
+    assert_same_values("Shipment", served, &model, &[]);
 }
 
 /// The store's events of each of `containers`, in their order, read in one call
