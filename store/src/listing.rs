@@ -358,8 +358,9 @@ impl Store {
     ///   the order the page first names them; a container whose shipment row is missing names
     ///   none.
     ///
-    /// So a `/v2` page (`include=shipment`) or a GraphQL page selecting `shipment` is one
-    /// statement as a rule ([`Store::page_total`]).
+    /// So a `/v2` page (`include=shipment`) or a GraphQL page that needs its shipments
+    /// (`shipment`, `transportEvents`, `rawEvents`) is one statement as a rule
+    /// ([`Store::page_total`]).
     ///
     /// # Errors
     /// As [`Store::list_containers_filtered`]; [`StoreError::Corrupt`] for stored links or a
