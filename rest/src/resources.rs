@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Serialize, Serializer};
-use teu_pipeline::ids::port_id;
+use teu_pipeline::ids::{self, port_id};
 use teu_pipeline::model::{
     Container, ImportDeadlines, Shipment, TerminalFee, TerminalHold, UnLocode,
 };
@@ -138,13 +138,12 @@ fn push_identifiers(out: &mut Vec<u8>, list: &[Identifier]) {
     let kinds: usize = list.iter().map(|i| i.kind.len()).sum();
     out.reserve(2 + list.len() * (ID.len() + 36 + KIND.len() + 3) + kinds);
     out.push(b'[');
-    let mut buf = Uuid::encode_buffer();
     for (n, identifier) in list.iter().enumerate() {
         if n > 0 {
             out.push(b',');
         }
         out.extend_from_slice(ID);
-        out.extend_from_slice(identifier.id.hyphenated().encode_lower(&mut buf).as_bytes());
+        ids::push_text(out, &identifier.id);
         out.extend_from_slice(KIND);
         out.extend_from_slice(identifier.kind.as_bytes());
         out.extend_from_slice(b"\"}");

@@ -486,14 +486,15 @@ impl IdSelection {
             .iter()
             .map(|(key, _)| (key.clone(), Value::Null))
             .collect();
-        let mut buffer = Uuid::encode_buffer();
         events
             .iter()
             .map(|e| {
-                let values = self
-                    .0
-                    .iter()
-                    .map(|(_, field)| Value::String(field_text(*field, e, &mut buffer).to_owned()));
+                let values = self.0.iter().map(|(_, field)| {
+                    let mut text = Vec::with_capacity(36);
+                    push_field_text(*field, e, &mut text);
+                    // ASCII, so the text is taken as it is.
+                    Value::String(String::from_utf8_lossy(&text).into_owned())
+                });
                 filled(&template, values)
             })
             .collect()
@@ -505,39 +506,39 @@ impl IdSelection {
     /// UTF-8, which `push_str` never writes (the caller then builds the objects).
     fn json(&self, events: &[TransportEvent]) -> Option<String> {
         // Each key written once as `"key":`, as serde_json writes a string (`push_str`).
-        let keys = self
+        let keys: Vec<Vec<u8>> = self
             .0
             .iter()
             .map(|(key, _)| {
                 let mut k = Vec::with_capacity(key.len() + 3);
                 teu_domain::json::push_str(&mut k, key);
                 k.push(b':');
-                String::from_utf8(k).ok()
+                k
             })
-            .collect::<Option<Vec<String>>>()?;
+            .collect();
         // A value is a quoted hyphenated UUID (38 bytes) or `"TransportEvent"` (16).
         let per_event: usize = keys.iter().map(|k| k.len() + 39).sum::<usize>() + 2;
-        let mut out = String::with_capacity(2 + events.len() * per_event);
-        out.push('[');
-        let mut buffer = Uuid::encode_buffer();
+        let mut out = Vec::with_capacity(2 + events.len() * per_event);
+        out.push(b'[');
         for (i, e) in events.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                out.push(b',');
             }
-            out.push('{');
+            out.push(b'{');
             for (j, ((_, field), key)) in self.0.iter().zip(&keys).enumerate() {
                 if j > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(key);
-                out.push('"');
-                out.push_str(field_text(*field, e, &mut buffer));
-                out.push('"');
+                out.extend_from_slice(key);
+                out.push(b'"');
+                push_field_text(*field, e, &mut out);
+                out.push(b'"');
             }
-            out.push('}');
+            out.push(b'}');
         }
-        out.push(']');
-        Some(out)
+        out.push(b']');
+        // One UTF-8 check for the whole list, not one an id.
+        String::from_utf8(out).ok()
     }
 }
 
@@ -552,38 +553,13 @@ fn filled(template: &IndexMap<Name, Value>, values: impl IntoIterator<Item = Val
     Value::Object(object)
 }
 
-/// The value of id field `field` of event `e` as text: its id or its raw event's id
-/// ([`uuid_text`], written into `buffer`), or its type name. One source for both forms of an
-/// ids-only selection ([`IdSelection::objects`], [`IdSelection::json`]).
-fn field_text<'b>(field: IdField, e: &TransportEvent, buffer: &'b mut [u8; 45]) -> &'b str {
+/// Appends the text of id field `field` of event `e` to `out`, ASCII: its id or its raw
+/// event's id ([`teu_domain::ids::push_text`]), or its type name. One source for both forms
+/// of an ids-only selection ([`IdSelection::objects`], [`IdSelection::json`]).
+fn push_field_text(field: IdField, e: &TransportEvent, out: &mut Vec<u8>) {
     match field {
-        IdField::Id => uuid_text(e.id, buffer),
-        IdField::RawEventId => uuid_text(e.raw_event_id, buffer),
-        IdField::Typename => "TransportEvent",
-    }
-}
-
-/// `id` as text (hyphenated, lower case: what `Uuid`'s `Display` writes), encoded straight
-/// into `buffer` rather than through a formatter: a page's events are about 1,300 ids, and
-/// `to_string` cost about twice as many instructions.
-fn uuid_text(id: Uuid, buffer: &mut [u8; 45]) -> &str {
-    id.hyphenated().encode_lower(buffer)
-}
-
-#[cfg(test)]
-mod tests {
-    use uuid::Uuid;
-
-    #[test]
-    fn uuid_text_is_what_display_writes() {
-        for id in [
-            Uuid::nil(),
-            Uuid::max(),
-            Uuid::new_v5(&Uuid::NAMESPACE_URL, b"MSCU1234566"),
-            Uuid::new_v4(),
-        ] {
-            let mut buffer = Uuid::encode_buffer();
-            assert_eq!(super::uuid_text(id, &mut buffer), id.to_string());
-        }
+        IdField::Id => teu_domain::ids::push_text(out, &e.id),
+        IdField::RawEventId => teu_domain::ids::push_text(out, &e.raw_event_id),
+        IdField::Typename => out.extend_from_slice(b"TransportEvent"),
     }
 }
