@@ -492,8 +492,11 @@ impl IdSelection {
                 let values = self.0.iter().map(|(_, field)| {
                     let mut text = Vec::with_capacity(36);
                     push_field_text(*field, e, &mut text);
-                    // ASCII, so the text is taken as it is.
-                    Value::String(String::from_utf8_lossy(&text).into_owned())
+                    // ASCII: taken as it is (the lossy copy is never made).
+                    Value::String(
+                        String::from_utf8(text)
+                            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+                    )
                 });
                 filled(&template, values)
             })
@@ -502,8 +505,9 @@ impl IdSelection {
 
     /// The JSON text of the list of `events` for this selection: the text serde_json
     /// writes for the objects of [`IdSelection::objects`] (keys in the selection's order,
-    /// each value a JSON string), `[]` for no events. `None` only if a key's JSON were not
-    /// UTF-8, which `push_str` never writes (the caller then builds the objects).
+    /// each value a JSON string), `[]` for no events. `None` only if the text were not
+    /// UTF-8, which `push_str` and `push_text` never write (the caller then builds the
+    /// objects).
     fn json(&self, events: &[TransportEvent]) -> Option<String> {
         // Each key written once as `"key":`, as serde_json writes a string (`push_str`).
         let keys: Vec<Vec<u8>> = self
