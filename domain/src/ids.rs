@@ -108,6 +108,7 @@ pub fn vessel_id(imo: &str) -> Uuid {
 /// about 1,300 (its events' ids); `uuid`'s own encoder took about 125 instructions an id, 7%
 /// of a `/v2` page's (docs/NOTES.md, seventy-first session). Bytes, not a `&str`: a UTF-8 check
 /// of 36 bytes took about 90 instructions more.
+///
 /// Encoded by `uuid-simd` with the CPU's vector instructions (AVX2, SSE4.1 or NEON, chosen once
 /// at run time; a portable fallback elsewhere).
 #[inline]
