@@ -397,13 +397,21 @@ fn stored_time(
     read.unwrap_or_else(|e| panic!("column {column} (native {native}): not a time: {e}"))
 }
 
-/// One terminal fact's keys and time: (table, id, account, terminal of a check, checked or
-/// issued in milliseconds since the epoch).
-type FactColumns = (String, uuid::Uuid, uuid::Uuid, Option<uuid::Uuid>, i64);
+/// One terminal fact's keys and time: (table, id, account, container number, terminal of a
+/// check, checked or issued in milliseconds since the epoch).
+type FactColumns = (
+    String,
+    uuid::Uuid,
+    uuid::Uuid,
+    Option<String>,
+    Option<uuid::Uuid>,
+    i64,
+);
 
 /// Every terminal check's and line deadline's ids and time as the database holds them: as the
 /// release wrote them (`native` false: UUID and RFC 3339 text) or in the native form of
-/// migration 39 (`teu_store::db::RecordId`, `RecordTime`).
+/// migration 39 (`teu_store::db::RecordId`, `RecordTime`), which SQLite's migration 41 keeps
+/// in a table keyed by the check.
 async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<FactColumns> {
     let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
@@ -414,7 +422,7 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
         ("line_deadlines", "NULL", "issued_at"),
     ] {
         let sql =
-            format!("SELECT id, account_id, {terminal} AS terminal_id, {at} AS at FROM {table}");
+            format!("SELECT id, account_id, container_number, {terminal} AS terminal_id, {at} AS at FROM {table}");
         for r in teu_store::db::query(&sql)
             .fetch_all(&mut conn)
             .await
@@ -427,6 +435,7 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
                 table.to_string(),
                 id("id"),
                 id("account_id"),
+                r.try_get("container_number").expect("container_number"),
                 terminal,
                 at.timestamp_millis(),
             ));
@@ -523,9 +532,10 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     }
     // Migration 38 kept every derived record's ids and times, to the millisecond.
     assert_kept("migration 38", &released, &record_columns(db, true).await);
-    // Migration 39 kept every terminal check's and line deadline's ids and time.
+    // Migrations 39 and 41 (SQLite) kept every terminal check's and line deadline's ids,
+    // container number and time.
     assert_kept(
-        "migration 39",
+        "migrations 39 and 41",
         &released_facts,
         &fact_columns(db, true).await,
     );

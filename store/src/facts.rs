@@ -89,10 +89,15 @@ impl Store {
             }),
             |_, _| true,
         );
-        if self.backend() == Backend::Postgres {
+        match self.backend() {
             // In id order, as events: two writers meeting on the same checks take their locks
             // in one order.
-            checks.sort_unstable_by_key(|(id, _)| *id);
+            Backend::Postgres => checks.sort_unstable_by_key(|(id, _)| *id),
+            // Along the table's key (SQLite migration 41), so that checks of one container
+            // go into the same leaf one after the other.
+            Backend::Sqlite => {
+                checks.sort_unstable_by(|(_, a), (_, b)| check_key(&a.1).cmp(&check_key(&b.1)))
+            }
         }
         let stored = stored_fact_rows(&TERMINAL_CHECKS, checks.iter().map(|(_, row)| *row))?;
         if self.backend() == Backend::Postgres {
@@ -111,7 +116,10 @@ impl Store {
 
     /// Terminal checks `checks` (with their ids, and `stored`: each one's raw row and body as
     /// stored) of `source_file` in one transaction of multi-row `INSERT`s whose conflict rule
-    /// replaces a stored check's raw row and body when its body differs.
+    /// replaces a stored check's raw row and body when its body differs. The conflict target
+    /// is the check's `id` on PostgreSQL and, on SQLite, the table's key since migration 41:
+    /// `(account_id, container_number, terminal_id, checked_at)`, which names the same check
+    /// (`id` is UUID v5 of those values, `checked_at` at the millisecond both store).
     async fn write_terminal_checks_by_rule(
         &self,
         account: Uuid,
@@ -120,11 +128,15 @@ impl Store {
         stored: &[(Vec<u8>, Vec<u8>)],
     ) -> Result<()> {
         let per = self.rows_per_list(10);
+        let key = match self.backend() {
+            Backend::Postgres => "id",
+            Backend::Sqlite => "account_id, container_number, terminal_id, checked_at",
+        };
         let mut tx = self.writer().begin().await?;
         for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
-                 source_file, source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, \
+                 source_file, source_index, raw, body) VALUES {} ON CONFLICT ({key}) DO UPDATE SET body = excluded.body, \
                  raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
                 self.values(chunk.len(), 10)
             );
@@ -396,6 +408,12 @@ impl Store {
         }
         Ok((checks, deadlines))
     }
+}
+
+/// A terminal check's natural key, the key of SQLite's `terminal_checks` (migration 41):
+/// container number, terminal id and `checked_at` (the account is the file's).
+fn check_key(c: &TerminalCheck) -> (&str, Uuid, DateTime<Utc>) {
+    (c.container_number.as_str(), c.terminal_id, c.checked_at)
 }
 
 /// The stored `raw` and `body` of fact rows (row index, fact, original row text): both

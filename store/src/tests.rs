@@ -1,6 +1,8 @@
 //! Unit tests of the store's SQL helpers.
 
 use super::*;
+use crate::db::RecordId;
+use teu_domain::model::TerminalCheck;
 
 #[test]
 fn placeholders_and_redaction() {
@@ -188,4 +190,171 @@ async fn keys_are_read_once_postgres() {
     };
     keys_are_read_once(&db.store, &db.database.url).await;
     db.drop().await.unwrap();
+}
+
+/// A terminal check `available` (or not) of container `number` at terminal `terminal`
+/// (`Uuid::from_u128`), checked at `at` (RFC 3339).
+fn terminal_check(terminal: u128, number: &str, at: &str, available: bool) -> TerminalCheck {
+    serde_json::from_value(serde_json::json!({
+        "terminal_id": Uuid::from_u128(terminal), "terminal_locode": "NLRTM",
+        "container_number": number, "checked_at": at, "available_for_pickup": available,
+        "location": "Yard 3", "holds": [], "fees": [], "chassis_number": null,
+    }))
+    .expect("a terminal check")
+}
+
+/// Every stored terminal check of `account`: (id, container number, source file, the check).
+async fn stored_terminal_checks(
+    store: &Store,
+    account: Uuid,
+) -> Vec<(Uuid, String, String, TerminalCheck)> {
+    let rows = crate::db::query(
+        "SELECT id, container_number, source_file, body FROM terminal_checks WHERE account_id = $1",
+    )
+    .bind(RecordId(account))
+    .fetch_all(store.pool())
+    .await
+    .expect("terminal checks");
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            let id = record_id(r, "id", "terminal check").expect("id");
+            let body =
+                stored_text(r, "body", &payloads::TERMINAL_CHECKS, "check", "").expect("body");
+            let check: TerminalCheck = serde_json::from_str(&body).expect("a check");
+            let file: String = r.try_get("source_file").expect("source_file");
+            let number: String = r.try_get("container_number").expect("number");
+            (id, number, file, check)
+        })
+        .collect();
+    out.sort_by_key(|(id, ..)| *id);
+    out
+}
+
+/// A terminal check is stored once per account, terminal, container and time to the
+/// millisecond (what its id is made of, `teu_domain::ids::scoped`), on either backend's key
+/// (SQLite keys the table by those values since migration 41, PostgreSQL by `id`): checks
+/// that differ in any one of them are kept apart; the same check later in a file, or in a
+/// later file, replaces the stored reading and keeps the file that first stored it.
+async fn terminal_checks_are_stored_once_per_check(store: &Store) {
+    let (account, _) = store
+        .create_account("checked", false)
+        .await
+        .expect("account");
+    let (other, _) = store.create_account("other", false).await.expect("account");
+    let (account, other) = (account.id, other.id);
+    let at = "2026-03-01T10:00:00.123Z";
+    let file = |available: bool| -> Vec<(usize, TerminalCheck, String)> {
+        [
+            (7, "MSKU1000016", at),
+            (8, "MSKU1000016", at),                         // another terminal
+            (7, "MSKU1000016", "2026-03-01T10:00:00.124Z"), // a millisecond later
+            (7, "APZU4812090", at),                         // another container
+            (7, "APZU4812090", at),                         // the same check again
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &(terminal, number, at))| {
+            // The repeated row reads otherwise: the later one is the check's reading.
+            let available = if i == 4 { !available } else { available };
+            let check = terminal_check(terminal, number, at, available);
+            (i, check, format!("{number},{at},{available}"))
+        })
+        .collect()
+    };
+    let expected_ids = |account: Uuid| -> Vec<Uuid> {
+        let mut ids: Vec<Uuid> = file(true)[..4]
+            .iter()
+            .map(|(_, c, _)| {
+                teu_domain::ids::scoped(
+                    account,
+                    "terminal_check",
+                    &[
+                        &c.terminal_id.to_string(),
+                        &c.container_number,
+                        &ts(c.checked_at),
+                    ],
+                )
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    store
+        .upsert_terminal_checks(account, "terminal-00001.csv", &file(true))
+        .await
+        .expect("first file");
+    store
+        .upsert_terminal_checks(other, "terminal-00001.csv", &file(true))
+        .await
+        .expect("the other account's file");
+    let first = stored_terminal_checks(store, account).await;
+    let ids: Vec<Uuid> = first.iter().map(|(id, ..)| *id).collect();
+    assert_eq!(ids, expected_ids(account), "one row per check: {first:?}");
+    for (i, (_, check, _)) in file(true).iter().enumerate().take(4) {
+        let stored = first
+            .iter()
+            .find(|(_, number, _, c)| {
+                number == check.container_number.as_str()
+                    && c.terminal_id == check.terminal_id
+                    && c.checked_at == check.checked_at
+            })
+            .expect("the check's row");
+        let mut want = check.clone();
+        if i == 3 {
+            want.available_for_pickup = Some(false); // the repeated row's reading
+        }
+        assert_eq!(stored.3, want, "check {i}");
+        assert_eq!(stored.2, "terminal-00001.csv");
+    }
+    let others = stored_terminal_checks(store, other).await;
+    assert_eq!(
+        others.iter().map(|(id, ..)| *id).collect::<Vec<_>>(),
+        expected_ids(other),
+        "the other account's checks are its own"
+    );
+
+    // The same checks in a later file, read otherwise: the readings are replaced, the rows
+    // and their first file kept.
+    store
+        .upsert_terminal_checks(account, "terminal-00002.csv", &file(false))
+        .await
+        .expect("second file");
+    let second = stored_terminal_checks(store, account).await;
+    assert_eq!(second.len(), 4, "{second:?}");
+    for (old, new) in first.iter().zip(&second) {
+        assert_eq!((old.0, &old.1, &old.2), (new.0, &new.1, &new.2));
+        assert_eq!(
+            new.3.available_for_pickup,
+            old.3.available_for_pickup.map(|a| !a),
+            "the reading of {} replaced",
+            new.1
+        );
+    }
+    // What the derivation reads of a container: its three checks, none of the other's.
+    let (checks, _) = store
+        .terminal_facts(account, &["MSKU1000016".to_string()], &[])
+        .await
+        .expect("terminal facts");
+    assert_eq!(checks.len(), 3, "{checks:?}");
+    assert!(checks
+        .iter()
+        .all(|c| c.container_number.as_str() == "MSKU1000016"));
+}
+
+#[tokio::test]
+async fn terminal_checks_are_stored_once_per_check_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}", dir.path().join("checks.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    terminal_checks_are_stored_once_per_check(&store).await;
+}
+
+#[tokio::test]
+async fn terminal_checks_are_stored_once_per_check_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_checks").await else {
+        return;
+    };
+    terminal_checks_are_stored_once_per_check(&db.store).await;
+    db.drop().await.expect("drop");
 }
