@@ -117,11 +117,18 @@ async fn record_id_lists_read_in_order(store: &Store) {
     }
 }
 
+/// A store on a fresh SQLite database `file` in a temporary directory (removed when the
+/// returned guard drops).
+async fn temp_sqlite_store(file: &str) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}", dir.path().join(file).display());
+    let store = Store::connect(&url).await.expect("store");
+    (dir, store)
+}
+
 #[tokio::test]
 async fn record_id_lists_read_in_order_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite:{}", dir.path().join("ids.db").display());
-    let store = Store::connect(&url).await.expect("store");
+    let (_dir, store) = temp_sqlite_store("ids.db").await;
     record_id_lists_read_in_order(&store).await;
 }
 
@@ -344,9 +351,7 @@ async fn terminal_checks_are_stored_once_per_check(store: &Store) {
 
 #[tokio::test]
 async fn terminal_checks_are_stored_once_per_check_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite:{}", dir.path().join("checks.db").display());
-    let store = Store::connect(&url).await.expect("store");
+    let (_dir, store) = temp_sqlite_store("checks.db").await;
     terminal_checks_are_stored_once_per_check(&store).await;
 }
 
