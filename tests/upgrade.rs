@@ -408,10 +408,10 @@ type FactColumns = (
     i64,
 );
 
-/// Every terminal check's and line deadline's ids and time as the database holds them: as the
-/// release wrote them (`native` false: UUID and RFC 3339 text) or in the native form of
-/// migration 39 (`teu_store::db::RecordId`, `RecordTime`), which SQLite's migration 41 keeps
-/// in a table keyed by the check.
+/// Every terminal check's and line deadline's ids, container number and time as the database
+/// holds them: as the release wrote them (`native` false: UUID and RFC 3339 text) or in the
+/// native form of migration 39 (`teu_store::db::RecordId`, `RecordTime`), which SQLite's
+/// migration 41 keeps in a table keyed by the check.
 async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<FactColumns> {
     let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
