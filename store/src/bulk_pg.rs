@@ -812,7 +812,7 @@ fn postgres(tx: &mut Conn) -> &mut PgConnection {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scratch::ScratchStore;
     use crate::{db, payloads};
@@ -1091,7 +1091,7 @@ mod tests {
     }
 
     /// A derived container `number` of shipment `bl` in `account`, on the water to `pod`.
-    fn container(account: Uuid, bl: &str, number: &str, pod: Option<&str>) -> Container {
+    pub(crate) fn container(account: Uuid, bl: &str, number: &str, pod: Option<&str>) -> Container {
         let mut c: Container = serde_json::from_str(
             r#"{
             "id": "00000000-0000-0000-0000-000000000001",
@@ -1125,7 +1125,7 @@ mod tests {
     }
 
     /// The shipment of bill of lading `bl` in `account`.
-    fn shipment(account: Uuid, bl: &str) -> teu_domain::model::Shipment {
+    pub(crate) fn shipment(account: Uuid, bl: &str) -> teu_domain::model::Shipment {
         serde_json::from_value(serde_json::json!({
             "id": teu_domain::ids::shipment_id(account, bl), "account_id": account,
             "bill_of_lading_number": bl, "normalized_number": bl, "ref_numbers": [],

@@ -101,7 +101,11 @@ impl Store {
         }
         let link_values = link_values(containers, links, &events);
         let member_values = member_values(shipments, containers);
-        let mut tx = self.writer().begin().await?;
+        // `BEGIN IMMEDIATE` on SQLite: the transaction reads the scope's stored rows before it
+        // writes, and a deferred transaction whose first write meets another process's write
+        // lock (a delivery worker's) fails at once with `SQLITE_BUSY`, without waiting the
+        // busy timeout; taking the lock at the start waits for it.
+        let mut tx = self.writer().begin_immediate().await?;
         let stored = self.stored_in_scope(&mut tx, account, scope).await?;
         // A shipment's `member_ids` (migration 40) go in with its row when its content
         // changed; one whose content did not is left to `store_unwritten`, which writes only a

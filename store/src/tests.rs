@@ -363,3 +363,50 @@ async fn terminal_checks_are_stored_once_per_check_postgres() {
     terminal_checks_are_stored_once_per_check(&db.store).await;
     db.drop().await.expect("drop");
 }
+
+/// A derivation waits for another connection's write lock (a delivery worker's, in another
+/// process) instead of failing: its transaction reads the scope's stored rows before its first
+/// write, and on SQLite a deferred transaction that meets the lock at that write fails at once
+/// with `SQLITE_BUSY` ("database is locked"; seen once in a CI run of
+/// `tests/webhooks.rs`), while `BEGIN IMMEDIATE` waits the busy timeout for it.
+#[tokio::test]
+async fn a_derivation_waits_for_another_writer_sqlite() {
+    use sqlx::Connection;
+    let (dir, store) = temp_sqlite_store("busy.db").await;
+    let (account, _) = store.create_account("busy", false).await.expect("account");
+    let url = format!("sqlite:{}", dir.path().join("busy.db").display());
+    let mut other = sqlx::SqliteConnection::connect(&url)
+        .await
+        .expect("connect");
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .expect("the other writer's lock");
+    let release = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        sqlx::query("COMMIT")
+            .execute(&mut other)
+            .await
+            .expect("commit");
+        other
+    });
+    let bl = "MAEU123456789";
+    let number = "MSKU1234565";
+    let shipment = crate::bulk_pg::tests::shipment(account.id, bl);
+    let container = crate::bulk_pg::tests::container(account.id, bl, number, None);
+    let scope = DerivationScope {
+        shipment_keys: vec![bl.to_string()],
+        containers: vec![number.to_string()],
+    };
+    let changes = store
+        .upsert_derived(account.id, &[shipment], &[container], &[], &scope, &[])
+        .await
+        .expect("the derivation waits for the lock, then writes");
+    assert_eq!((changes.shipments.len(), changes.containers.len()), (1, 1));
+    release
+        .await
+        .expect("released")
+        .close()
+        .await
+        .expect("close");
+}
