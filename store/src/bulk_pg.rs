@@ -976,8 +976,9 @@ pub(crate) mod tests {
         db.drop().await.expect("drop");
     }
 
-    /// A terminal check of box `number` at `at`, available or not.
-    fn check(number: &str, at: &str, available: bool) -> TerminalCheck {
+    /// A terminal check of box `number` at `at` (RFC 3339), available or not, at terminal
+    /// `Uuid::from_u128(7)` of NLRTM.
+    pub(crate) fn check(number: &str, at: &str, available: bool) -> TerminalCheck {
         serde_json::from_value(serde_json::json!({
             "terminal_id": Uuid::from_u128(7), "terminal_locode": "NLRTM",
             "container_number": number, "checked_at": at, "available_for_pickup": available,

@@ -200,14 +200,11 @@ async fn keys_are_read_once_postgres() {
 }
 
 /// A terminal check `available` (or not) of container `number` at terminal `terminal`
-/// (`Uuid::from_u128`), checked at `at` (RFC 3339).
+/// (`Uuid::from_u128`), checked at `at` (RFC 3339): `bulk_pg`'s test check, moved.
 fn terminal_check(terminal: u128, number: &str, at: &str, available: bool) -> TerminalCheck {
-    serde_json::from_value(serde_json::json!({
-        "terminal_id": Uuid::from_u128(terminal), "terminal_locode": "NLRTM",
-        "container_number": number, "checked_at": at, "available_for_pickup": available,
-        "location": "Yard 3", "holds": [], "fees": [], "chassis_number": null,
-    }))
-    .expect("a terminal check")
+    let mut check = crate::bulk_pg::tests::check(number, at, available);
+    check.terminal_id = Uuid::from_u128(terminal);
+    check
 }
 
 /// Every stored terminal check of `account`: (id, container number, source file, the check).
