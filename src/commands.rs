@@ -202,7 +202,8 @@ impl ReadAhead {
 }
 
 /// Ingests `files` for `account`, printing a summary line per file (and, when `verbose`, the
-/// first quarantined rows). Files are stored one by one and derived together once
+/// first quarantined rows). Files are stored one by one (a run of email files already read
+/// ahead together, in one transaction: [`ingest::store_emails`]) and derived together once
 /// `derive_every` feed rows are stored (all but the keys of the file that reached the count,
 /// which wait for the next group: [`ingest::PendingDerivation::take_group_but_last`]), and
 /// after the last file; each derivation prints a line of its own. Returns how many
@@ -266,7 +267,11 @@ pub async fn ingest_files(
             }
         }
     });
-    for (i, path) in files.iter().enumerate() {
+    // A read taken from the channel ahead of its turn (after a run of emails).
+    let mut peeked = None;
+    let mut i = 0;
+    while i < files.len() {
+        let path = &files[i];
         let secs = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
             "{} · {} rows, {:.0} rows/s",
@@ -274,43 +279,71 @@ pub async fn ingest_files(
             totals_rows.read,
             totals_rows.read as f64 / secs
         ));
-        let read = match reads.recv().await {
+        let read = match peeked.take() {
             Some(read) => read,
-            // The reading thread ended early: it panicked.
-            None => Err(IngestError::Worker(format!(
-                "the reading thread stopped before {}",
-                path.display()
-            ))),
+            None => match reads.recv().await {
+                Some(read) => read,
+                // The reading thread ended early: it panicked.
+                None => Err(IngestError::Worker(format!(
+                    "the reading thread stopped before {}",
+                    path.display()
+                ))),
+            },
         };
-        let stored = match read {
+        let results = match read {
+            // The email files after this one that are read already go with it, in one
+            // transaction (`ingest::store_emails`); the read-ahead bounds the run.
+            Ok(ingest::ReadFile::Email { bytes }) => {
+                let mut emails = vec![(path.clone(), bytes)];
+                while let Some(next) = files.get(i + emails.len()) {
+                    match reads.try_recv() {
+                        Ok(Ok(ingest::ReadFile::Email { bytes })) => {
+                            emails.push((next.clone(), bytes));
+                        }
+                        Ok(other) => {
+                            peeked = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let rows = emails.len();
+                let _turn = turns.take().await;
+                let stored = ingest::store_emails(store, account, emails).await;
+                ahead.free(rows);
+                stored
+            }
             Ok(read) => {
                 let rows = read.rows();
                 let _turn = turns.take().await;
                 let stored = ingest::store_read(store, account, path, read).await;
                 ahead.free(rows);
-                stored
+                vec![stored]
             }
-            Err(e) => Err(e),
+            Err(e) => vec![Err(e)],
         };
-        match stored {
-            Ok(stored) => {
-                let summary = &stored.summary;
-                totals_rows.read += summary.rows_read;
-                totals_rows.accepted += summary.accepted;
-                totals_rows.derived += summary.accepted - summary.positions;
-                totals_rows.quarantined += summary.quarantined.len();
-                totals.add(&summary.timings);
-                bar.suspend(|| print_stored(summary, verbose));
-                pending.add(stored);
+        for stored in results {
+            match stored {
+                Ok(stored) => {
+                    let summary = &stored.summary;
+                    totals_rows.read += summary.rows_read;
+                    totals_rows.accepted += summary.accepted;
+                    totals_rows.derived += summary.accepted - summary.positions;
+                    totals_rows.quarantined += summary.quarantined.len();
+                    totals.add(&summary.timings);
+                    bar.suspend(|| print_stored(summary, verbose));
+                    pending.add(stored);
+                }
+                Err(e) => {
+                    failures += 1;
+                    // Every error of `store_file` names its file.
+                    bar.suspend(|| eprintln!("error: {e}"));
+                }
             }
-            Err(e) => {
-                failures += 1;
-                // Every error of `store_file` names its file.
-                bar.suspend(|| eprintln!("error: {e}"));
-            }
+            bar.inc(1);
+            i += 1;
         }
-        bar.inc(1);
-        let last = i + 1 == files.len();
+        let last = i == files.len();
         if !pending.is_empty() && (last || pending.rows() >= derive_every) {
             // One derivation at a time: the previous group's ends before this one starts.
             if let Some(previous) = deriving.take() {

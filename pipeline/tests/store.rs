@@ -644,3 +644,148 @@ async fn event_ids_live_in_one_of_two_runs_on(store: &Store) {
         "replacing versions moves no row and no id"
     );
 }
+
+/// An email file's bytes: one message with Message-ID `<message_id>` and a PDF attachment.
+fn email_file(message_id: &str, pdf: &str) -> Vec<u8> {
+    format!(
+        "From: Ops <ops@forwarder.example>\r\nTo: Desk <desk@consignee.example>\r\n\
+         Subject: arrival notice\r\nMessage-ID: <{message_id}>\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\n\
+         MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+         --B\r\nContent-Type: text/plain\r\n\r\nAttached.\r\n\
+         --B\r\nContent-Type: application/pdf; name=\"an.pdf\"\r\n\
+         Content-Disposition: attachment; filename=\"an.pdf\"\r\n\r\n{pdf}\r\n--B--\r\n"
+    )
+    .into_bytes()
+}
+
+/// Each file's (rows read, accepted, quarantined) of a run's results, or its error's text.
+fn outcomes(
+    results: &[Result<ingest::Stored, ingest::IngestError>],
+) -> Vec<Result<(usize, usize, usize), String>> {
+    results
+        .iter()
+        .map(|r| match r {
+            Ok(s) => Ok((
+                s.summary.rows_read,
+                s.summary.accepted,
+                s.summary.quarantined.len(),
+            )),
+            Err(e) => Err(e.to_string()),
+        })
+        .collect()
+}
+
+/// A run of email files goes into the store together (`ingest::store_emails`), each file
+/// with its own summary; given again it adds nothing. When the database refuses one of a
+/// run's messages, the run is stored again file by file: that file alone fails, with an
+/// error that names it, and the others are kept.
+async fn a_run_of_email_files_on(store: &Store) {
+    let (account, _) = store.create_account("mail", false).await.unwrap();
+    let run = |files: &[(&str, &[u8])]| -> Vec<(PathBuf, Vec<u8>)> {
+        files
+            .iter()
+            .map(|(name, bytes)| (PathBuf::from(name), bytes.to_vec()))
+            .collect()
+    };
+    let (a, b) = (
+        email_file("a@forwarder.example", "%PDF-1.4 notice"),
+        email_file("b@forwarder.example", "%PDF-1.4 notice"),
+    );
+    let first = run(&[
+        ("a.eml", &a),
+        ("garbage.eml", b"\x00\x01 not mail\n"),
+        ("b.eml", &b),
+    ]);
+    let results = ingest::store_emails(store, &account, first.clone()).await;
+    assert_eq!(
+        outcomes(&results),
+        [Ok((1, 1, 0)), Ok((1, 0, 1)), Ok((1, 1, 0))]
+    );
+    let refused = &results[1].as_ref().unwrap().summary.quarantined[0];
+    assert_eq!(
+        (refused.source_file.as_str(), refused.pointer.as_str()),
+        ("garbage.eml", "/messages/0")
+    );
+    let (listed, total) = store
+        .list_email_submissions(account.id, 0, 30)
+        .await
+        .unwrap();
+    assert_eq!(total, 2);
+    // Both messages carry the same PDF: one document.
+    assert_eq!(listed[0].document_ids, listed[1].document_ids);
+    let again = ingest::store_emails(store, &account, first).await;
+    assert_eq!(outcomes(&again), outcomes(&results));
+    assert_eq!(
+        store
+            .list_email_submissions(account.id, 0, 30)
+            .await
+            .unwrap()
+            .1,
+        2
+    );
+
+    let refuse: &[&str] = match store.backend() {
+        teu_pipeline::store::Backend::Sqlite => &[
+            "CREATE TRIGGER refuse_poison BEFORE INSERT ON email_submissions \
+             WHEN NEW.message_id LIKE '%poison%' BEGIN SELECT RAISE(ABORT, 'poison refused'); END",
+        ],
+        teu_pipeline::store::Backend::Postgres => &[
+            "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS \
+             'BEGIN IF NEW.message_id LIKE ''%poison%'' THEN RAISE EXCEPTION ''poison refused''; \
+             END IF; RETURN NEW; END'",
+            "CREATE TRIGGER refuse_poison BEFORE INSERT ON email_submissions \
+             FOR EACH ROW EXECUTE FUNCTION refuse_poison()",
+        ],
+    };
+    for sql in refuse {
+        teu_pipeline::store::db::query(sql)
+            .execute(store.writer())
+            .await
+            .unwrap();
+    }
+    let second = run(&[
+        ("c.eml", &email_file("c@forwarder.example", "%PDF-1.4 c")),
+        (
+            "poison.eml",
+            &email_file("poison@forwarder.example", "%PDF-1.4 p"),
+        ),
+        ("d.eml", &email_file("d@forwarder.example", "%PDF-1.4 d")),
+    ]);
+    let outcomes = outcomes(&ingest::store_emails(store, &account, second).await);
+    assert_eq!(outcomes[0], Ok((1, 1, 0)));
+    assert_eq!(outcomes[2], Ok((1, 1, 0)));
+    let error = outcomes[1].as_ref().unwrap_err();
+    assert!(error.starts_with("poison.eml: "), "{error}");
+    assert!(error.contains("poison refused"), "{error}");
+    let (listed, total) = store
+        .list_email_submissions(account.id, 0, 30)
+        .await
+        .unwrap();
+    assert_eq!(total, 4);
+    let mut ids: Vec<_> = listed.iter().map(|s| s.message_id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "a@forwarder.example",
+            "b@forwarder.example",
+            "c@forwarder.example",
+            "d@forwarder.example"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_run_of_email_files() {
+    let (_dir, store) = sqlite().await;
+    a_run_of_email_files_on(&store).await;
+}
+
+#[tokio::test]
+async fn postgres_a_run_of_email_files() {
+    let Some(db) = ScratchStore::for_test("teu_email_run").await else {
+        return;
+    };
+    a_run_of_email_files_on(&db.store).await;
+    db.drop().await.unwrap();
+}

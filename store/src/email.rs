@@ -1,10 +1,11 @@
 //! Store methods for inbound addresses, email submissions and documents (tables in
 //! `migrations/*/20261121000006_email.sql`). Message files are read by `teu_pipeline::ingest::email`.
 //!
-//! All statements use numbered `$n` placeholders and run on SQLite and PostgreSQL alike. Every
-//! query takes the account id. A message is written in one transaction: documents and their
+//! All statements run on SQLite and PostgreSQL alike. Every query takes the account id (or ids
+//! scoped by it: UUID v5 with the account, `teu_domain::ids::scoped`). A message is written in one transaction: documents and their
 //! representation (once per SHA-256 per account, `ON CONFLICT DO NOTHING`), the links and the
-//! submission; an existing Message-ID leaves everything as it was.
+//! submission; an existing Message-ID leaves everything as it was. Several messages may share
+//! one transaction ([`Store::save_emails`]).
 
 use crate::db::DbRow;
 use uuid::Uuid;
@@ -13,11 +14,26 @@ use super::{now, parse_ts, ts, Result, Store, StoreError};
 use teu_domain::ids;
 use teu_domain::model::Account;
 use teu_feeds::email::{
-    inbound_address, Document, DocumentRepresentation, EmailSubmission, ParsedEmail,
+    inbound_address, Document, DocumentRepresentation, EmailSubmission, ParsedAttachment,
+    ParsedEmail,
 };
 
 /// Kind of the representation recorded for every document: its bytes as received.
 pub const ORIGINAL: &str = "original";
+
+/// A message to store with [`Store::save_emails`]: its owner's account, the message as read,
+/// and the file it came from (kept as the submission's `source_file`).
+#[derive(Debug, Clone, Copy)]
+pub struct NewEmail<'a> {
+    pub account: Uuid,
+    pub email: &'a ParsedEmail,
+    pub source_file: &'a str,
+}
+
+/// An attachment's size in bytes as stored (`byte_size`).
+fn byte_size(a: &ParsedAttachment) -> i64 {
+    i64::try_from(a.bytes.len()).unwrap_or(i64::MAX)
+}
 
 impl Store {
     /// Gives `account` a new inbound address (see [`inbound_address`]) and returns it.
@@ -94,107 +110,178 @@ impl Store {
         .transpose()
     }
 
-    /// Stores a parsed message for `account`, unless its Message-ID is already stored there.
-    /// Returns the stored submission and whether it was new.
-    pub async fn save_email(
-        &self,
-        account: Uuid,
-        email: &ParsedEmail,
-        source_file: &str,
-    ) -> Result<(EmailSubmission, bool)> {
-        let id = ids::scoped(account, "email_submission", &[&email.message_id]);
-        if let Some(existing) = self.email_submission(account, id).await? {
-            return Ok((existing, false));
+    /// Stores parsed messages, each for its owner, in one transaction: a message whose
+    /// Message-ID its account has stored already (or an earlier message of `emails` with the
+    /// same account and Message-ID) is left as it was. For each new message: its attachments as
+    /// documents with their original representation (once per SHA-256 per account), their
+    /// links to the submission in order of first appearance, and the submission itself.
+    /// Returns, for each message of `emails` in order, whether it was new.
+    ///
+    /// The whole list takes one transaction of a few multi-row statements, not a transaction
+    /// per message: `teu ingest` stores a run of email files read ahead together
+    /// (`teu_pipeline::ingest::store_emails`), and a transaction costs a handful of round trips
+    /// to the database whatever it holds.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when the database refuses a statement or the connection fails:
+    /// nothing of `emails` is kept then. [`StoreError::Corrupt`] when a submission cannot be
+    /// written as JSON.
+    pub async fn save_emails(&self, emails: &[NewEmail<'_>]) -> Result<Vec<bool>> {
+        if emails.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<Uuid> = emails
+            .iter()
+            .map(|e| ids::scoped(e.account, "email_submission", &[&e.email.message_id]))
+            .collect();
+        // The lock first: the transaction reads before it writes, and SQLite does not wait
+        // for another writer when a transaction that has read asks for the write lock.
+        let mut tx = self.writer().begin_immediate().await?;
+        let mut stored = std::collections::HashSet::new();
+        for chunk in ids.chunks(self.rows_per_list(1)) {
+            let sql = format!(
+                "SELECT id FROM email_submissions WHERE id IN ({})",
+                self.list(chunk.len())
+            );
+            let mut q = crate::db::query(&sql);
+            for id in chunk {
+                q = q.bind(id.to_string());
+            }
+            for row in q.fetch_all(self.counted(&mut tx)).await? {
+                stored.insert(row.try_get::<String, _>("id")?);
+            }
         }
         let created = now();
-        let mut tx = self.writer().begin().await?;
-        let mut document_ids: Vec<Uuid> = Vec::new();
-        for a in &email.attachments {
-            let doc_id = ids::scoped(account, "document", &[&a.sha256]);
-            if document_ids.contains(&doc_id) {
+        let mut new = Vec::with_capacity(emails.len());
+        let mut documents: Vec<(Uuid, Uuid, &ParsedAttachment)> = Vec::new();
+        let mut seen_documents = std::collections::HashSet::new();
+        let mut links: Vec<(Uuid, Uuid, Uuid, i64)> = Vec::new();
+        let mut submissions: Vec<(&NewEmail<'_>, Uuid, String)> = Vec::new();
+        for (e, id) in emails.iter().zip(&ids) {
+            let fresh = stored.insert(id.to_string());
+            new.push(fresh);
+            if !fresh {
                 continue;
             }
-            let rep_id = ids::scoped(account, "document_representation", &[&a.sha256, ORIGINAL]);
-            let size = i64::try_from(a.bytes.len()).unwrap_or(i64::MAX);
-            crate::db::query(
-                "INSERT INTO documents (id, account_id, sha256, file_name, media_type, byte_size, content, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(doc_id.to_string())
-            .bind(account.to_string())
-            .bind(&a.sha256)
-            .bind(&a.file_name)
-            .bind(&a.media_type)
-            .bind(size)
-            .bind(a.bytes.clone())
-            .bind(ts(created))
-            .execute(self.counted(&mut tx))
-            .await?;
-            crate::db::query(
-                "INSERT INTO document_representations (id, account_id, document_id, kind, media_type, byte_size, sha256, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
-            )
-            .bind(rep_id.to_string())
-            .bind(account.to_string())
-            .bind(doc_id.to_string())
-            .bind(ORIGINAL)
-            .bind(&a.media_type)
-            .bind(size)
-            .bind(&a.sha256)
-            .bind(ts(created))
-            .execute(self.counted(&mut tx))
-            .await?;
-            crate::db::query(
-                "INSERT INTO email_documents (email_submission_id, document_id, account_id, position) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (email_submission_id, document_id) DO NOTHING",
-            )
-            .bind(id.to_string())
-            .bind(doc_id.to_string())
-            .bind(account.to_string())
-            .bind(document_ids.len() as i64)
-            .execute(self.counted(&mut tx))
-            .await?;
-            document_ids.push(doc_id);
+            let mut document_ids: Vec<Uuid> = Vec::new();
+            for a in &e.email.attachments {
+                let doc_id = ids::scoped(e.account, "document", &[&a.sha256]);
+                if document_ids.contains(&doc_id) {
+                    continue;
+                }
+                if seen_documents.insert(doc_id) {
+                    documents.push((doc_id, e.account, a));
+                }
+                links.push((*id, doc_id, e.account, document_ids.len() as i64));
+                document_ids.push(doc_id);
+            }
+            let email = e.email;
+            let submission = EmailSubmission {
+                id: *id,
+                account_id: e.account,
+                user_id: None,
+                subject: email.subject.clone(),
+                body: email.body.clone(),
+                from: email.from.clone(),
+                to: email.to.clone(),
+                cc: email.cc.clone(),
+                sent_at: email.sent_at,
+                message_id: email.message_id.clone(),
+                in_reply_to: email.in_reply_to.clone(),
+                references: email.references.clone(),
+                content_type: email.content_type.clone(),
+                documents_count: document_ids.len() as i64,
+                document_ids,
+                created_at: created,
+                updated_at: created,
+            };
+            let body = serde_json::to_string(&submission).map_err(|err| StoreError::Corrupt {
+                what: "email submission",
+                id: id.to_string(),
+                detail: err.to_string(),
+            })?;
+            submissions.push((e, *id, body));
         }
-        let submission = EmailSubmission {
-            id,
-            account_id: account,
-            user_id: None,
-            subject: email.subject.clone(),
-            body: email.body.clone(),
-            from: email.from.clone(),
-            to: email.to.clone(),
-            cc: email.cc.clone(),
-            sent_at: email.sent_at,
-            message_id: email.message_id.clone(),
-            in_reply_to: email.in_reply_to.clone(),
-            references: email.references.clone(),
-            content_type: email.content_type.clone(),
-            documents_count: document_ids.len() as i64,
-            document_ids,
-            created_at: created,
-            updated_at: created,
-        };
-        let body = serde_json::to_string(&submission).map_err(|e| StoreError::Corrupt {
-            what: "email submission",
-            id: id.to_string(),
-            detail: e.to_string(),
-        })?;
-        crate::db::query(
-            "INSERT INTO email_submissions (id, account_id, message_id, source_file, created_at, updated_at, body) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(id.to_string())
-        .bind(account.to_string())
-        .bind(&submission.message_id)
-        .bind(source_file)
-        .bind(ts(created))
-        .bind(ts(created))
-        .bind(body)
-        .execute(self.counted(&mut tx))
-        .await?;
+        let created = ts(created);
+        for chunk in documents.chunks(self.rows_per_list(8)) {
+            let sql = format!(
+                "INSERT INTO documents (id, account_id, sha256, file_name, media_type, byte_size, content, created_at) \
+                 VALUES {} ON CONFLICT (id) DO NOTHING",
+                self.values(chunk.len(), 8)
+            );
+            let mut q = crate::db::query(&sql);
+            for (doc_id, account, a) in chunk {
+                q = q
+                    .bind(doc_id.to_string())
+                    .bind(account.to_string())
+                    .bind(a.sha256.as_str())
+                    .bind(a.file_name.as_str())
+                    .bind(a.media_type.as_str())
+                    .bind(byte_size(a))
+                    .bind(a.bytes.as_slice())
+                    .bind(created.as_str());
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        for chunk in documents.chunks(self.rows_per_list(8)) {
+            let sql = format!(
+                "INSERT INTO document_representations (id, account_id, document_id, kind, media_type, byte_size, sha256, created_at) \
+                 VALUES {} ON CONFLICT (id) DO NOTHING",
+                self.values(chunk.len(), 8)
+            );
+            let mut q = crate::db::query(&sql);
+            for (doc_id, account, a) in chunk {
+                let rep_id =
+                    ids::scoped(*account, "document_representation", &[&a.sha256, ORIGINAL]);
+                q = q
+                    .bind(rep_id.to_string())
+                    .bind(account.to_string())
+                    .bind(doc_id.to_string())
+                    .bind(ORIGINAL)
+                    .bind(a.media_type.as_str())
+                    .bind(byte_size(a))
+                    .bind(a.sha256.as_str())
+                    .bind(created.as_str());
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        for chunk in links.chunks(self.rows_per_list(4)) {
+            let sql = format!(
+                "INSERT INTO email_documents (email_submission_id, document_id, account_id, position) \
+                 VALUES {} ON CONFLICT (email_submission_id, document_id) DO NOTHING",
+                self.values(chunk.len(), 4)
+            );
+            let mut q = crate::db::query(&sql);
+            for (id, doc_id, account, position) in chunk {
+                q = q
+                    .bind(id.to_string())
+                    .bind(doc_id.to_string())
+                    .bind(account.to_string())
+                    .bind(*position);
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
+        for chunk in submissions.chunks(self.rows_per_list(7)) {
+            let sql = format!(
+                "INSERT INTO email_submissions (id, account_id, message_id, source_file, created_at, updated_at, body) \
+                 VALUES {} ON CONFLICT (id) DO NOTHING",
+                self.values(chunk.len(), 7)
+            );
+            let mut q = crate::db::query(&sql);
+            for (e, id, body) in chunk {
+                q = q
+                    .bind(id.to_string())
+                    .bind(e.account.to_string())
+                    .bind(e.email.message_id.as_str())
+                    .bind(e.source_file)
+                    .bind(created.as_str())
+                    .bind(created.as_str())
+                    .bind(body.as_str());
+            }
+            q.execute(self.counted(&mut tx)).await?;
+        }
         tx.commit().await?;
-        Ok((submission, true))
+        Ok(new)
     }
 
     /// One page of the account's email submissions, newest first (then id), and the total.

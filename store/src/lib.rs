@@ -88,6 +88,7 @@ mod tracking_requests;
 mod vessels;
 mod webhooks;
 
+pub use email::NewEmail;
 pub use events::{DroppedKeys, ReplacementMark, UpsertedEvents};
 pub use leg_tracks::KeptLegTrack;
 pub use listing::{ContainerPage, PageReads};

@@ -3,6 +3,7 @@
 use super::*;
 use crate::db::RecordId;
 use teu_domain::model::TerminalCheck;
+use teu_feeds::email::ParsedEmail;
 
 #[test]
 fn placeholders_and_redaction() {
@@ -406,4 +407,200 @@ async fn a_derivation_waits_for_another_writer_sqlite() {
         .close()
         .await
         .expect("close");
+}
+
+/// A message with `Message-ID: <message_id>` and one attachment per `(name, bytes)`, as
+/// `teu_feeds::email::parse_message` reads it (the attachment's SHA-256 is of its bytes).
+fn parsed_email(message_id: &str, attachments: &[(&str, &[u8])]) -> ParsedEmail {
+    let mut text = format!(
+        "From: Ops <ops@forwarder.example>\r\nTo: Desk <desk@consignee.example>\r\n\
+         Subject: documents\r\nMessage-ID: <{message_id}>\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\n\
+         MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n\
+         --B\r\nContent-Type: text/plain\r\n\r\nAttached.\r\n"
+    );
+    for (name, bytes) in attachments {
+        text.push_str(&format!(
+            "--B\r\nContent-Type: application/pdf; name=\"{name}\"\r\n\
+             Content-Disposition: attachment; filename=\"{name}\"\r\n\r\n{}\r\n",
+            String::from_utf8_lossy(bytes)
+        ));
+    }
+    text.push_str("--B--\r\n");
+    teu_feeds::email::parse_message(text.as_bytes()).expect("a well-formed message")
+}
+
+/// The `(document_id, position)` rows of `email_documents` for one submission, by position.
+async fn email_document_rows(store: &Store, submission: Uuid) -> Vec<(String, i64)> {
+    crate::db::query(
+        "SELECT document_id, position FROM email_documents WHERE email_submission_id = $1 \
+         ORDER BY position",
+    )
+    .bind(submission.to_string())
+    .fetch_all(store.pool())
+    .await
+    .expect("links")
+    .iter()
+    .map(|r| {
+        (
+            r.try_get("document_id").expect("id"),
+            r.try_get("position").expect("position"),
+        )
+    })
+    .collect()
+}
+
+/// `Store::save_emails` stores a list of messages in one call as one message at a time would:
+/// a Message-ID once per account (a second copy in the same list, or a later call, changes
+/// nothing and reports "not new"), the same Message-ID apart in another account, a document
+/// once per SHA-256 per account (shared by messages, repeated in one message, or in one list),
+/// each submission's documents in order of first appearance.
+async fn emails_are_stored_once_per_message(store: &Store) {
+    let (a, _) = store
+        .create_account("mail-a", false)
+        .await
+        .expect("account");
+    let (b, _) = store
+        .create_account("mail-b", false)
+        .await
+        .expect("account");
+    let (x, y): (&[u8], &[u8]) = (b"%PDF-1.4 bill of lading", b"%PDF-1.4 arrival notice");
+    let m1 = parsed_email("m1@forwarder.example", &[("bl.pdf", x)]);
+    let m2 = parsed_email(
+        "m2@forwarder.example",
+        &[("an.pdf", y), ("bl-copy.pdf", x), ("an-again.pdf", y)],
+    );
+    let m1_edited = parsed_email("m1@forwarder.example", &[("other.pdf", y)]);
+    let m3 = parsed_email("m3@forwarder.example", &[("bl.pdf", x)]);
+    let email = |account, email, source_file| NewEmail {
+        account,
+        email,
+        source_file,
+    };
+    let new = store
+        .save_emails(&[
+            email(a.id, &m1, "one.eml"),
+            email(a.id, &m2, "two.eml"),
+            email(a.id, &m1_edited, "one-again.eml"),
+            email(b.id, &m1, "b-one.eml"),
+            email(b.id, &m3, "b-three.eml"),
+        ])
+        .await
+        .expect("saved");
+    assert_eq!(new, [true, true, false, true, true]);
+
+    let id = |account: Uuid, m: &ParsedEmail| {
+        teu_domain::ids::scoped(account, "email_submission", &[&m.message_id])
+    };
+    let document = |account: Uuid, bytes: &[u8]| {
+        use sha2::Digest;
+        let sha = format!("{:x}", sha2::Sha256::digest(bytes));
+        teu_domain::ids::scoped(account, "document", &[&sha])
+    };
+    let (a1, a2) = (
+        store
+            .email_submission(a.id, id(a.id, &m1))
+            .await
+            .expect("read"),
+        store
+            .email_submission(a.id, id(a.id, &m2))
+            .await
+            .expect("read"),
+    );
+    let (a1, a2) = (a1.expect("m1 in a"), a2.expect("m2 in a"));
+    // The first copy of m1 is the one kept.
+    assert_eq!(a1.document_ids, [document(a.id, x)]);
+    assert_eq!(a2.document_ids, [document(a.id, y), document(a.id, x)]);
+    assert_eq!(a2.documents_count, 2);
+    assert_eq!(
+        email_document_rows(store, a2.id).await,
+        [
+            (document(a.id, y).to_string(), 0),
+            (document(a.id, x).to_string(), 1)
+        ]
+    );
+    let mut docs = store
+        .documents_by_ids(a.id, &[document(a.id, x), document(a.id, y)])
+        .await
+        .expect("documents");
+    docs.sort_by_key(|d| d.id == document(a.id, y));
+    // Each document under the name it first came with.
+    let names: Vec<_> = docs
+        .iter()
+        .map(|d| (d.file_name.as_str(), d.byte_size))
+        .collect();
+    assert_eq!(
+        names,
+        [("bl.pdf", x.len() as i64), ("an.pdf", y.len() as i64)]
+    );
+    assert_eq!(
+        store
+            .document_content(a.id, document(a.id, y))
+            .await
+            .expect("content"),
+        Some(y.to_vec())
+    );
+    let (listed, total) = store
+        .list_email_submissions(a.id, 0, 30)
+        .await
+        .expect("list");
+    assert_eq!(total, 2);
+    assert_eq!(listed.len(), 2);
+    // The other account: its own submission ids and documents for the same Message-ID and bytes.
+    let (b_listed, b_total) = store
+        .list_email_submissions(b.id, 0, 30)
+        .await
+        .expect("list");
+    assert_eq!(b_total, 2);
+    assert!(b_listed.iter().all(|s| s.account_id == b.id));
+    let b1 = store
+        .email_submission(b.id, id(b.id, &m1))
+        .await
+        .expect("read");
+    assert_eq!(b1.expect("m1 in b").document_ids, [document(b.id, x)]);
+    assert_ne!(document(b.id, x), document(a.id, x));
+
+    // A later call: m2 is stored already (nothing of it changes), m4 is new.
+    let m4 = parsed_email("m4@forwarder.example", &[("bl.pdf", x)]);
+    let new = store
+        .save_emails(&[
+            email(a.id, &m2, "two-again.eml"),
+            email(a.id, &m4, "four.eml"),
+        ])
+        .await
+        .expect("saved");
+    assert_eq!(new, [false, true]);
+    let a2_again = store.email_submission(a.id, a2.id).await.expect("read");
+    assert_eq!(a2_again.as_ref(), Some(&a2));
+    let a4 = store
+        .email_submission(a.id, id(a.id, &m4))
+        .await
+        .expect("read");
+    assert_eq!(a4.expect("m4 in a").document_ids, [document(a.id, x)]);
+    assert_eq!(
+        store
+            .list_email_submissions(a.id, 0, 30)
+            .await
+            .expect("list")
+            .1,
+        3
+    );
+    assert_eq!(
+        store.save_emails(&[]).await.expect("nothing"),
+        Vec::<bool>::new()
+    );
+}
+
+#[tokio::test]
+async fn emails_are_stored_once_per_message_sqlite() {
+    let (_dir, store) = temp_sqlite_store("emails.db").await;
+    emails_are_stored_once_per_message(&store).await;
+}
+
+#[tokio::test]
+async fn emails_are_stored_once_per_message_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_emails").await else {
+        return;
+    };
+    emails_are_stored_once_per_message(&db.store).await;
+    db.drop().await.expect("drop");
 }

@@ -359,6 +359,54 @@ async fn store_read_unnamed(
     }
 }
 
+/// Stores email files that [`read_file`] read ([`ReadFile::Email`]: each path with its bytes)
+/// for `account`, all their messages in one transaction ([`email::ingest_email_files`]):
+/// `teu ingest` gives it a run of email files read ahead, since a transaction of its own per
+/// message cost more round trips to the database than the message's rows. Returns each
+/// file's result, in order; each file's store time is its share of the whole.
+///
+/// When the files together fail, each is stored again on its own, so that an error names its
+/// file and the other files are kept.
+pub async fn store_emails(
+    store: &Store,
+    account: &Account,
+    files: Vec<(PathBuf, Vec<u8>)>,
+) -> Vec<Result<Stored, IngestError>> {
+    let started = Instant::now();
+    let (paths, files): (Vec<PathBuf>, Vec<email::EmailFile>) = files
+        .into_iter()
+        .map(|(path, bytes)| {
+            let source_file = path.display().to_string();
+            (path, email::EmailFile { source_file, bytes })
+        })
+        .unzip();
+    let summaries = match email::ingest_email_files(store, account, &files).await {
+        Ok(summaries) => summaries,
+        Err(e) if files.len() == 1 => return vec![Err(in_file(&paths[0], e))],
+        Err(_) => {
+            let mut results = Vec::with_capacity(files.len());
+            for (path, file) in paths.iter().zip(files) {
+                let read = ReadFile::Email { bytes: file.bytes };
+                results.push(store_read(store, account, path, read).await);
+            }
+            return results;
+        }
+    };
+    let share = started.elapsed() / u32::try_from(summaries.len().max(1)).unwrap_or(u32::MAX);
+    summaries
+        .into_iter()
+        .map(|mut summary| {
+            summary.timings.store = share;
+            // Emails are stored for their shipments; they name no key to derive again.
+            Ok(Stored {
+                summary,
+                keys: Keys::default(),
+                known: KnownEvents::default(),
+            })
+        })
+        .collect()
+}
+
 /// Ingests one read batch for `account` (steps in the module documentation): [`store_batch`],
 /// then [`derive_stored`] of its keys.
 pub async fn ingest_batch(
