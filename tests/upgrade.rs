@@ -404,25 +404,29 @@ type FactColumns = (
     uuid::Uuid,
     uuid::Uuid,
     Option<String>,
+    Option<String>,
     Option<uuid::Uuid>,
     i64,
 );
 
-/// Every terminal check's and line deadline's ids, container number and time as the database
-/// holds them: as the release wrote them (`native` false: UUID and RFC 3339 text) or in the
-/// native form of migration 39 (`teu_store::db::RecordId`, `RecordTime`), which SQLite's
-/// migration 41 keeps in a table keyed by the check.
+/// Every terminal check's and line deadline's ids, container number, bill of lading (a
+/// deadline's) and time as the database holds them: as the release wrote them (`native`
+/// false: UUID and RFC 3339 text) or in the native form of migration 39
+/// (`teu_store::db::RecordId`, `RecordTime`), which SQLite's migrations 41 and 42 keep in
+/// tables keyed by the check and by the deadline's container number or bill of lading.
 async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<FactColumns> {
     let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
     let mut out = std::collections::BTreeSet::new();
-    for (table, terminal, at) in [
-        ("terminal_checks", "terminal_id", "checked_at"),
-        ("line_deadlines", "NULL", "issued_at"),
+    for (table, bill_of_lading, terminal, at) in [
+        ("terminal_checks", "NULL", "terminal_id", "checked_at"),
+        ("line_deadlines", "bill_of_lading", "NULL", "issued_at"),
     ] {
-        let sql =
-            format!("SELECT id, account_id, container_number, {terminal} AS terminal_id, {at} AS at FROM {table}");
+        let sql = format!(
+            "SELECT id, account_id, container_number, {bill_of_lading} AS bill_of_lading, \
+             {terminal} AS terminal_id, {at} AS at FROM {table}"
+        );
         for r in teu_store::db::query(&sql)
             .fetch_all(&mut conn)
             .await
@@ -436,6 +440,7 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
                 id("id"),
                 id("account_id"),
                 r.try_get("container_number").expect("container_number"),
+                r.try_get("bill_of_lading").expect("bill_of_lading"),
                 terminal,
                 at.timestamp_millis(),
             ));
@@ -532,10 +537,10 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     }
     // Migration 38 kept every derived record's ids and times, to the millisecond.
     assert_kept("migration 38", &released, &record_columns(db, true).await);
-    // Migrations 39 and 41 (SQLite) kept every terminal check's and line deadline's ids,
-    // container number and time.
+    // Migrations 39, 41 and 42 (SQLite) kept every terminal check's and line deadline's ids,
+    // container number, bill of lading and time.
     assert_kept(
-        "migrations 39 and 41",
+        "migrations 39, 41 and 42",
         &released_facts,
         &fact_columns(db, true).await,
     );

@@ -160,40 +160,59 @@ impl Store {
         Ok(())
     }
 
-    /// Upserts shipping-line deadlines (row index, deadline, original row text).
+    /// Upserts shipping-line deadlines (row index, deadline, original row text) of
+    /// `source_file` in one transaction: a deadline stored already (the same container number,
+    /// else bill of lading, `issued_at` and line LFD: its `id`) gets this row's raw text and
+    /// body when its body differs; the same deadline twice in `deadlines` is stored once, the
+    /// later row winning, as a second ingest would.
+    ///
+    /// On SQLite the conflict target is the table's key since migration 42,
+    /// `(account_id, deadline_key, id)`, where `deadline_key` is the value the id is made of
+    /// ([`deadline_key`]); the rows go in along it. PostgreSQL keys the table by `id`.
+    ///
+    /// # Errors
+    /// [`StoreError::Compress`] when zstd fails on a stored form; [`StoreError::Sql`] when the
+    /// database refuses the write or the connection fails (nothing of the file's deadlines is
+    /// kept then).
     pub async fn upsert_line_deadlines(
         &self,
         account: Uuid,
         source_file: &str,
         deadlines: &[(usize, LineDeadline, String)],
     ) -> Result<()> {
-        let deadlines = one_per_key(
+        let mut deadlines = one_per_key(
             deadlines.iter().map(|row| {
                 let d = &row.1;
-                let key = d
-                    .container_number
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .or_else(|| d.bill_of_lading.clone())
-                    .unwrap_or_default();
                 let id = teu_domain::ids::scoped(
                     account,
                     "line_deadline",
-                    &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
+                    &[&deadline_key(d), &ts(d.issued_at), &ts(d.pickup_lfd_line)],
                 );
                 (id, row)
             }),
             |_, _| true,
         );
+        let sqlite = self.backend() == Backend::Sqlite;
+        if sqlite {
+            // Along the table's key (migration 42): one bill of lading's or container's
+            // deadlines go into the same leaf one after the other.
+            deadlines.sort_by_cached_key(|(id, row)| (deadline_key(&row.1), *id));
+        }
         let stored = stored_fact_rows(&LINE_DEADLINES, deadlines.iter().map(|(_, row)| *row))?;
-        let per = self.rows_per_list(9);
+        let (columns, key) = if sqlite {
+            (10, "account_id, deadline_key, id")
+        } else {
+            (9, "id")
+        };
+        let per = self.rows_per_list(columns);
         let mut tx = self.writer().begin().await?;
         for (chunk, stored) in deadlines.chunks(per).zip(stored.chunks(per)) {
             let sql = format!(
                 "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
-                 source_index, raw, body) VALUES {} ON CONFLICT (id) DO UPDATE SET body = excluded.body, raw = excluded.raw \
-                 WHERE line_deadlines.body <> excluded.body",
-                self.values(chunk.len(), 9)
+                 source_index, raw, body{}) VALUES {} ON CONFLICT ({key}) DO UPDATE SET body = excluded.body, \
+                 raw = excluded.raw WHERE line_deadlines.body <> excluded.body",
+                if sqlite { ", deadline_key" } else { "" },
+                self.values(chunk.len(), columns)
             );
             let mut q = crate::db::query(&sql);
             for ((id, (index, d, _)), (raw, body)) in chunk.iter().zip(stored) {
@@ -207,6 +226,9 @@ impl Store {
                     .bind(*index as i64)
                     .bind(raw.as_slice())
                     .bind(body.as_slice());
+                if sqlite {
+                    q = q.bind(deadline_key(d));
+                }
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -368,13 +390,37 @@ impl Store {
     ) -> Result<(Vec<TerminalCheck>, Vec<LineDeadline>)> {
         let mut checks = Vec::new();
         let mut deadlines = Vec::new();
+        // SQLite finds a container's or a bill of lading's deadlines by the prefix of the
+        // table's key (migration 42); PostgreSQL by its two indexes.
+        let (by_container, by_bill_of_lading) = match self.backend() {
+            Backend::Sqlite => (
+                "deadline_key IN ({list}) AND container_number IS NOT NULL",
+                "deadline_key IN ({list}) AND container_number IS NULL",
+            ),
+            Backend::Postgres => (
+                "container_number IN ({list})",
+                "container_number IS NULL AND bill_of_lading IN ({list})",
+            ),
+        };
         for chunk in containers.chunks(self.rows_per_statement(1)) {
             let list = in_list(2, chunk.len());
-            for (table, codec, what) in [
-                ("terminal_checks", &TERMINAL_CHECKS, "terminal check"),
-                ("line_deadlines", &LINE_DEADLINES, "line deadline"),
+            for (table, codec, what, filter) in [
+                (
+                    "terminal_checks",
+                    &TERMINAL_CHECKS,
+                    "terminal check",
+                    "container_number IN ({list})",
+                ),
+                (
+                    "line_deadlines",
+                    &LINE_DEADLINES,
+                    "line deadline",
+                    by_container,
+                ),
             ] {
-                let sql = format!("SELECT id, body FROM {table} WHERE account_id = $1 AND container_number IN ({list})");
+                let filter = filter.replace("{list}", &list);
+                let sql =
+                    format!("SELECT id, body FROM {table} WHERE account_id = $1 AND {filter}");
                 let mut q = crate::db::query(&sql).bind(RecordId(account));
                 for c in chunk {
                     q = q.bind(c);
@@ -391,11 +437,9 @@ impl Store {
             }
         }
         for chunk in bills_of_lading.chunks(self.rows_per_statement(1)) {
-            let sql = format!(
-                "SELECT id, body FROM line_deadlines WHERE account_id = $1 AND container_number IS NULL \
-                 AND bill_of_lading IN ({})",
-                in_list(2, chunk.len())
-            );
+            let filter = by_bill_of_lading.replace("{list}", &in_list(2, chunk.len()));
+            let sql =
+                format!("SELECT id, body FROM line_deadlines WHERE account_id = $1 AND {filter}");
             let mut q = crate::db::query(&sql).bind(RecordId(account));
             for b in chunk {
                 q = q.bind(b);
@@ -408,6 +452,17 @@ impl Store {
         }
         Ok((checks, deadlines))
     }
+}
+
+/// What a line deadline's id is made of besides its times, and on SQLite the middle of its
+/// table's key (`deadline_key`, migration 42): its container number, else its bill of
+/// lading, else the empty text.
+fn deadline_key(d: &LineDeadline) -> String {
+    d.container_number
+        .as_ref()
+        .map(ToString::to_string)
+        .or_else(|| d.bill_of_lading.clone())
+        .unwrap_or_default()
 }
 
 /// A terminal check's natural key, the key of SQLite's `terminal_checks` (migration 41):

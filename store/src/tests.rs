@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::db::RecordId;
-use teu_domain::model::TerminalCheck;
+use teu_domain::model::{LineDeadline, TerminalCheck};
 use teu_feeds::email::ParsedEmail;
 
 #[test]
@@ -602,5 +602,205 @@ async fn emails_are_stored_once_per_message_postgres() {
         return;
     };
     emails_are_stored_once_per_message(&db.store).await;
+    db.drop().await.expect("drop");
+}
+
+/// A line deadline of container `container` (else of every container of `bill_of_lading`),
+/// issued at `issued` with the line's last free day `lfd` (RFC 3339).
+fn line_deadline(
+    container: Option<&str>,
+    bill_of_lading: Option<&str>,
+    issued: &str,
+    lfd: &str,
+) -> LineDeadline {
+    serde_json::from_value(serde_json::json!({
+        "container_number": container, "bill_of_lading": bill_of_lading,
+        "pickup_lfd_line": lfd, "issued_at": issued,
+    }))
+    .expect("a line deadline")
+}
+
+/// Every stored line deadline of `account`: (id, container number, bill of lading, source
+/// file, raw text, the deadline), by id.
+async fn stored_line_deadlines(
+    store: &Store,
+    account: Uuid,
+) -> Vec<(
+    Uuid,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    LineDeadline,
+)> {
+    let rows = crate::db::query(
+        "SELECT id, container_number, bill_of_lading, source_file, raw, body FROM line_deadlines \
+         WHERE account_id = $1",
+    )
+    .bind(RecordId(account))
+    .fetch_all(store.pool())
+    .await
+    .expect("line deadlines");
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            let id = record_id(r, "id", "line deadline").expect("id");
+            let codec = &payloads::LINE_DEADLINES;
+            let body = stored_text(r, "body", codec, "deadline", "").expect("body");
+            let raw = stored_text(r, "raw", codec, "deadline", "").expect("raw");
+            (
+                id,
+                r.try_get("container_number").expect("container_number"),
+                r.try_get("bill_of_lading").expect("bill_of_lading"),
+                r.try_get("source_file").expect("source_file"),
+                raw,
+                serde_json::from_str(&body).expect("a deadline"),
+            )
+        })
+        .collect();
+    out.sort_by_key(|row| row.0);
+    out
+}
+
+/// A line deadline is stored once per account, container number (else bill of lading),
+/// `issued_at` and line LFD, what its id is made of, on either backend's key (SQLite keys the
+/// table by account, that number and id since migration 42, PostgreSQL by `id`): deadlines
+/// that differ in one of them are kept apart, the same deadline later in a file counts once,
+/// and a later file's version replaces the stored body and keeps the first file. What the
+/// derivation reads (`Store::terminal_facts`) is a container's own deadlines and, for a bill
+/// of lading, those that name no container.
+async fn line_deadlines_are_stored_once_per_deadline(store: &Store) {
+    let (account, _) = store.create_account("lined", false).await.expect("account");
+    let (other, _) = store.create_account("other", false).await.expect("account");
+    let (account, other) = (account.id, other.id);
+    let (bl, issued, lfd) = (
+        "MAEU240000001",
+        "2026-03-01T10:00:00.123Z",
+        "2026-03-09T05:00:00Z",
+    );
+    let container = "MSKU1000016";
+    let rows = [
+        line_deadline(None, Some(bl), issued, lfd),
+        line_deadline(None, Some(bl), issued, "2026-03-10T05:00:00Z"), // another LFD
+        line_deadline(None, Some(bl), "2026-03-01T10:00:00.124Z", lfd), // a millisecond later
+        line_deadline(Some(container), Some(bl), issued, lfd),         // the container's own
+        line_deadline(None, Some("MAEU240000002"), issued, lfd),       // another bill of lading
+        line_deadline(None, Some(bl), issued, lfd),                    // the first again
+    ];
+    let file: Vec<(usize, LineDeadline, String)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (i, d.clone(), format!("row {i}")))
+        .collect();
+    let expected_ids = |account: Uuid| -> Vec<Uuid> {
+        let mut ids: Vec<Uuid> = rows[..5]
+            .iter()
+            .map(|d| {
+                let key = d.container_number.as_ref().map_or_else(
+                    || d.bill_of_lading.clone().unwrap_or_default(),
+                    |c| c.to_string(),
+                );
+                teu_domain::ids::scoped(
+                    account,
+                    "line_deadline",
+                    &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
+                )
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    for id in [account, other] {
+        store
+            .upsert_line_deadlines(id, "line-deadlines-00001.csv", &file)
+            .await
+            .expect("first file");
+    }
+    let first = stored_line_deadlines(store, account).await;
+    let ids: Vec<Uuid> = first.iter().map(|row| row.0).collect();
+    assert_eq!(
+        ids,
+        expected_ids(account),
+        "one row per deadline: {first:?}"
+    );
+    for (i, d) in rows[..5].iter().enumerate() {
+        let stored = first
+            .iter()
+            .find(|row| &row.5 == d)
+            .unwrap_or_else(|| panic!("deadline {i} stored: {first:?}"));
+        let number = d.container_number.as_ref().map(ToString::to_string);
+        assert_eq!(
+            (&stored.1, &stored.2),
+            (&number, &d.bill_of_lading),
+            "deadline {i}"
+        );
+        // The repeated first row is the later one of the file.
+        let raw = if i == 0 {
+            "row 5".to_string()
+        } else {
+            format!("row {i}")
+        };
+        assert_eq!(
+            (stored.3.as_str(), stored.4.as_str()),
+            ("line-deadlines-00001.csv", raw.as_str())
+        );
+    }
+    let others: Vec<Uuid> = stored_line_deadlines(store, other)
+        .await
+        .iter()
+        .map(|r| r.0)
+        .collect();
+    assert_eq!(
+        others,
+        expected_ids(other),
+        "the other account's deadlines are its own"
+    );
+
+    // The container's deadline again, naming another bill of lading (not part of its id): the
+    // body and raw text replaced, the row and its first file kept.
+    let moved = line_deadline(Some(container), Some("MAEU240000009"), issued, lfd);
+    store
+        .upsert_line_deadlines(
+            account,
+            "line-deadlines-00002.csv",
+            &[(0, moved.clone(), "moved".into())],
+        )
+        .await
+        .expect("second file");
+    let second = stored_line_deadlines(store, account).await;
+    assert_eq!(second.len(), 5, "{second:?}");
+    let row = second
+        .iter()
+        .find(|row| row.5 == moved)
+        .expect("the replaced deadline");
+    assert_eq!(
+        (row.3.as_str(), row.4.as_str()),
+        ("line-deadlines-00001.csv", "moved")
+    );
+
+    // What the derivation reads: the container's own deadline, and the bill of lading's three
+    // that name no container; nothing of the other bill of lading or account.
+    let (_, mut read) = store
+        .terminal_facts(account, &[container.to_string()], &[bl.to_string()])
+        .await
+        .expect("terminal facts");
+    read.sort_by_key(|d| (d.container_number.is_some(), d.issued_at, d.pickup_lfd_line));
+    let mut want = vec![rows[0].clone(), rows[1].clone(), rows[2].clone(), moved];
+    want.sort_by_key(|d| (d.container_number.is_some(), d.issued_at, d.pickup_lfd_line));
+    assert_eq!(read, want);
+}
+
+#[tokio::test]
+async fn line_deadlines_are_stored_once_per_deadline_sqlite() {
+    let (_dir, store) = temp_sqlite_store("deadlines.db").await;
+    line_deadlines_are_stored_once_per_deadline(&store).await;
+}
+
+#[tokio::test]
+async fn line_deadlines_are_stored_once_per_deadline_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_deadlines").await else {
+        return;
+    };
+    line_deadlines_are_stored_once_per_deadline(&db.store).await;
     db.drop().await.expect("drop");
 }
