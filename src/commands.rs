@@ -291,22 +291,9 @@ pub async fn ingest_files(
             },
         };
         let results = match read {
-            // The email files after this one that are read already go with it, in one
-            // transaction (`ingest::store_emails`); the read-ahead bounds the run.
             Ok(ingest::ReadFile::Email { bytes }) => {
-                let mut emails = vec![(path.clone(), bytes)];
-                while let Some(next) = files.get(i + emails.len()) {
-                    match reads.try_recv() {
-                        Ok(Ok(ingest::ReadFile::Email { bytes })) => {
-                            emails.push((next.clone(), bytes));
-                        }
-                        Ok(other) => {
-                            peeked = Some(other);
-                            break;
-                        }
-                        Err(_) => break,
-                    }
-                }
+                let (emails, next) = email_run(&mut reads, files, i, bytes);
+                peeked = next;
                 let rows = emails.len();
                 let _turn = turns.take().await;
                 let stored = ingest::store_emails(store, account, emails).await;
@@ -390,6 +377,31 @@ pub async fn ingest_files(
         print_stages(files.len(), &totals_rows, started.elapsed(), &totals);
     }
     failures
+}
+
+/// A file's read as the reading thread of [`ingest_files`] sends it.
+type Read = Result<ingest::ReadFile, IngestError>;
+
+/// The run of email files that starts with `files[first]` (read: `bytes`), for one
+/// transaction ([`ingest::store_emails`]): with it, the email files after it that `reads`
+/// holds already, each with its path. The run ends at the end of `files`, at a read that is
+/// not an email (returned, to be stored in its turn), or where the reading thread has not
+/// got to yet, so that it never waits for a read; the read-ahead ([`READ_AHEAD`]) bounds it.
+fn email_run(
+    reads: &mut tokio::sync::mpsc::Receiver<Read>,
+    files: &[PathBuf],
+    first: usize,
+    bytes: Vec<u8>,
+) -> (Vec<(PathBuf, Vec<u8>)>, Option<Read>) {
+    let mut emails = vec![(files[first].clone(), bytes)];
+    while let Some(next) = files.get(first + emails.len()) {
+        match reads.try_recv() {
+            Ok(Ok(ingest::ReadFile::Email { bytes })) => emails.push((next.clone(), bytes)),
+            Ok(other) => return (emails, Some(other)),
+            Err(_) => break,
+        }
+    }
+    (emails, None)
 }
 
 /// A group of stored files being derived in a task of its own ([`ingest_files`]).

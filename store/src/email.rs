@@ -137,6 +137,8 @@ impl Store {
         // The lock first: the transaction reads before it writes, and SQLite does not wait
         // for another writer when a transaction that has read asks for the write lock.
         let mut tx = self.writer().begin_immediate().await?;
+        // The ids stored already; each new message's id joins them below, so that a later
+        // message of `emails` with the same id is not new either.
         let mut stored = std::collections::HashSet::new();
         for chunk in ids.chunks(self.rows_per_list(1)) {
             let sql = format!(

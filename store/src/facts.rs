@@ -180,15 +180,18 @@ impl Store {
         source_file: &str,
         deadlines: &[(usize, LineDeadline, String)],
     ) -> Result<()> {
+        // Each deadline with its id and the value the id is made of besides the times, its
+        // key on SQLite ([`deadline_key`]).
         let mut deadlines = one_per_key(
             deadlines.iter().map(|row| {
                 let d = &row.1;
+                let key = deadline_key(d);
                 let id = teu_domain::ids::scoped(
                     account,
                     "line_deadline",
-                    &[&deadline_key(d), &ts(d.issued_at), &ts(d.pickup_lfd_line)],
+                    &[&key, &ts(d.issued_at), &ts(d.pickup_lfd_line)],
                 );
-                (id, row)
+                (id, (key, row))
             }),
             |_, _| true,
         );
@@ -196,9 +199,10 @@ impl Store {
         if sqlite {
             // Along the table's key (migration 42): one bill of lading's or container's
             // deadlines go into the same leaf one after the other.
-            deadlines.sort_by_cached_key(|(id, row)| (deadline_key(&row.1), *id));
+            deadlines
+                .sort_unstable_by(|(a, (a_key, _)), (b, (b_key, _))| (a_key, a).cmp(&(b_key, b)));
         }
-        let stored = stored_fact_rows(&LINE_DEADLINES, deadlines.iter().map(|(_, row)| *row))?;
+        let stored = stored_fact_rows(&LINE_DEADLINES, deadlines.iter().map(|(_, (_, row))| *row))?;
         let (columns, key) = if sqlite {
             (10, "account_id, deadline_key, id")
         } else {
@@ -215,7 +219,7 @@ impl Store {
                 self.values(chunk.len(), columns)
             );
             let mut q = crate::db::query(&sql);
-            for ((id, (index, d, _)), (raw, body)) in chunk.iter().zip(stored) {
+            for ((id, (deadline_key, (index, d, _))), (raw, body)) in chunk.iter().zip(stored) {
                 q = q
                     .bind(RecordId(*id))
                     .bind(RecordId(account))
@@ -227,7 +231,7 @@ impl Store {
                     .bind(raw.as_slice())
                     .bind(body.as_slice());
                 if sqlite {
-                    q = q.bind(deadline_key(d));
+                    q = q.bind(deadline_key.as_str());
                 }
             }
             q.execute(self.counted(&mut tx)).await?;

@@ -43,12 +43,12 @@ pub struct EmailFile {
 pub async fn ingest_email_bytes(
     store: &Store,
     default_account: &Account,
-    bytes: &[u8],
+    bytes: Vec<u8>,
     source_file: &str,
 ) -> std::result::Result<FileSummary, IngestError> {
     let file = EmailFile {
         source_file: source_file.to_string(),
-        bytes: bytes.to_vec(),
+        bytes,
     };
     let mut summaries =
         ingest_email_files(store, default_account, std::slice::from_ref(&file)).await?;
@@ -149,7 +149,7 @@ pub async fn ingest_email_file(
         path: path.to_path_buf(),
         source,
     })?;
-    ingest_email_bytes(store, default_account, &bytes, &path.display().to_string()).await
+    ingest_email_bytes(store, default_account, bytes, &path.display().to_string()).await
 }
 
 /// The owner of a message: the account of an inbound-address recipient, a refusal for an

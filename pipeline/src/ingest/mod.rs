@@ -338,7 +338,7 @@ async fn store_read_unnamed(
             let started = Instant::now();
             let source_file = path.display().to_string();
             let mut summary =
-                email::ingest_email_bytes(store, account, &bytes, &source_file).await?;
+                email::ingest_email_bytes(store, account, bytes, &source_file).await?;
             summary.timings.store = started.elapsed();
             // Emails are stored for their shipments; they name no key to derive again.
             Ok(Stored {
