@@ -33,7 +33,10 @@
 # accepted feed rows together: issue 16's figure), each worker's report (rows, per-stage
 # rows/s, peak RSS), the machine's busy CPU time over the workers' run beside the workers' own
 # (the rest is the database server's and anything else running), the table counts and the
-# database size. The binary is TEU_BIN when set, else a release build.
+# database size. Each worker's exit line ends with what it wrote to the file system (GNU time's
+# %O, in 512-byte blocks: on Linux the bytes the process caused to be written to disk, its
+# `write_bytes` in /proc/PID/io; for SQLite the log and the checkpoints' copies back into the
+# database). The binary is TEU_BIN when set, else a release build.
 # On PostgreSQL it prints the WAL the server wrote over the run, its checkpoints (timed, and
 # requested by WAL volume), the two settings that space them and `shared_buffers` (at the
 # million the default 128MB made the events' index a round trip through the kernel: README,
@@ -123,7 +126,7 @@ start=$(date +%s.%N)
 pids=()
 for ((k = 0; k < workers; k++)); do
   mapfile -t files < <(files_of "$k")
-  /usr/bin/time -f 'worker exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB, minor faults %R' \
+  /usr/bin/time -f 'worker exit: %x, %e s (user %U s, sys %S s), peak RSS %M KB, minor faults %R, written %O blocks of 512 bytes' \
     ${TEU_SCALE_WRAP:-} "$TEU_BIN" ingest --account scale ${TEU_SCALE_INGEST_ARGS:-} "${files[@]}" >"$dir/worker-$k.log" 2>&1 &
   pids+=($!)
 done
