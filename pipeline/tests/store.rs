@@ -266,6 +266,119 @@ async fn a_later_version_replaces_its_keys() {
 }
 
 #[tokio::test]
+async fn one_batch_extends_stored_keys_and_adds_new_ones() {
+    let (_dir, store) = sqlite().await;
+    batch_of_stored_and_new_keys_on(&store).await;
+}
+
+#[tokio::test]
+async fn postgres_one_batch_extends_stored_keys_and_adds_new_ones() {
+    let Some(db) = ScratchStore::for_test("teu_store_key_batch").await else {
+        return;
+    };
+    batch_of_stored_and_new_keys_on(&db.store).await;
+    db.drop().await.unwrap();
+}
+
+/// One `upsert_events` call whose events name a key already stored (a box and a bill of
+/// lading of the real DCSA 2.2 sample) and keys no event named before: the stored lists gain
+/// the new events after the ones they held, the new keys list exactly their events, and the
+/// same call again changes nothing (on SQLite the stored keys are extended by an `UPDATE` and
+/// the new ones inserted, `Store::insert_new`; on PostgreSQL one upsert does both).
+async fn batch_of_stored_and_new_keys_on(store: &Store) {
+    let (a, _) = store.create_account("batched keys", false).await.unwrap();
+    ingest::ingest_file(store, &a, &sample("tnt-220-response.json"))
+        .await
+        .unwrap();
+    let stored_box = naming(store, a.id, "APZU4812090").await;
+    assert!(!stored_box.is_empty());
+    let original = store
+        .events_by_id(a.id, &stored_box)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|e| !e.event.bills_of_lading.is_empty())
+        .expect("an event of the 2.2 sample names the box and a bill of lading");
+    let bill = original.event.bills_of_lading[0].clone();
+    let by_bill = |store: &Store| {
+        let bill = bill.clone();
+        let store = store.clone();
+        async move {
+            let mut ids: Vec<_> = store
+                .event_ids_matching(a.id, &[], &[bill], &[])
+                .await
+                .unwrap()
+                .into_iter()
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    let stored_bill = by_bill(store).await;
+    // Two new events (ids no event has): the first names the stored box and a new one, the
+    // second the new box and a second new one; both keep the original's bill of lading.
+    let new_event = |n: u128, boxes: &[&str]| {
+        let mut e = original.clone();
+        e.id = uuid::Uuid::from_u128(0x7e0_0000 + n);
+        e.event.event_id = format!("batched-{n}");
+        e.event.containers = boxes.iter().map(ToString::to_string).collect();
+        e
+    };
+    let first = new_event(1, &["APZU4812090", "MSKU1000016"]);
+    let second = new_event(2, &["MSKU1000016", "MSKU1000021"]);
+    let raws: Vec<String> = [&first, &second]
+        .iter()
+        .map(|e| serde_json::to_string(&e.event).unwrap())
+        .collect();
+    let forms = teu_pipeline::store::payloads::encode_events(
+        raws.iter()
+            .map(String::as_str)
+            .zip([&first.event, &second.event]),
+    )
+    .unwrap();
+    let news: Vec<_> = [&first, &second]
+        .into_iter()
+        .zip(&forms)
+        .enumerate()
+        .map(|(i, (event, forms))| teu_pipeline::store::NewEvent {
+            event,
+            source_file: "batch.json",
+            source_index: i,
+            forms,
+        })
+        .collect();
+    let mut with_first = stored_box.clone();
+    with_first.push(first.id);
+    with_first.sort();
+    let mut both = vec![first.id, second.id];
+    both.sort();
+    let mut bill_and_both = stored_bill.clone();
+    bill_and_both.extend([first.id, second.id]);
+    bill_and_both.sort();
+    for round in ["first", "again"] {
+        let upserted = store.upsert_events(a.id, &news).await.unwrap();
+        let written = if round == "first" {
+            [first.id, second.id].into()
+        } else {
+            std::collections::HashSet::new()
+        };
+        assert_eq!(upserted.written, written, "{round}");
+        assert_eq!(
+            naming(store, a.id, "APZU4812090").await,
+            with_first,
+            "{round}"
+        );
+        assert_eq!(naming(store, a.id, "MSKU1000016").await, both, "{round}");
+        assert_eq!(
+            naming(store, a.id, "MSKU1000021").await,
+            vec![second.id],
+            "{round}"
+        );
+        assert_eq!(by_bill(store).await, bill_and_both, "{round}");
+    }
+}
+
+#[tokio::test]
 async fn stored_links_follow_their_events() {
     let (_dir, store) = sqlite().await;
     stored_links_follow_their_events_on(&store).await;

@@ -11,7 +11,7 @@ use super::db::{RecordId, RecordTime};
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
 use super::reads::IdForm;
 use super::{
-    container_row_uncached, hash_row, hashed_body, in_list, record_id, returned_ids,
+    container_row_uncached, hash_row, hashed_body, in_list, keyed_update, record_id, returned_ids,
     shipment_row_uncached, ts, DerivationScope, DerivedChanges, Result, Store, StoreError,
     CONTAINER_SELECT, SHIPMENT_SELECT,
 };
@@ -114,15 +114,20 @@ impl Store {
         // A shipment's id is its key, its `bill_of_lading_number` (`teu_domain::ids::
         // shipment_id`): one of the scope's keys with no stored row read by it is new, and on
         // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]).
+        // On SQLite the new ones go in by a plain `INSERT OR FAIL`, which keeps no statement
+        // journal where the upsert's `DO UPDATE` keeps one ([`Store::insert_new`]).
+        let (new, old) = taken_for_new(
+            shipments
+                .iter()
+                .map(|s| (s.bill_of_lading_number.as_str(), s.id)),
+            &scope.shipment_keys,
+            stored.shipments.iter().copied(),
+        );
         let mut by_rule: Vec<usize> = (0..shipments.len()).collect();
-        if self.backend() == super::Backend::Postgres {
-            let (new, old) = taken_for_new(
-                shipments
-                    .iter()
-                    .map(|s| (s.bill_of_lading_number.as_str(), s.id)),
-                &scope.shipment_keys,
-                stored.shipments.iter().copied(),
-            );
+        let mut plain: Vec<usize> = Vec::new();
+        if self.backend() == super::Backend::Sqlite {
+            (plain, by_rule) = (new, old);
+        } else {
             let rows: Vec<NewShipment<'_>> = new
                 .iter()
                 .map(|&i| {
@@ -145,61 +150,72 @@ impl Store {
             }
         }
         let per = self.rows_per_list(14);
-        for chunk in by_rule.chunks(per) {
-            let sql = format!(
-                "INSERT INTO shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
-                 pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at, member_ids) \
-                 VALUES {} ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
-                 refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
-                 pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
-                 shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
-                 line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at, \
-                 member_ids = excluded.member_ids \
-                 WHERE shipments.content_hash <> excluded.content_hash RETURNING id",
-                self.values(chunk.len(), 14)
-            );
-            let mut q = crate::db::query(&sql);
-            for &i in chunk {
-                let (s, (hash, body), members) =
-                    (&shipments[i], &shipment_bodies[i], &member_values[i]);
-                q = q
-                    .bind(RecordId(s.id))
-                    .bind(RecordId(account))
-                    .bind(&s.bill_of_lading_number)
-                    .bind(RecordTime(s.created_at))
-                    .bind(RecordTime(s.refreshed_at))
-                    .bind(hash)
-                    .bind(body.as_slice());
-                let f = ShipmentFilterColumns::of(s);
-                q = q
-                    .bind(f.pol_locode)
-                    .bind(f.pod_locode)
-                    .bind(f.shipping_line_scac)
-                    .bind(f.pod_eta_at)
-                    .bind(f.line_tracking_stopped)
-                    .bind(ts(s.refreshed_at))
-                    .bind(members.as_slice());
+        let rule = "ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
+                    refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
+                    pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
+                    shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
+                    line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at, \
+                    member_ids = excluded.member_ids \
+                    WHERE shipments.content_hash <> excluded.content_hash";
+        let passes = [
+            (&plain, self.insert_new(), ""),
+            (&by_rule, "INSERT INTO", rule),
+        ];
+        for (rows, insert, conflict) in passes {
+            for chunk in rows.chunks(per) {
+                let sql = format!(
+                    "{insert} shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
+                     pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at, member_ids) \
+                     VALUES {} {conflict} RETURNING id",
+                    self.values(chunk.len(), 14)
+                );
+                let mut q = crate::db::query(&sql);
+                for &i in chunk {
+                    let (s, (hash, body), members) =
+                        (&shipments[i], &shipment_bodies[i], &member_values[i]);
+                    q = q
+                        .bind(RecordId(s.id))
+                        .bind(RecordId(account))
+                        .bind(&s.bill_of_lading_number)
+                        .bind(RecordTime(s.created_at))
+                        .bind(RecordTime(s.refreshed_at))
+                        .bind(hash)
+                        .bind(body.as_slice());
+                    let f = ShipmentFilterColumns::of(s);
+                    q = q
+                        .bind(f.pol_locode)
+                        .bind(f.pod_locode)
+                        .bind(f.shipping_line_scac)
+                        .bind(f.pod_eta_at)
+                        .bind(f.line_tracking_stopped)
+                        .bind(ts(s.refreshed_at))
+                        .bind(members.as_slice());
+                }
+                changes
+                    .shipments
+                    .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
             }
-            changes
-                .shipments
-                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
         // A container's id is its shipment key and number (`teu_domain::ids::container_id`),
         // so an update leaves `shipment_id` and `number` as they are: not naming them in the
         // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
         // `containers_shipment`), which it does for every column a `SET` names. For the same
         // reason a derived container whose number the scope names and which is not among the
-        // stored containers read by those numbers is not stored: on PostgreSQL those go in by
-        // `COPY`, without the conflict rule ([`Store::copy_new_derived_pg`]).
+        // stored containers read by those numbers is new, and goes in without the conflict
+        // rule: on PostgreSQL by `COPY` ([`Store::copy_new_derived_pg`]), on SQLite by a plain
+        // `INSERT OR FAIL`, which keeps no statement journal ([`Store::insert_new`]).
         // A row whose content changed takes its links in the same update; one whose content did
         // not is left to `store_unwritten`, which writes only a value that differs.
+        let (new, old) = taken_for_new(
+            containers.iter().map(|c| (c.number.as_str(), c.id)),
+            &scope.containers,
+            stored.containers.iter().map(|(id, _)| *id),
+        );
         by_rule = (0..containers.len()).collect();
-        if self.backend() == super::Backend::Postgres {
-            let (new, old) = taken_for_new(
-                containers.iter().map(|c| (c.number.as_str(), c.id)),
-                &scope.containers,
-                stored.containers.iter().map(|(id, _)| *id),
-            );
+        plain = Vec::new();
+        if self.backend() == super::Backend::Sqlite {
+            (plain, by_rule) = (new, old);
+        } else {
             let rows: Vec<NewContainer<'_>> = new
                 .iter()
                 .map(|&i| {
@@ -221,43 +237,49 @@ impl Store {
                 by_rule = old;
             }
         }
-        let per = self.rows_per_list(14);
-        for chunk in by_rule.chunks(per) {
-            let sql = format!(
-                "INSERT INTO containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
-                 refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, event_links) VALUES {} \
-                 ON CONFLICT (id) DO UPDATE SET \
-                 current_status = excluded.current_status, pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
-                 content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
-                 has_holds = excluded.has_holds, filters_at = excluded.filters_at, event_links = excluded.event_links \
-                 WHERE containers.content_hash <> excluded.content_hash RETURNING id",
-                self.values(chunk.len(), 14)
-            );
-            let mut q = crate::db::query(&sql);
-            for &i in chunk {
-                let (c, (hash, body), links) =
-                    (&containers[i], &container_bodies[i], &link_values[i]);
-                q = q
-                    .bind(RecordId(c.id))
-                    .bind(RecordId(account))
-                    .bind(RecordId(c.shipment_id))
-                    .bind(c.number.as_str())
-                    .bind(c.current_status.as_str())
-                    .bind(c.pod_locode.as_deref())
-                    .bind(RecordTime(c.created_at))
-                    .bind(RecordTime(c.refreshed_at))
-                    .bind(hash)
-                    .bind(body.as_slice());
-                let (pickup_lfd, has_holds) = container_filter_columns(c);
-                q = q
-                    .bind(pickup_lfd)
-                    .bind(has_holds)
-                    .bind(ts(c.refreshed_at))
-                    .bind(links.as_slice());
+        let rule = "ON CONFLICT (id) DO UPDATE SET \
+                    current_status = excluded.current_status, pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
+                    content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
+                    has_holds = excluded.has_holds, filters_at = excluded.filters_at, event_links = excluded.event_links \
+                    WHERE containers.content_hash <> excluded.content_hash";
+        let passes = [
+            (&plain, self.insert_new(), ""),
+            (&by_rule, "INSERT INTO", rule),
+        ];
+        for (rows, insert, conflict) in passes {
+            for chunk in rows.chunks(per) {
+                let sql = format!(
+                    "{insert} containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
+                     refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, event_links) VALUES {} \
+                     {conflict} RETURNING id",
+                    self.values(chunk.len(), 14)
+                );
+                let mut q = crate::db::query(&sql);
+                for &i in chunk {
+                    let (c, (hash, body), links) =
+                        (&containers[i], &container_bodies[i], &link_values[i]);
+                    q = q
+                        .bind(RecordId(c.id))
+                        .bind(RecordId(account))
+                        .bind(RecordId(c.shipment_id))
+                        .bind(c.number.as_str())
+                        .bind(c.current_status.as_str())
+                        .bind(c.pod_locode.as_deref())
+                        .bind(RecordTime(c.created_at))
+                        .bind(RecordTime(c.refreshed_at))
+                        .bind(hash)
+                        .bind(body.as_slice());
+                    let (pickup_lfd, has_holds) = container_filter_columns(c);
+                    q = q
+                        .bind(pickup_lfd)
+                        .bind(has_holds)
+                        .bind(ts(c.refreshed_at))
+                        .bind(links.as_slice());
+                }
+                changes
+                    .containers
+                    .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
             }
-            changes
-                .containers
-                .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
         }
         // With webhooks, what was linked before (the derived containers' own earlier values are
         // `old_links`: the upsert above has written their new ones).
@@ -535,12 +557,21 @@ impl Store {
         let unwritten: Vec<(Uuid, &[u8])> = rows.filter(|(id, _)| !written.contains(id)).collect();
         for chunk in unwritten.chunks(self.rows_per_list(2)) {
             // The ids are this derivation's records of `account`; the `VALUES` are the only
-            // parameters, so SQLite binds them anonymously.
-            let sql = format!(
-                "UPDATE {table} SET {column} = v.column2 FROM (VALUES {}) AS v \
-                 WHERE {table}.id = v.column1 AND {table}.{column} IS DISTINCT FROM v.column2",
-                self.values(chunk.len(), 2)
-            );
+            // parameters. SQLite finds the rows by an `IN` list ([`keyed_update`]).
+            let sql = match self.backend() {
+                super::Backend::Sqlite => keyed_update(
+                    table,
+                    "id",
+                    chunk.len(),
+                    |data| format!("{column} = {data}"),
+                    Some(&|data| format!("{table}.{column} IS DISTINCT FROM {data}")),
+                ),
+                super::Backend::Postgres => format!(
+                    "UPDATE {table} SET {column} = v.column2 FROM (VALUES {}) AS v \
+                     WHERE {table}.id = v.column1 AND {table}.{column} IS DISTINCT FROM v.column2",
+                    self.values(chunk.len(), 2)
+                ),
+            };
             let mut q = crate::db::query(&sql);
             for (id, bytes) in chunk {
                 q = q.bind(RecordId(*id)).bind(*bytes);

@@ -8,8 +8,8 @@ use chrono::Utc;
 use uuid::Uuid;
 
 use super::{
-    body_bytes, event_body, event_row, from_json, in_list, one_per_key, record_id_list,
-    stored_event, ts, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
+    body_bytes, event_body, event_row, from_json, in_list, keyed_update, one_per_key,
+    record_id_list, stored_event, ts, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
 };
 use crate::db::DbRow;
 use crate::payloads::{encode_event, Encoder, StoredEvent, EVENTS};
@@ -94,48 +94,58 @@ impl Store {
                 Some(_) => {}
             }
         }
-        // New and replacing versions alike, by `seq`: a replaced version's row is updated in
-        // place, and leaves by the trigger `transport_events_version_replaced` (migration 31,
-        // which SQLite fires for an upsert's update too), as on PostgreSQL. The payload is
-        // inside `body` (`payloads::EVENTS`); a version replacing a row of the older layout
-        // clears its `payload`.
-        for chunk in written.chunks(self.rows_per_list(12)) {
-            let sql = format!(
-                "INSERT INTO transport_events (seq, id, account_id, raw_event_id, event_at, issued_at, \
-                 body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {} \
-                 ON CONFLICT (seq) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
+        // New versions by a plain insert, each under the next free `seq`; a replacing version
+        // by the upsert on its stored `seq`: its row is updated in place, and leaves by the
+        // trigger `transport_events_version_replaced` (migration 31, which SQLite fires for an
+        // upsert's update too), as on PostgreSQL. The plain insert keeps no statement journal
+        // ([`Store::insert_new`]); the upsert's update does, for the few versions replaced. The
+        // payload is inside `body` (`payloads::EVENTS`); a version replacing a row of the older
+        // layout clears its `payload`.
+        let (new_rows, replacing): (Vec<_>, Vec<_>) = written.iter().partition(|(_, _, new)| *new);
+        let insert = self.insert_new();
+        for (rows, conflict) in [
+            (&new_rows, ""),
+            (
+                &replacing,
+                " ON CONFLICT (seq) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
                  body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
                  payload = NULL, source_file = excluded.source_file, source_index = excluded.source_index, \
                  received_at = excluded.received_at",
-                self.values(chunk.len(), 12)
-            );
-            let mut q = crate::db::query(&sql);
-            for (e, seq, _) in chunk {
-                let ev = &e.event.event;
-                q = q
-                    .bind(*seq)
-                    .bind(e.event.id.as_bytes().as_slice())
-                    .bind(account.as_bytes().as_slice())
-                    .bind(e.event.raw_event_id.as_bytes().as_slice())
-                    .bind(ev.event_at.timestamp_millis())
-                    .bind(issued(e).timestamp_millis())
-                    .bind(e.forms.stored.as_slice())
-                    .bind(i64::from(named_actual(ev)))
-                    .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
-                    .bind(e.source_file)
-                    .bind(e.source_index as i64)
-                    .bind(now);
+            ),
+        ] {
+            for chunk in rows.chunks(self.rows_per_list(12)) {
+                let sql = format!(
+                    "{insert} transport_events (seq, id, account_id, raw_event_id, event_at, issued_at, \
+                     body, named_actual, vessel_imo, source_file, source_index, received_at) VALUES {}{conflict}",
+                    self.values(chunk.len(), 12)
+                );
+                let mut q = crate::db::query(&sql);
+                for (e, seq, _) in chunk {
+                    let ev = &e.event.event;
+                    q = q
+                        .bind(*seq)
+                        .bind(e.event.id.as_bytes().as_slice())
+                        .bind(account.as_bytes().as_slice())
+                        .bind(e.event.raw_event_id.as_bytes().as_slice())
+                        .bind(ev.event_at.timestamp_millis())
+                        .bind(issued(e).timestamp_millis())
+                        .bind(e.forms.stored.as_slice())
+                        .bind(i64::from(named_actual(ev)))
+                        .bind(ev.vessel_imo.as_ref().map(|imo| imo.as_str()))
+                        .bind(e.source_file)
+                        .bind(e.source_index as i64)
+                        .bind(now);
+                }
+                q.execute(self.counted(&mut tx)).await?;
             }
-            q.execute(self.counted(&mut tx)).await?;
         }
-        let new: Vec<(&[u8], i64)> = written
+        let new: Vec<(&[u8], i64)> = new_rows
             .iter()
-            .filter(|(_, _, new)| *new)
             .map(|(e, seq, _)| (e.event.id.as_bytes().as_slice(), *seq))
             .collect();
         for chunk in new.chunks(self.rows_per_list(2)) {
             let sql = format!(
-                "INSERT INTO event_ids_recent (id, seq) VALUES {}",
+                "{insert} event_ids_recent (id, seq) VALUES {}",
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
@@ -270,8 +280,10 @@ impl Store {
     /// Moves every id of `event_ids_recent` into `event_ids` in `tx` (SQLite, migration 35);
     /// returns how many moved.
     async fn merge_recent_event_ids(&self, tx: &mut crate::db::Conn) -> Result<u64> {
+        // `OR FAIL`: no statement journal, which at the million copied each of the large
+        // run's pages a merge rewrites (432 MB) to a temporary file ([`Store::insert_new`]).
         let moved = crate::db::query(
-            "INSERT INTO event_ids (id, seq) SELECT id, seq FROM event_ids_recent ORDER BY id",
+            "INSERT OR FAIL INTO event_ids (id, seq) SELECT id, seq FROM event_ids_recent ORDER BY id",
         )
         .execute(self.counted(tx))
         .await?
@@ -322,15 +334,15 @@ impl Store {
     ) -> Result<DroppedKeys> {
         let drained = self.delete_replaced_keys(tx).await?;
         let lists = key_lists(events, &drained.listed);
-        // SQLite's `||` makes text of its operands' bytes; the cast keeps the list a BLOB.
-        let appended = match self.backend() {
-            Backend::Sqlite => "CAST(event_keys.event_ids || excluded.event_ids AS BLOB)",
-            Backend::Postgres => "event_keys.event_ids || excluded.event_ids",
-        };
+        if self.backend() == Backend::Sqlite {
+            self.append_event_keys_sqlite(tx, account, &lists).await?;
+            return Ok(DroppedKeys::of(&drained.stale));
+        }
         for chunk in lists.chunks(self.rows_per_list(4)) {
             let sql = format!(
                 "INSERT INTO event_keys (account_id, kind, value, event_ids) VALUES {} \
-                 ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = {appended}",
+                 ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = \
+                 event_keys.event_ids || excluded.event_ids",
                 self.values(chunk.len(), 4)
             );
             let mut q = crate::db::query(&sql);
@@ -344,6 +356,82 @@ impl Store {
             q.execute(self.counted(tx)).await?;
         }
         Ok(DroppedKeys::of(&drained.stale))
+    }
+
+    /// SQLite: appends each of `lists` (key, then the ids to append; in key order, as
+    /// [`key_lists`] makes them) to its `event_keys` row, without a statement journal
+    /// ([`Store::insert_new`]; an upsert's `DO UPDATE` would keep one): the keys already
+    /// stored are read first (`event_keys_key`, with their rowids), their lists extended by an
+    /// `UPDATE OR FAIL` that finds them by rowid ([`keyed_update`]), and the other keys
+    /// inserted by `INSERT OR FAIL`. In `tx`, the writer's transaction, so no other writer
+    /// adds a key in between.
+    async fn append_event_keys_sqlite(
+        &self,
+        tx: &mut crate::db::Conn,
+        account: Uuid,
+        lists: &[(KeyKind, &str, Vec<u8>)],
+    ) -> Result<()> {
+        // The stored keys' rowids (`seq`), by key.
+        let mut stored: HashMap<(KeyKind, String), i64> = HashMap::new();
+        // Each kind's keys are one run of `lists`.
+        for run in lists.chunk_by(|a, b| a.0 == b.0) {
+            let kind = run[0].0;
+            for chunk in run.chunks(self.rows_per_list(1).saturating_sub(2).max(1)) {
+                let sql = self.positional(format!(
+                    "SELECT seq, value FROM event_keys WHERE account_id = $1 AND kind = $2 AND value IN ({})",
+                    in_list(3, chunk.len())
+                ));
+                let mut q = crate::db::query(&sql)
+                    .bind(account.as_bytes().as_slice())
+                    .bind(kind.code());
+                for (_, value, _) in chunk {
+                    q = q.bind(*value);
+                }
+                for row in q.fetch_all(self.counted(tx)).await? {
+                    stored.insert((kind, row.try_get("value")?), row.try_get("seq")?);
+                }
+            }
+        }
+        let mut new = Vec::new();
+        let mut old = Vec::new();
+        for (kind, value, ids) in lists {
+            match stored.get(&(*kind, (*value).to_string())) {
+                Some(seq) => old.push((*seq, ids.as_slice())),
+                None => new.push((*kind, *value, ids.as_slice())),
+            }
+        }
+        for chunk in new.chunks(self.rows_per_list(4)) {
+            let sql = format!(
+                "{} event_keys (account_id, kind, value, event_ids) VALUES {}",
+                self.insert_new(),
+                self.values(chunk.len(), 4)
+            );
+            let mut q = crate::db::query(&sql);
+            for (kind, value, ids) in chunk {
+                q = q
+                    .bind(account.as_bytes().as_slice())
+                    .bind(kind.code())
+                    .bind(*value)
+                    .bind(*ids);
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        // SQLite's `||` makes text of its operands' bytes; the cast keeps the list a BLOB.
+        for chunk in old.chunks(self.rows_per_list(2)) {
+            let sql = keyed_update(
+                "event_keys",
+                "seq",
+                chunk.len(),
+                |data| format!("event_ids = CAST(event_keys.event_ids || {data} AS BLOB)"),
+                None,
+            );
+            let mut q = crate::db::query(&sql);
+            for (seq, ids) in chunk {
+                q = q.bind(*seq).bind(*ids);
+            }
+            q.execute(self.counted(tx)).await?;
+        }
+        Ok(())
     }
 
     /// Takes the event versions replaced in `tx` so far out of `event_keys`: the trigger

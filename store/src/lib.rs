@@ -301,6 +301,42 @@ where
     out
 }
 
+/// A SQLite `UPDATE OR FAIL` of `rows` rows of `table`, each found by its key column `key`
+/// (its primary key or rowid): `set(data)` is the statement's `SET` list and `filter(data)`,
+/// when given, one more condition on the row, where `data` is the expression of the row's
+/// own data. Parameters are numbered: row `i`'s key is `$(2i+1)`, its data `$(2i+2)`; bind
+/// each row's key, then its data.
+///
+/// The rows are found by `key IN (…)`, a list of constants that SQLite looks up key by key in
+/// the key's B-tree, and each row's data is taken from a `VALUES` list by a correlated
+/// subquery. An `UPDATE … FROM (VALUES …)` joined on the key leaves the join's order to the
+/// planner, and SQLite 3.46 chose to scan the whole table and probe the list (`containers`
+/// at the million: a second and more a statement; docs/NOTES.md, "Seventy-fourth session").
+/// `OR FAIL`: no statement journal ([`Store::insert_new`]).
+fn keyed_update(
+    table: &str,
+    key: &str,
+    rows: usize,
+    set: impl Fn(&str) -> String,
+    filter: Option<&dyn Fn(&str) -> String>,
+) -> String {
+    let data = format!(
+        "(SELECT v.column2 FROM (VALUES {}) AS v WHERE v.column1 = {table}.{key})",
+        values_placeholders(rows, 2)
+    );
+    let keys = (0..rows)
+        .map(|r| format!("${}", 2 * r + 1))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let filter = filter
+        .map(|f| format!(" AND {}", f(&data)))
+        .unwrap_or_default();
+    format!(
+        "UPDATE OR FAIL {table} SET {} WHERE {table}.{key} IN ({keys}){filter}",
+        set(&data)
+    )
+}
+
 /// The placeholders of a multi-row `VALUES` list of `rows` rows of `width` parameters each,
 /// numbered from 1 (`$1`): `($1, $2), ($3, $4)`. See [`Store::values`] for statements whose only
 /// parameters are the list.
@@ -698,6 +734,29 @@ impl Store {
         match self.backend() {
             Backend::Sqlite => (SQLITE_ANONYMOUS_PARAMS / width.max(1)).max(1),
             Backend::Postgres => CHUNK,
+        }
+    }
+
+    /// How an `INSERT` of rows the writer's transaction knows to be new begins:
+    /// `INSERT OR FAIL INTO` on SQLite, `INSERT INTO` on PostgreSQL.
+    ///
+    /// SQLite keeps a statement journal (a copy of every page a statement changes, in a
+    /// temporary file once past 64 KiB) for a statement of several rows that may abort
+    /// halfway: one that may break a constraint under the default `ABORT` rule, which undoes
+    /// the statement's own rows and keeps the transaction's earlier ones (SQLite manual, "The
+    /// ON CONFLICT Clause", and "Temporary Files Used By SQLite", 2.5). teu never continues a
+    /// transaction after a failed statement: the error returns and the transaction rolls
+    /// back whole. Under `FAIL` nothing needs undoing, so SQLite keeps no statement journal;
+    /// at the million the statement journals were twice the bytes the writer wrote to the
+    /// log (docs/NOTES.md, "Seventy-fourth session"). A trigger the statement fires takes
+    /// the statement's rule over its own (the triggers of migration 43).
+    ///
+    /// An upsert's `DO UPDATE` always runs under `ABORT` (SQLite's choice), so only a plain
+    /// `INSERT` of new rows, or an `UPDATE OR FAIL`, is spared the journal.
+    fn insert_new(&self) -> &'static str {
+        match self.backend() {
+            Backend::Sqlite => "INSERT OR FAIL INTO",
+            Backend::Postgres => "INSERT INTO",
         }
     }
 
