@@ -334,15 +334,28 @@ impl Store {
     ) -> Result<DroppedKeys> {
         let drained = self.delete_replaced_keys(tx).await?;
         let lists = key_lists(events, &drained.listed);
-        if self.backend() == Backend::Sqlite {
-            self.append_event_keys_sqlite(tx, account, &lists).await?;
-            return Ok(DroppedKeys::of(&drained.stale));
-        }
-        for chunk in lists.chunks(self.rows_per_list(4)) {
-            let sql = format!(
-                "INSERT INTO event_keys (account_id, kind, value, event_ids) VALUES {} \
-                 ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = \
+        // On SQLite the keys already stored are extended first and the rest inserted plain,
+        // without a statement journal ([`Store::append_stored_event_keys_sqlite`]); on
+        // PostgreSQL one upsert does both.
+        let (rows, conflict) = match self.backend() {
+            Backend::Sqlite => (
+                self.append_stored_event_keys_sqlite(tx, account, &lists)
+                    .await?,
+                "",
+            ),
+            Backend::Postgres => (
+                lists
+                    .iter()
+                    .map(|(kind, value, ids)| (*kind, *value, ids.as_slice()))
+                    .collect(),
+                " ON CONFLICT (account_id, kind, value) DO UPDATE SET event_ids = \
                  event_keys.event_ids || excluded.event_ids",
+            ),
+        };
+        for chunk in rows.chunks(self.rows_per_list(4)) {
+            let sql = format!(
+                "{} event_keys (account_id, kind, value, event_ids) VALUES {}{conflict}",
+                self.insert_new(),
                 self.values(chunk.len(), 4)
             );
             let mut q = crate::db::query(&sql);
@@ -351,26 +364,26 @@ impl Store {
                     .bind(account.as_bytes().as_slice())
                     .bind(kind.code())
                     .bind(*value)
-                    .bind(ids.as_slice());
+                    .bind(*ids);
             }
             q.execute(self.counted(tx)).await?;
         }
         Ok(DroppedKeys::of(&drained.stale))
     }
 
-    /// SQLite: appends each of `lists` (key, then the ids to append; in key order, as
-    /// [`key_lists`] makes them) to its `event_keys` row, without a statement journal
-    /// ([`Store::insert_new`]; an upsert's `DO UPDATE` would keep one): the keys already
-    /// stored are read first (`event_keys_key`, with their rowids), their lists extended by an
-    /// `UPDATE OR FAIL` that finds them by rowid ([`keyed_update`]), and the other keys
-    /// inserted by `INSERT OR FAIL`. In `tx`, the writer's transaction, so no other writer
-    /// adds a key in between.
-    async fn append_event_keys_sqlite(
+    /// SQLite: appends to the `event_keys` rows already stored the ids `lists` gives them (key,
+    /// then the ids; in key order, as [`key_lists`] makes them) and returns the other keys of
+    /// `lists`, which the caller inserts by `INSERT OR FAIL`. The stored keys are read first
+    /// (`event_keys_key`, with their rowids) and extended by an `UPDATE OR FAIL` that finds
+    /// them by rowid ([`keyed_update`]): neither keeps a statement journal
+    /// ([`Store::insert_new`]), where an upsert's `DO UPDATE` would. In `tx`, the writer's
+    /// transaction, so no other writer adds a key in between.
+    async fn append_stored_event_keys_sqlite<'l>(
         &self,
         tx: &mut crate::db::Conn,
         account: Uuid,
-        lists: &[(KeyKind, &str, Vec<u8>)],
-    ) -> Result<()> {
+        lists: &'l [(KeyKind, &'l str, Vec<u8>)],
+    ) -> Result<Vec<(KeyKind, &'l str, &'l [u8])>> {
         // The stored keys' rowids (`seq`), by key.
         let mut stored: HashMap<(KeyKind, String), i64> = HashMap::new();
         // Each kind's keys are one run of `lists`.
@@ -400,22 +413,6 @@ impl Store {
                 None => new.push((*kind, *value, ids.as_slice())),
             }
         }
-        for chunk in new.chunks(self.rows_per_list(4)) {
-            let sql = format!(
-                "{} event_keys (account_id, kind, value, event_ids) VALUES {}",
-                self.insert_new(),
-                self.values(chunk.len(), 4)
-            );
-            let mut q = crate::db::query(&sql);
-            for (kind, value, ids) in chunk {
-                q = q
-                    .bind(account.as_bytes().as_slice())
-                    .bind(kind.code())
-                    .bind(*value)
-                    .bind(*ids);
-            }
-            q.execute(self.counted(tx)).await?;
-        }
         // SQLite's `||` makes text of its operands' bytes; the cast keeps the list a BLOB.
         for chunk in old.chunks(self.rows_per_list(2)) {
             let sql = keyed_update(
@@ -431,7 +428,7 @@ impl Store {
             }
             q.execute(self.counted(tx)).await?;
         }
-        Ok(())
+        Ok(new)
     }
 
     /// Takes the event versions replaced in `tx` so far out of `event_keys`: the trigger
