@@ -102,11 +102,11 @@ impl Store {
         // payload is inside `body` (`payloads::EVENTS`); a version replacing a row of the older
         // layout clears its `payload`.
         let (new_rows, replacing): (Vec<_>, Vec<_>) = written.iter().partition(|(_, _, new)| *new);
-        let insert = self.insert_new();
-        for (rows, conflict) in [
-            (&new_rows, ""),
+        for (rows, insert, conflict) in [
+            (&new_rows, self.insert_new(), ""),
             (
                 &replacing,
+                "INSERT INTO",
                 " ON CONFLICT (seq) DO UPDATE SET event_at = excluded.event_at, issued_at = excluded.issued_at, \
                  body = excluded.body, named_actual = excluded.named_actual, vessel_imo = excluded.vessel_imo, \
                  payload = NULL, source_file = excluded.source_file, source_index = excluded.source_index, \
@@ -145,7 +145,8 @@ impl Store {
             .collect();
         for chunk in new.chunks(self.rows_per_list(2)) {
             let sql = format!(
-                "{insert} event_ids_recent (id, seq) VALUES {}",
+                "{} event_ids_recent (id, seq) VALUES {}",
+                self.insert_new(),
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);
@@ -384,8 +385,8 @@ impl Store {
         account: Uuid,
         lists: &'l [(KeyKind, &'l str, Vec<u8>)],
     ) -> Result<Vec<(KeyKind, &'l str, &'l [u8])>> {
-        // The stored keys' rowids (`seq`), by key.
-        let mut stored: HashMap<(KeyKind, String), i64> = HashMap::new();
+        // The stored keys' rowids (`seq`), by kind, then value.
+        let mut stored: HashMap<KeyKind, HashMap<String, i64>> = HashMap::new();
         // Each kind's keys are one run of `lists`.
         for run in lists.chunk_by(|a, b| a.0 == b.0) {
             let kind = run[0].0;
@@ -401,14 +402,17 @@ impl Store {
                     q = q.bind(*value);
                 }
                 for row in q.fetch_all(self.counted(tx)).await? {
-                    stored.insert((kind, row.try_get("value")?), row.try_get("seq")?);
+                    stored
+                        .entry(kind)
+                        .or_default()
+                        .insert(row.try_get("value")?, row.try_get("seq")?);
                 }
             }
         }
         let mut new = Vec::new();
         let mut old = Vec::new();
         for (kind, value, ids) in lists {
-            match stored.get(&(*kind, (*value).to_string())) {
+            match stored.get(kind).and_then(|values| values.get(*value)) {
                 Some(seq) => old.push((*seq, ids.as_slice())),
                 None => new.push((*kind, *value, ids.as_slice())),
             }
