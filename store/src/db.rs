@@ -342,7 +342,7 @@ where
 /// One SQL statement and its bound values ([`query`]).
 #[must_use = "a query does nothing until it is executed or fetched"]
 pub struct Query<'q> {
-    sql: &'q str,
+    sql: Cow<'q, str>,
     args: Vec<Arg<'q>>,
     persistent: bool,
 }
@@ -351,7 +351,17 @@ pub struct Query<'q> {
 /// per connection and kept ([`Query::persistent`]).
 pub fn query(sql: &str) -> Query<'_> {
     Query {
-        sql,
+        sql: Cow::Borrowed(sql),
+        args: Vec::new(),
+        persistent: true,
+    }
+}
+
+/// A statement as [`query`], of text the query owns: for a statement built where its values
+/// are bound by a caller's function, whose values outlive the text.
+pub fn query_owned(sql: String) -> Query<'static> {
+    Query {
+        sql: Cow::Owned(sql),
         args: Vec::new(),
         persistent: true,
     }
@@ -421,25 +431,25 @@ macro_rules! with_native {
         match $exec {
             Exec::SqlitePool($e) => {
                 let args = native_arguments!(SqliteArguments<'_>, args, sqlite_time => i64);
-                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $query = sqlx::query_with(&sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::Sqlite($e) => {
                 let args = native_arguments!(SqliteArguments<'_>, args, sqlite_time => i64);
-                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $query = sqlx::query_with(&sql, args).persistent(persistent);
                 let $row = DbRow::Sqlite;
                 $body
             }
             Exec::PgPool($e) => {
                 let args = native_arguments!(PgArguments, args, pg_time => DateTime<Utc>);
-                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $query = sqlx::query_with(&sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
             }
             Exec::Postgres($e) => {
                 let args = native_arguments!(PgArguments, args, pg_time => DateTime<Utc>);
-                let $query = sqlx::query_with(sql, args).persistent(persistent);
+                let $query = sqlx::query_with(&sql, args).persistent(persistent);
                 let $row = DbRow::Postgres;
                 $body
             }

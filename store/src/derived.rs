@@ -113,9 +113,8 @@ impl Store {
         // what the webhook rules and change notifications compare.
         // A shipment's id is its key, its `bill_of_lading_number` (`teu_domain::ids::
         // shipment_id`): one of the scope's keys with no stored row read by it is new, and on
-        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]).
-        // On SQLite the new ones go in by a plain `INSERT OR FAIL`, which keeps no statement
-        // journal where the upsert's `DO UPDATE` keeps one ([`Store::insert_new`]).
+        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]). On SQLite
+        // each record goes the way of [`Passes::sqlite`].
         let (new, old) = taken_for_new(
             shipments
                 .iter()
@@ -123,10 +122,11 @@ impl Store {
             &scope.shipment_keys,
             stored.shipments.iter().copied(),
         );
-        let mut by_rule: Vec<usize> = (0..shipments.len()).collect();
-        let mut plain: Vec<usize> = Vec::new();
+        let mut passes = Passes::by_rule((0..shipments.len()).collect());
         if self.backend() == super::Backend::Sqlite {
-            (plain, by_rule) = (new, old);
+            passes = Passes::sqlite(new, old, &stored.hashes, |i| {
+                (shipments[i].id, shipment_bodies[i].0.as_str())
+            });
         } else {
             let rows: Vec<NewShipment<'_>> = new
                 .iter()
@@ -146,75 +146,51 @@ impl Store {
                     .await?
             {
                 changes.shipments.extend(rows.iter().map(|(s, _, _)| s.id));
-                by_rule = old;
+                passes = Passes::by_rule(old);
             }
         }
-        let per = self.rows_per_list(14);
-        let rule = "ON CONFLICT (id) DO UPDATE SET bill_of_lading_number = excluded.bill_of_lading_number, \
-                    refreshed_at = excluded.refreshed_at, content_hash = excluded.content_hash, body = excluded.body, \
-                    pol_locode = excluded.pol_locode, pod_locode = excluded.pod_locode, \
-                    shipping_line_scac = excluded.shipping_line_scac, pod_eta_at = excluded.pod_eta_at, \
-                    line_tracking_stopped = excluded.line_tracking_stopped, filters_at = excluded.filters_at, \
-                    member_ids = excluded.member_ids \
-                    WHERE shipments.content_hash <> excluded.content_hash";
-        let passes = [
-            (&plain, self.insert_new(), ""),
-            (&by_rule, "INSERT INTO", rule),
-        ];
-        for (rows, insert, conflict) in passes {
-            for chunk in rows.chunks(per) {
-                let sql = format!(
-                    "{insert} shipments (id, account_id, bill_of_lading_number, created_at, refreshed_at, content_hash, body, \
-                     pol_locode, pod_locode, shipping_line_scac, pod_eta_at, line_tracking_stopped, filters_at, member_ids) \
-                     VALUES {} {conflict} RETURNING id",
-                    self.values(chunk.len(), 14)
-                );
-                let mut q = crate::db::query(&sql);
-                for &i in chunk {
-                    let (s, (hash, body), members) =
-                        (&shipments[i], &shipment_bodies[i], &member_values[i]);
-                    q = q
-                        .bind(RecordId(s.id))
-                        .bind(RecordId(account))
-                        .bind(&s.bill_of_lading_number)
-                        .bind(RecordTime(s.created_at))
-                        .bind(RecordTime(s.refreshed_at))
-                        .bind(hash)
-                        .bind(body.as_slice());
-                    let f = ShipmentFilterColumns::of(s);
-                    q = q
-                        .bind(f.pol_locode)
-                        .bind(f.pod_locode)
-                        .bind(f.shipping_line_scac)
-                        .bind(f.pod_eta_at)
-                        .bind(f.line_tracking_stopped)
-                        .bind(ts(s.refreshed_at))
-                        .bind(members.as_slice());
-                }
-                changes
-                    .shipments
-                    .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
-            }
-        }
+        let written = self
+            .write_derived(&mut tx, &SHIPMENTS, &passes, |q, i| {
+                let (s, (hash, body), members) =
+                    (&shipments[i], &shipment_bodies[i], &member_values[i]);
+                let f = ShipmentFilterColumns::of(s);
+                q.bind(RecordId(s.id))
+                    .bind(RecordId(account))
+                    .bind(&s.bill_of_lading_number)
+                    .bind(RecordTime(s.created_at))
+                    .bind(RecordTime(s.refreshed_at))
+                    .bind(hash)
+                    .bind(body.as_slice())
+                    .bind(f.pol_locode)
+                    .bind(f.pod_locode)
+                    .bind(f.shipping_line_scac)
+                    .bind(f.pod_eta_at)
+                    .bind(f.line_tracking_stopped)
+                    .bind(ts(s.refreshed_at))
+                    .bind(members.as_slice())
+            })
+            .await?;
+        changes.shipments.extend(written);
         // A container's id is its shipment key and number (`teu_domain::ids::container_id`),
         // so an update leaves `shipment_id` and `number` as they are: not naming them in the
         // `SET` spares SQLite the rewrite of the indexes on them (`containers_number`,
         // `containers_shipment`), which it does for every column a `SET` names. For the same
         // reason a derived container whose number the scope names and which is not among the
-        // stored containers read by those numbers is new, and goes in without the conflict
-        // rule: on PostgreSQL by `COPY` ([`Store::copy_new_derived_pg`]), on SQLite by a plain
-        // `INSERT OR FAIL`, which keeps no statement journal ([`Store::insert_new`]).
-        // A row whose content changed takes its links in the same update; one whose content did
+        // stored containers read by those numbers is new: on PostgreSQL it goes in by `COPY`
+        // ([`Store::copy_new_derived_pg`]); on SQLite each record goes the way of
+        // [`Passes::sqlite`].
+        // A row whose content changed takes its links in the same write; one whose content did
         // not is left to `store_unwritten`, which writes only a value that differs.
         let (new, old) = taken_for_new(
             containers.iter().map(|c| (c.number.as_str(), c.id)),
             &scope.containers,
             stored.containers.iter().map(|(id, _)| *id),
         );
-        by_rule = (0..containers.len()).collect();
-        plain = Vec::new();
+        let mut passes = Passes::by_rule((0..containers.len()).collect());
         if self.backend() == super::Backend::Sqlite {
-            (plain, by_rule) = (new, old);
+            passes = Passes::sqlite(new, old, &stored.hashes, |i| {
+                (containers[i].id, container_bodies[i].0.as_str())
+            });
         } else {
             let rows: Vec<NewContainer<'_>> = new
                 .iter()
@@ -234,53 +210,31 @@ impl Store {
                     .await?
             {
                 changes.containers.extend(rows.iter().map(|(c, _, _)| c.id));
-                by_rule = old;
+                passes = Passes::by_rule(old);
             }
         }
-        let rule = "ON CONFLICT (id) DO UPDATE SET \
-                    current_status = excluded.current_status, pod_locode = excluded.pod_locode, refreshed_at = excluded.refreshed_at, \
-                    content_hash = excluded.content_hash, body = excluded.body, pickup_lfd = excluded.pickup_lfd, \
-                    has_holds = excluded.has_holds, filters_at = excluded.filters_at, event_links = excluded.event_links \
-                    WHERE containers.content_hash <> excluded.content_hash";
-        let passes = [
-            (&plain, self.insert_new(), ""),
-            (&by_rule, "INSERT INTO", rule),
-        ];
-        for (rows, insert, conflict) in passes {
-            for chunk in rows.chunks(per) {
-                let sql = format!(
-                    "{insert} containers (id, account_id, shipment_id, number, current_status, pod_locode, created_at, \
-                     refreshed_at, content_hash, body, pickup_lfd, has_holds, filters_at, event_links) VALUES {} \
-                     {conflict} RETURNING id",
-                    self.values(chunk.len(), 14)
-                );
-                let mut q = crate::db::query(&sql);
-                for &i in chunk {
-                    let (c, (hash, body), links) =
-                        (&containers[i], &container_bodies[i], &link_values[i]);
-                    q = q
-                        .bind(RecordId(c.id))
-                        .bind(RecordId(account))
-                        .bind(RecordId(c.shipment_id))
-                        .bind(c.number.as_str())
-                        .bind(c.current_status.as_str())
-                        .bind(c.pod_locode.as_deref())
-                        .bind(RecordTime(c.created_at))
-                        .bind(RecordTime(c.refreshed_at))
-                        .bind(hash)
-                        .bind(body.as_slice());
-                    let (pickup_lfd, has_holds) = container_filter_columns(c);
-                    q = q
-                        .bind(pickup_lfd)
-                        .bind(has_holds)
-                        .bind(ts(c.refreshed_at))
-                        .bind(links.as_slice());
-                }
-                changes
-                    .containers
-                    .extend(returned_ids(q.fetch_all(self.counted(&mut tx)).await?)?);
-            }
-        }
+        let written = self
+            .write_derived(&mut tx, &CONTAINERS, &passes, |q, i| {
+                let (c, (hash, body), links) =
+                    (&containers[i], &container_bodies[i], &link_values[i]);
+                let (pickup_lfd, has_holds) = container_filter_columns(c);
+                q.bind(RecordId(c.id))
+                    .bind(RecordId(account))
+                    .bind(RecordId(c.shipment_id))
+                    .bind(c.number.as_str())
+                    .bind(c.current_status.as_str())
+                    .bind(c.pod_locode.as_deref())
+                    .bind(RecordTime(c.created_at))
+                    .bind(RecordTime(c.refreshed_at))
+                    .bind(hash)
+                    .bind(body.as_slice())
+                    .bind(pickup_lfd)
+                    .bind(has_holds)
+                    .bind(ts(c.refreshed_at))
+                    .bind(links.as_slice())
+            })
+            .await?;
+        changes.containers.extend(written);
         // With webhooks, what was linked before (the derived containers' own earlier values are
         // `old_links`: the upsert above has written their new ones).
         let seen = match &before {
@@ -338,6 +292,61 @@ impl Store {
         }
         tx.commit().await?;
         Ok(changes)
+    }
+
+    /// Writes a derivation's records of `table` in `tx` by `passes` (indices into the
+    /// records), `bind` binding record `i`'s values in the order of `table.columns`; returns
+    /// the ids of the rows inserted or changed (`RETURNING id`), pass by pass.
+    async fn write_derived<'a>(
+        &self,
+        tx: &mut crate::db::Conn,
+        table: &DerivedTable,
+        passes: &Passes,
+        bind: impl Fn(crate::db::Query<'a>, usize) -> crate::db::Query<'a>,
+    ) -> Result<Vec<Uuid>> {
+        let width = table.columns.len();
+        let per = self.rows_per_list(width);
+        let name = table.name;
+        let columns = table.columns.join(", ");
+        let mut written = Vec::new();
+        for (rows, pass) in [
+            (&passes.new, Pass::New),
+            (&passes.changed, Pass::Changed),
+            (&passes.by_rule, Pass::ByRule),
+        ] {
+            for chunk in rows.chunks(per) {
+                let sql = match pass {
+                    Pass::New => format!(
+                        "{} {name} ({columns}) VALUES {} RETURNING id",
+                        self.insert_new(),
+                        self.values(chunk.len(), width)
+                    ),
+                    Pass::Changed => format!(
+                        "{} RETURNING id",
+                        keyed_update(name, "id", (chunk.len(), width), |from| {
+                            format!("({}) = (SELECT {} {from})", table.updated.join(", "), table.updated_values())
+                        }, None)
+                    ),
+                    Pass::ByRule => format!(
+                        "INSERT INTO {name} ({columns}) VALUES {} ON CONFLICT (id) DO UPDATE SET {} \
+                         WHERE {name}.content_hash <> excluded.content_hash RETURNING id",
+                        self.values(chunk.len(), width),
+                        table
+                            .updated
+                            .iter()
+                            .map(|c| format!("{c} = excluded.{c}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                let mut q = crate::db::query_owned(sql);
+                for &i in chunk {
+                    q = bind(q, i);
+                }
+                written.extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
+            }
+        }
+        Ok(written)
     }
 
     /// What the webhook rules compare a derivation with (`teu_domain::webhooks::rules::emissions`):
@@ -562,9 +571,11 @@ impl Store {
                 super::Backend::Sqlite => keyed_update(
                     table,
                     "id",
-                    chunk.len(),
-                    |data| format!("{column} = {data}"),
-                    Some(&|data| format!("{table}.{column} IS DISTINCT FROM {data}")),
+                    (chunk.len(), 2),
+                    |from| format!("{column} = (SELECT v.column2 {from})"),
+                    Some(&|from| {
+                        format!("{table}.{column} IS DISTINCT FROM (SELECT v.column2 {from})")
+                    }),
                 ),
                 super::Backend::Postgres => format!(
                     "UPDATE {table} SET {column} = v.column2 FROM (VALUES {}) AS v \
@@ -633,20 +644,22 @@ impl Store {
         let mut stored = StoredInScope::default();
         for chunk in scope.shipment_keys.chunks(width) {
             let sql = format!(
-                "SELECT id FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
+                "SELECT id, content_hash FROM shipments WHERE account_id = $1 AND bill_of_lading_number IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = crate::db::query(&sql).bind(RecordId(account));
             for k in chunk {
                 q = q.bind(k);
             }
-            stored
-                .shipments
-                .extend(returned_ids(q.fetch_all(self.counted(tx)).await?)?);
+            for row in q.fetch_all(self.counted(tx)).await? {
+                let (id, hash) = hash_row(&row)?;
+                stored.shipments.push(id);
+                stored.hashes.insert(id, hash);
+            }
         }
         for chunk in scope.containers.chunks(width) {
             let sql = format!(
-                "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND number IN ({})",
+                "SELECT id, shipment_id, content_hash FROM containers WHERE account_id = $1 AND number IN ({})",
                 in_list(2, chunk.len())
             );
             let mut q = crate::db::query(&sql).bind(RecordId(account));
@@ -654,9 +667,10 @@ impl Store {
                 q = q.bind(n);
             }
             for row in q.fetch_all(self.counted(tx)).await? {
-                let id = record_id(&row, "id", "container")?;
+                let (id, hash) = hash_row(&row)?;
                 let shipment = record_id(&row, "shipment_id", "shipment")?;
                 stored.containers.push((id, shipment));
+                stored.hashes.insert(id, hash);
             }
         }
         Ok(stored)
@@ -748,6 +762,158 @@ impl Store {
     }
 }
 
+/// A derived table as [`Store::write_derived`] writes it.
+struct DerivedTable {
+    name: &'static str,
+    /// Its columns in the order a row's values are bound, `id` first.
+    columns: &'static [&'static str],
+    /// The columns an update of a stored row sets: the others (the id, the account,
+    /// `created_at`, and a container's shipment and number, which its id is made of) keep
+    /// their stored values.
+    updated: &'static [&'static str],
+}
+
+impl DerivedTable {
+    /// The `VALUES` columns (`v.column1` is the id) of [`DerivedTable::updated`], in its order.
+    fn updated_values(&self) -> String {
+        self.updated
+            .iter()
+            .map(|u| {
+                let at = self.columns.iter().position(|c| c == u);
+                // Both lists are constants of this file; the test below holds them together.
+                let at = at.expect("an updated column is one of the table's columns");
+                format!("v.column{}", at + 1)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// `shipments` as a derivation writes it (SQLite migration 38 and 40's columns).
+const SHIPMENTS: DerivedTable = DerivedTable {
+    name: "shipments",
+    columns: &[
+        "id",
+        "account_id",
+        "bill_of_lading_number",
+        "created_at",
+        "refreshed_at",
+        "content_hash",
+        "body",
+        "pol_locode",
+        "pod_locode",
+        "shipping_line_scac",
+        "pod_eta_at",
+        "line_tracking_stopped",
+        "filters_at",
+        "member_ids",
+    ],
+    updated: &[
+        "bill_of_lading_number",
+        "refreshed_at",
+        "content_hash",
+        "body",
+        "pol_locode",
+        "pod_locode",
+        "shipping_line_scac",
+        "pod_eta_at",
+        "line_tracking_stopped",
+        "filters_at",
+        "member_ids",
+    ],
+};
+
+/// `containers` as a derivation writes it (SQLite migration 38's columns).
+const CONTAINERS: DerivedTable = DerivedTable {
+    name: "containers",
+    columns: &[
+        "id",
+        "account_id",
+        "shipment_id",
+        "number",
+        "current_status",
+        "pod_locode",
+        "created_at",
+        "refreshed_at",
+        "content_hash",
+        "body",
+        "pickup_lfd",
+        "has_holds",
+        "filters_at",
+        "event_links",
+    ],
+    updated: &[
+        "current_status",
+        "pod_locode",
+        "refreshed_at",
+        "content_hash",
+        "body",
+        "pickup_lfd",
+        "has_holds",
+        "filters_at",
+        "event_links",
+    ],
+};
+
+/// The three ways [`Store::write_derived`] writes a record.
+#[derive(Clone, Copy)]
+enum Pass {
+    /// A plain insert ([`Store::insert_new`]).
+    New,
+    /// SQLite's `UPDATE OR FAIL` of a stored row by its id ([`keyed_update`]).
+    Changed,
+    /// The upsert: `ON CONFLICT (id) DO UPDATE`, when the stored `content_hash` differs.
+    ByRule,
+}
+
+/// A derivation's records of one table, as indices into them, by the way each is written
+/// ([`Pass`]); a record in none of the lists is not written.
+struct Passes {
+    new: Vec<usize>,
+    changed: Vec<usize>,
+    by_rule: Vec<usize>,
+}
+
+impl Passes {
+    /// Every record of `by_rule` through the upsert.
+    fn by_rule(by_rule: Vec<usize>) -> Self {
+        Passes {
+            new: Vec::new(),
+            changed: Vec::new(),
+            by_rule,
+        }
+    }
+
+    /// SQLite's ways, none of which keeps a statement journal but the last
+    /// ([`Store::insert_new`]): the records taken for new (`new`, [`taken_for_new`]) by a
+    /// plain insert; of the others (`old`), those whose stored row the scope read (`stored`:
+    /// its content hash by id) by the keyed update when `id_hash(i)` (the record's id and
+    /// content hash) differs from the stored hash, and not at all when it is the same (the
+    /// upsert's `WHERE` would leave the row as it is); the rest, which no read of this
+    /// transaction saw, by the upsert.
+    fn sqlite<'h>(
+        new: Vec<usize>,
+        old: Vec<usize>,
+        stored: &HashMap<Uuid, String>,
+        id_hash: impl Fn(usize) -> (Uuid, &'h str),
+    ) -> Self {
+        let mut passes = Passes {
+            new,
+            changed: Vec::new(),
+            by_rule: Vec::new(),
+        };
+        for i in old {
+            let (id, hash) = id_hash(i);
+            match stored.get(&id) {
+                Some(stored) if stored == hash => {}
+                Some(_) => passes.changed.push(i),
+                None => passes.by_rule.push(i),
+            }
+        }
+        passes
+    }
+}
+
 /// Which of a derivation's records, given as (key, id) (a shipment's bill of lading number, a
 /// container's number), are taken for new: those whose key is among `scope_keys` (so a
 /// stored row of the record would have been read by it) and whose id is not among `stored`
@@ -780,6 +946,10 @@ pub(super) struct StoredInScope {
     shipments: Vec<Uuid>,
     /// `(id, shipment_id)` of the containers with one of the scope's numbers.
     containers: Vec<(Uuid, Uuid)>,
+    /// The stored `content_hash` of each of those shipments and containers, by id (a
+    /// shipment's and a container's ids are made in different namespaces,
+    /// `teu_domain::ids`).
+    hashes: HashMap<Uuid, String>,
 }
 
 /// The `containers.event_links` value of each of `containers`, in their order: its pairs among
@@ -861,4 +1031,38 @@ fn hashed_bodies<T: serde::Serialize + Clone>(
         .iter()
         .map(|r| hashed_body(r, &blank, &mut encoder))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updated_columns_are_the_tables_own_and_leave_what_ids_are_made_of() {
+        for table in [&SHIPMENTS, &CONTAINERS] {
+            assert_eq!(table.columns[0], "id", "{}", table.name);
+            for fixed in ["id", "account_id", "created_at", "shipment_id", "number"] {
+                assert!(!table.updated.contains(&fixed), "{}.{fixed}", table.name);
+            }
+            // Every updated column is read from its own place in the row's values.
+            let values = table.updated_values();
+            for (u, v) in table.updated.iter().zip(values.split(", ")) {
+                let at: usize = v["v.column".len()..].parse().unwrap();
+                assert_eq!(table.columns[at - 1], *u, "{}", table.name);
+            }
+        }
+    }
+
+    #[test]
+    fn sqlite_passes_skip_unchanged_rows_and_upsert_unseen_ones() {
+        let ids: Vec<Uuid> = (0..4u128).map(Uuid::from_u128).collect();
+        let hashes = ["a", "b", "c", "d"];
+        // Record 0 is new; 1 is stored with the same hash, 2 with another; 3 was not read.
+        let stored: HashMap<Uuid, String> =
+            [(ids[1], "b".to_string()), (ids[2], "x".to_string())].into();
+        let passes = Passes::sqlite(vec![0], vec![1, 2, 3], &stored, |i| (ids[i], hashes[i]));
+        assert_eq!(passes.new, [0]);
+        assert_eq!(passes.changed, [2]);
+        assert_eq!(passes.by_rule, [3]);
+    }
 }

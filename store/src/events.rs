@@ -422,8 +422,10 @@ impl Store {
             let sql = keyed_update(
                 "event_keys",
                 "seq",
-                chunk.len(),
-                |data| format!("event_ids = CAST(event_keys.event_ids || {data} AS BLOB)"),
+                (chunk.len(), 2),
+                |from| {
+                    format!("event_ids = CAST(event_keys.event_ids || (SELECT v.column2 {from}) AS BLOB)")
+                },
                 None,
             );
             let mut q = crate::db::query(&sql);

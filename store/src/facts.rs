@@ -134,27 +134,34 @@ impl Store {
         };
         let mut tx = self.writer().begin().await?;
         for (chunk, stored) in checks.chunks(per).zip(stored.chunks(per)) {
-            let sql = format!(
-                "INSERT INTO terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
-                 source_file, source_index, raw, body) VALUES {} ON CONFLICT ({key}) DO UPDATE SET body = excluded.body, \
-                 raw = excluded.raw WHERE terminal_checks.body <> excluded.body",
-                self.values(chunk.len(), 10)
+            let upsert = self.upsert(
+                &format!(
+                    "terminal_checks (id, account_id, container_number, terminal_id, terminal_locode, checked_at, \
+                     source_file, source_index, raw, body) VALUES {}",
+                    self.values(chunk.len(), 10)
+                ),
+                key,
+                "DO UPDATE SET body = excluded.body, raw = excluded.raw \
+                 WHERE terminal_checks.body <> excluded.body",
             );
-            let mut q = crate::db::query(&sql);
-            for ((id, (index, c, _)), (raw, body)) in chunk.iter().zip(stored) {
-                q = q
-                    .bind(RecordId(*id))
-                    .bind(RecordId(account))
-                    .bind(c.container_number.as_str())
-                    .bind(RecordId(c.terminal_id))
-                    .bind(c.terminal_locode.as_str())
-                    .bind(RecordTime(c.checked_at))
-                    .bind(source_file)
-                    .bind(*index as i64)
-                    .bind(raw.as_slice())
-                    .bind(body.as_slice());
-            }
-            q.execute(self.counted(&mut tx)).await?;
+            upsert
+                .run(self, &mut tx, chunk.len(), |mut q| {
+                    for ((id, (index, c, _)), (raw, body)) in chunk.iter().zip(stored) {
+                        q = q
+                            .bind(RecordId(*id))
+                            .bind(RecordId(account))
+                            .bind(c.container_number.as_str())
+                            .bind(RecordId(c.terminal_id))
+                            .bind(c.terminal_locode.as_str())
+                            .bind(RecordTime(c.checked_at))
+                            .bind(source_file)
+                            .bind(*index as i64)
+                            .bind(raw.as_slice())
+                            .bind(body.as_slice());
+                    }
+                    q
+                })
+                .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -211,30 +218,39 @@ impl Store {
         let per = self.rows_per_list(columns);
         let mut tx = self.writer().begin().await?;
         for (chunk, stored) in deadlines.chunks(per).zip(stored.chunks(per)) {
-            let sql = format!(
-                "INSERT INTO line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
-                 source_index, raw, body{}) VALUES {} ON CONFLICT ({key}) DO UPDATE SET body = excluded.body, \
-                 raw = excluded.raw WHERE line_deadlines.body <> excluded.body",
-                if sqlite { ", deadline_key" } else { "" },
-                self.values(chunk.len(), columns)
+            let upsert = self.upsert(
+                &format!(
+                    "line_deadlines (id, account_id, container_number, bill_of_lading, issued_at, source_file, \
+                     source_index, raw, body{}) VALUES {}",
+                    if sqlite { ", deadline_key" } else { "" },
+                    self.values(chunk.len(), columns)
+                ),
+                key,
+                "DO UPDATE SET body = excluded.body, raw = excluded.raw \
+                 WHERE line_deadlines.body <> excluded.body",
             );
-            let mut q = crate::db::query(&sql);
-            for ((id, (deadline_key, (index, d, _))), (raw, body)) in chunk.iter().zip(stored) {
-                q = q
-                    .bind(RecordId(*id))
-                    .bind(RecordId(account))
-                    .bind(d.container_number.as_ref().map(ToString::to_string))
-                    .bind(&d.bill_of_lading)
-                    .bind(RecordTime(d.issued_at))
-                    .bind(source_file)
-                    .bind(*index as i64)
-                    .bind(raw.as_slice())
-                    .bind(body.as_slice());
-                if sqlite {
-                    q = q.bind(deadline_key.as_str());
-                }
-            }
-            q.execute(self.counted(&mut tx)).await?;
+            upsert
+                .run(self, &mut tx, chunk.len(), |mut q| {
+                    for ((id, (deadline_key, (index, d, _))), (raw, body)) in
+                        chunk.iter().zip(stored)
+                    {
+                        q = q
+                            .bind(RecordId(*id))
+                            .bind(RecordId(account))
+                            .bind(d.container_number.as_ref().map(ToString::to_string))
+                            .bind(&d.bill_of_lading)
+                            .bind(RecordTime(d.issued_at))
+                            .bind(source_file)
+                            .bind(*index as i64)
+                            .bind(raw.as_slice())
+                            .bind(body.as_slice());
+                        if sqlite {
+                            q = q.bind(deadline_key.as_str());
+                        }
+                    }
+                    q
+                })
+                .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -258,8 +274,10 @@ impl Store {
         let sorted = by_vessel_and_time(positions);
         let mut tx = self.writer().begin().await?;
         for chunk in sorted.chunks(self.rows_per_list(POSITION_COLUMNS)) {
+            // `OR FAIL` with `DO NOTHING`: a report stored already is left out, and SQLite keeps
+            // no statement journal ([`Store::insert_new`]).
             let sql = format!(
-                "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+                "INSERT OR FAIL INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
                  longitude, speed_knots, course_deg, heading_deg) VALUES {} \
                  ON CONFLICT (vessel_key, observed_at) DO NOTHING",
                 self.values(chunk.len(), POSITION_COLUMNS)
@@ -297,7 +315,8 @@ impl Store {
         let (pairs, mmsis, imos) = reported_identities(positions);
         for chunk in pairs.chunks(self.rows_per_list(2)) {
             let sql = format!(
-                "INSERT INTO vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
+                "{} vessel_identities (mmsi, imo) VALUES {} ON CONFLICT DO NOTHING",
+                self.insert_new(),
                 self.values(chunk.len(), 2)
             );
             let mut q = crate::db::query(&sql);

@@ -301,14 +301,51 @@ where
     out
 }
 
+/// The one or two statements of a multi-row upsert, made by [`Store::upsert`].
+struct Upsert {
+    /// The statement that always runs: on SQLite the insert of new rows only, on PostgreSQL
+    /// the upsert.
+    first: String,
+    /// On SQLite, the upsert, run when `first` left some of the rows out.
+    then: Option<String>,
+}
+
+impl Upsert {
+    /// Runs the upsert of `rows` rows in `tx`, `bind` binding their parameters (in the order
+    /// of the `VALUES` list) to a statement; on SQLite `bind` may be called twice.
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when a statement fails; the caller's transaction is then to be
+    /// rolled back whole (the insert of new rows keeps no statement journal to undo itself).
+    async fn run<'q>(
+        &'q self,
+        store: &Store,
+        tx: &mut db::Conn,
+        rows: usize,
+        bind: impl Fn(db::Query<'q>) -> db::Query<'q>,
+    ) -> Result<()> {
+        let done = bind(db::query(&self.first))
+            .execute(store.counted(tx))
+            .await?;
+        if let Some(upsert) = &self.then {
+            if done.rows_affected() < rows as u64 {
+                bind(db::query(upsert)).execute(store.counted(tx)).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A SQLite `UPDATE OR FAIL` of `rows` rows of `table`, each found by its key column `key`
-/// (its primary key or rowid): `set(data)` is the statement's `SET` list and `filter(data)`,
-/// when given, one more condition on the row, where `data` is the expression of the row's
-/// own data. Parameters are numbered: row `i`'s key is `$(2i+1)`, its data `$(2i+2)`; bind
-/// each row's key, then its data.
+/// (its primary key or rowid), with the data of a `VALUES` list of `rows` rows of `width`
+/// columns whose first is the row's key. `set(from)` is the statement's `SET` list and
+/// `filter(from)`, when given, one more condition on the row, where `from` is the tail of a
+/// subquery reading the row's own data: `(SELECT v.column2 {from})` is its second value,
+/// `(SELECT v.column2, v.column3 {from})` a row value of two. Parameters are numbered: row
+/// `i`'s values are `$(width·i+1)` (its key) to `$(width·i+width)`; bind them row by row.
 ///
 /// The rows are found by `key IN (…)`, a list of constants that SQLite looks up key by key in
-/// the key's B-tree, and each row's data is taken from a `VALUES` list by a correlated
+/// the key's B-tree, and each row's data is taken from the `VALUES` list by a correlated
 /// subquery. An `UPDATE … FROM (VALUES …)` joined on the key leaves the join's order to the
 /// planner, and SQLite 3.46 chose to scan the whole table and probe the list (`containers`
 /// at the million: a second and more a statement; docs/NOTES.md, "Seventy-fourth session").
@@ -316,24 +353,24 @@ where
 fn keyed_update(
     table: &str,
     key: &str,
-    rows: usize,
+    (rows, width): (usize, usize),
     set: impl Fn(&str) -> String,
     filter: Option<&dyn Fn(&str) -> String>,
 ) -> String {
-    let data = format!(
-        "(SELECT v.column2 FROM (VALUES {}) AS v WHERE v.column1 = {table}.{key})",
-        values_placeholders(rows, 2)
+    let from = format!(
+        "FROM (VALUES {}) AS v WHERE v.column1 = {table}.{key}",
+        values_placeholders(rows, width)
     );
     let keys = (0..rows)
-        .map(|r| format!("${}", 2 * r + 1))
+        .map(|r| format!("${}", width * r + 1))
         .collect::<Vec<_>>()
         .join(", ");
     let filter = filter
-        .map(|f| format!(" AND {}", f(&data)))
+        .map(|f| format!(" AND {}", f(&from)))
         .unwrap_or_default();
     format!(
         "UPDATE OR FAIL {table} SET {} WHERE {table}.{key} IN ({keys}){filter}",
-        set(&data)
+        set(&from)
     )
 }
 
@@ -757,6 +794,31 @@ impl Store {
         match self.backend() {
             Backend::Sqlite => "INSERT OR FAIL INTO",
             Backend::Postgres => "INSERT INTO",
+        }
+    }
+
+    /// The statements of a multi-row upsert: `INSERT INTO {head} ON CONFLICT ({key}) {update}`,
+    /// `head` being `table (columns) VALUES (…), (…)` and `update` a `DO UPDATE SET …` that
+    /// leaves a row as it is when it meets the row's own values (each column set to its
+    /// `excluded` value, or a `WHERE` that compares them). Run with [`Upsert::run`].
+    ///
+    /// On SQLite the rows are tried as new first, by `INSERT OR FAIL INTO {head} ON CONFLICT
+    /// ({key}) DO NOTHING`, which keeps no statement journal (the `DO UPDATE` always keeps one,
+    /// see [`Store::insert_new`]); the upsert runs after it only when fewer rows went in than
+    /// were given, that is when some of them were stored already (a file given again), and
+    /// then meets the rows just inserted with their own values. PostgreSQL runs the upsert
+    /// alone.
+    fn upsert(&self, head: &str, key: &str, update: &str) -> Upsert {
+        let upsert = format!("INSERT INTO {head} ON CONFLICT ({key}) {update}");
+        match self.backend() {
+            Backend::Sqlite => Upsert {
+                first: format!("INSERT OR FAIL INTO {head} ON CONFLICT ({key}) DO NOTHING"),
+                then: Some(upsert),
+            },
+            Backend::Postgres => Upsert {
+                first: upsert,
+                then: None,
+            },
         }
     }
 
