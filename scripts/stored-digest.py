@@ -3,7 +3,8 @@
 same rows from the same feed.
 
 Prints, for each of the event keys, containers, shipments, the account counts, the transport
-events and the event ids (both runs of migration 35), its row count and the MD5 of its rows
+events, the event ids (both runs of migration 35), the terminal checks, the line deadlines and
+the AIS positions, its row count and the MD5 of its rows
 read in key order. Ids are scoped by account (`teu_domain::ids`), so compare databases that
 hold the same account: create it once, copy the file, and ingest into each copy with one build:
 
@@ -29,6 +30,13 @@ QUERIES = {
     "transport_events": "SELECT hex(id), seq, issued_at, hex(body) FROM transport_events ORDER BY seq",
     "event_ids": "SELECT hex(id), seq FROM (SELECT id, seq FROM event_ids "
     "UNION ALL SELECT id, seq FROM event_ids_recent) ORDER BY id",
+    "terminal_checks": "SELECT container_number, hex(terminal_id), checked_at, hex(id), "
+    "source_file, source_index, hex(raw), hex(body) FROM terminal_checks "
+    "ORDER BY container_number, terminal_id, checked_at",
+    "line_deadlines": "SELECT deadline_key, hex(id), issued_at, source_file, source_index, "
+    "hex(raw), hex(body) FROM line_deadlines ORDER BY deadline_key, id",
+    "vessel_positions": "SELECT vessel_key, observed_at, imo, latitude, longitude "
+    "FROM vessel_positions ORDER BY vessel_key, observed_at",
 }
 
 
