@@ -789,7 +789,9 @@ impl Store {
     /// statement fires takes the statement's rule over its own (the triggers of migration 43).
     ///
     /// An upsert's `DO UPDATE` always runs under `ABORT` (SQLite's choice), so only a plain
-    /// `INSERT` of new rows, or an `UPDATE OR FAIL`, is spared the journal.
+    /// `INSERT` of new rows, an `INSERT OR FAIL … ON CONFLICT DO NOTHING` ([`Store::upsert`])
+    /// or an `UPDATE OR FAIL` ([`keyed_update`]) is spared the journal. A table with an
+    /// immediate foreign key keeps it whatever the rule (the email tables).
     fn insert_new(&self) -> &'static str {
         match self.backend() {
             Backend::Sqlite => "INSERT OR FAIL INTO",
