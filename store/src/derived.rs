@@ -308,6 +308,21 @@ impl Store {
         let per = self.rows_per_list(width);
         let name = table.name;
         let columns = table.columns.join(", ");
+        let updated = table
+            .updated()
+            .map(|(_, c)| c)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let from_values = table
+            .updated()
+            .map(|(at, _)| format!("v.column{at}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let set = table
+            .updated()
+            .map(|(_, c)| format!("{c} = excluded.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let mut written = Vec::new();
         for (rows, pass) in [
             (&passes.new, Pass::New),
@@ -324,19 +339,13 @@ impl Store {
                     Pass::Changed => format!(
                         "{} RETURNING id",
                         keyed_update(name, "id", (chunk.len(), width), |from| {
-                            format!("({}) = (SELECT {} {from})", table.updated.join(", "), table.updated_values())
+                            format!("({updated}) = (SELECT {from_values} {from})")
                         }, None)
                     ),
                     Pass::ByRule => format!(
-                        "INSERT INTO {name} ({columns}) VALUES {} ON CONFLICT (id) DO UPDATE SET {} \
+                        "INSERT INTO {name} ({columns}) VALUES {} ON CONFLICT (id) DO UPDATE SET {set} \
                          WHERE {name}.content_hash <> excluded.content_hash RETURNING id",
                         self.values(chunk.len(), width),
-                        table
-                            .updated
-                            .iter()
-                            .map(|c| format!("{c} = excluded.{c}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
                     ),
                 };
                 let mut q = crate::db::query_owned(sql);
@@ -767,25 +776,19 @@ struct DerivedTable {
     name: &'static str,
     /// Its columns in the order a row's values are bound, `id` first.
     columns: &'static [&'static str],
-    /// The columns an update of a stored row sets: the others (the id, the account,
-    /// `created_at`, and a container's shipment and number, which its id is made of) keep
-    /// their stored values.
-    updated: &'static [&'static str],
+    /// The columns an update of a stored row leaves as they are: the id, the account,
+    /// `created_at`, and a container's shipment and number, which its id is made of
+    /// (`teu_domain::ids`). An update sets all the others.
+    kept: &'static [&'static str],
 }
 
 impl DerivedTable {
-    /// The `VALUES` columns (`v.column1` is the id) of [`DerivedTable::updated`], in its order.
-    fn updated_values(&self) -> String {
-        self.updated
-            .iter()
-            .map(|u| {
-                let at = self.columns.iter().position(|c| c == u);
-                // Both lists are constants of this file; the test below holds them together.
-                let at = at.expect("an updated column is one of the table's columns");
-                format!("v.column{}", at + 1)
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+    /// The columns an update sets, in `columns`' order, each with its place there counted
+    /// from 1 (its `VALUES` column, `v.columnN`).
+    fn updated(&self) -> impl Iterator<Item = (usize, &'static str)> + '_ {
+        (1..)
+            .zip(self.columns.iter().copied())
+            .filter(|(_, c)| !self.kept.contains(c))
     }
 }
 
@@ -808,19 +811,7 @@ const SHIPMENTS: DerivedTable = DerivedTable {
         "filters_at",
         "member_ids",
     ],
-    updated: &[
-        "bill_of_lading_number",
-        "refreshed_at",
-        "content_hash",
-        "body",
-        "pol_locode",
-        "pod_locode",
-        "shipping_line_scac",
-        "pod_eta_at",
-        "line_tracking_stopped",
-        "filters_at",
-        "member_ids",
-    ],
+    kept: &["id", "account_id", "created_at"],
 };
 
 /// `containers` as a derivation writes it (SQLite migration 38's columns).
@@ -842,17 +833,7 @@ const CONTAINERS: DerivedTable = DerivedTable {
         "filters_at",
         "event_links",
     ],
-    updated: &[
-        "current_status",
-        "pod_locode",
-        "refreshed_at",
-        "content_hash",
-        "body",
-        "pickup_lfd",
-        "has_holds",
-        "filters_at",
-        "event_links",
-    ],
+    kept: &["id", "account_id", "shipment_id", "number", "created_at"],
 };
 
 /// The three ways [`Store::write_derived`] writes a record.
@@ -1038,17 +1019,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn updated_columns_are_the_tables_own_and_leave_what_ids_are_made_of() {
-        for table in [&SHIPMENTS, &CONTAINERS] {
+    fn updates_leave_what_ids_are_made_of_and_set_the_rest() {
+        for (table, kept) in [
+            (&SHIPMENTS, &["id", "account_id", "created_at"][..]),
+            (
+                &CONTAINERS,
+                &["id", "account_id", "shipment_id", "number", "created_at"][..],
+            ),
+        ] {
             assert_eq!(table.columns[0], "id", "{}", table.name);
-            for fixed in ["id", "account_id", "created_at", "shipment_id", "number"] {
-                assert!(!table.updated.contains(&fixed), "{}.{fixed}", table.name);
-            }
-            // Every updated column is read from its own place in the row's values.
-            let values = table.updated_values();
-            for (u, v) in table.updated.iter().zip(values.split(", ")) {
-                let at: usize = v["v.column".len()..].parse().unwrap();
-                assert_eq!(table.columns[at - 1], *u, "{}", table.name);
+            let updated: Vec<(usize, &str)> = table.updated().collect();
+            // Every column is either kept or set, each from its own place in a row's values.
+            assert_eq!(
+                updated.len() + kept.len(),
+                table.columns.len(),
+                "{}",
+                table.name
+            );
+            for (at, column) in updated {
+                assert!(!kept.contains(&column), "{}.{column}", table.name);
+                assert_eq!(table.columns[at - 1], column, "{}", table.name);
             }
         }
     }
