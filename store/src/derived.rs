@@ -113,8 +113,9 @@ impl Store {
         // what the webhook rules and change notifications compare.
         // A shipment's id is its key, its `bill_of_lading_number` (`teu_domain::ids::
         // shipment_id`): one of the scope's keys with no stored row read by it is new, and on
-        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]). On SQLite
-        // each record goes the way of [`Passes::sqlite`].
+        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]). Each of the
+        // others goes the way of [`Passes::by_stored_hash`] (on PostgreSQL
+        // [`Passes::upserting_changed`]): an unchanged one is not written.
         let (new, old) = taken_for_new(
             shipments
                 .iter()
@@ -122,11 +123,9 @@ impl Store {
             &scope.shipment_keys,
             stored.shipments.iter().copied(),
         );
-        let mut passes = Passes::by_rule((0..shipments.len()).collect());
-        if self.backend() == super::Backend::Sqlite {
-            passes = Passes::sqlite(new, old, &stored.hashes, |i| {
-                (shipments[i].id, shipment_bodies[i].0.as_str())
-            });
+        let shipment_hash = |i: usize| (shipments[i].id, shipment_bodies[i].0.as_str());
+        let passes = if self.backend() == super::Backend::Sqlite {
+            Passes::by_stored_hash(new, old, &stored.hashes, shipment_hash)
         } else {
             let rows: Vec<NewShipment<'_>> = new
                 .iter()
@@ -138,17 +137,23 @@ impl Store {
                     )
                 })
                 .collect();
-            if !rows.is_empty()
+            let copied = !rows.is_empty()
                 && self
                     .copy_new_derived_pg(&mut tx, "shipments", async |pg| {
                         copy_shipments(pg, account, &rows).await
                     })
-                    .await?
-            {
+                    .await?;
+            // The rest (all of them when none was copied) by the upsert, but for those whose
+            // stored content is theirs already.
+            let rest = if copied {
                 changes.shipments.extend(rows.iter().map(|(s, _, _)| s.id));
-                passes = Passes::by_rule(old);
-            }
-        }
+                old
+            } else {
+                (0..shipments.len()).collect()
+            };
+            Passes::by_stored_hash(Vec::new(), rest, &stored.hashes, shipment_hash)
+                .upserting_changed()
+        };
         let written = self
             .write_derived(&mut tx, &SHIPMENTS, &passes, |q, i| {
                 let (s, (hash, body), members) =
@@ -177,8 +182,7 @@ impl Store {
         // `containers_shipment`), which it does for every column a `SET` names. For the same
         // reason a derived container whose number the scope names and which is not among the
         // stored containers read by those numbers is new: on PostgreSQL it goes in by `COPY`
-        // ([`Store::copy_new_derived_pg`]); on SQLite each record goes the way of
-        // [`Passes::sqlite`].
+        // ([`Store::copy_new_derived_pg`]). The others go as the shipments do.
         // A row whose content changed takes its links in the same write; one whose content did
         // not is left to `store_unwritten`, which writes only a value that differs.
         let (new, old) = taken_for_new(
@@ -186,11 +190,9 @@ impl Store {
             &scope.containers,
             stored.containers.iter().map(|(id, _)| *id),
         );
-        let mut passes = Passes::by_rule((0..containers.len()).collect());
-        if self.backend() == super::Backend::Sqlite {
-            passes = Passes::sqlite(new, old, &stored.hashes, |i| {
-                (containers[i].id, container_bodies[i].0.as_str())
-            });
+        let container_hash = |i: usize| (containers[i].id, container_bodies[i].0.as_str());
+        let passes = if self.backend() == super::Backend::Sqlite {
+            Passes::by_stored_hash(new, old, &stored.hashes, container_hash)
         } else {
             let rows: Vec<NewContainer<'_>> = new
                 .iter()
@@ -202,17 +204,23 @@ impl Store {
                     )
                 })
                 .collect();
-            if !rows.is_empty()
+            let copied = !rows.is_empty()
                 && self
                     .copy_new_derived_pg(&mut tx, "containers", async |pg| {
                         copy_containers(pg, account, &rows).await
                     })
-                    .await?
-            {
+                    .await?;
+            // The rest (all of them when none was copied) by the upsert, but for those whose
+            // stored content is theirs already.
+            let rest = if copied {
                 changes.containers.extend(rows.iter().map(|(c, _, _)| c.id));
-                passes = Passes::by_rule(old);
-            }
-        }
+                old
+            } else {
+                (0..containers.len()).collect()
+            };
+            Passes::by_stored_hash(Vec::new(), rest, &stored.hashes, container_hash)
+                .upserting_changed()
+        };
         let written = self
             .write_derived(&mut tx, &CONTAINERS, &passes, |q, i| {
                 let (c, (hash, body), links) =
@@ -856,23 +864,18 @@ struct Passes {
 }
 
 impl Passes {
-    /// Every record of `by_rule` through the upsert.
-    fn by_rule(by_rule: Vec<usize>) -> Self {
-        Passes {
-            new: Vec::new(),
-            changed: Vec::new(),
-            by_rule,
-        }
-    }
-
-    /// SQLite's ways, none of which keeps a statement journal but the last
-    /// ([`Store::insert_new`]): the records taken for new (`new`, [`taken_for_new`]) by a
-    /// plain insert; of the others (`old`), those whose stored row the scope read (`stored`:
-    /// its content hash by id) by the keyed update when `id_hash(i)` (the record's id and
-    /// content hash) differs from the stored hash, and not at all when it is the same (the
-    /// upsert's `WHERE` would leave the row as it is); the rest, which no read of this
-    /// transaction saw, by the upsert.
-    fn sqlite<'h>(
+    /// The records taken for new (`new`, [`taken_for_new`]) by a plain insert; of the others
+    /// (`old`), those whose stored row the scope read (`stored`: its content hash by id) by
+    /// the keyed update when `id_hash(i)` (the record's id and content hash) differs from the
+    /// stored hash, and not at all when it is the same (the upsert's `WHERE` would leave the
+    /// row as it is); the rest, which no read of this transaction saw, by the upsert. These
+    /// are SQLite's ways, none of which keeps a statement journal but the last
+    /// ([`Store::insert_new`]); PostgreSQL takes them with [`Passes::upserting_changed`].
+    ///
+    /// Skipping a row by its hash read earlier in the transaction is safe because only a
+    /// derivation writes `content_hash`, under the account's derivation lock
+    /// (`crate::derive_lock`).
+    fn by_stored_hash<'h>(
         new: Vec<usize>,
         old: Vec<usize>,
         stored: &HashMap<Uuid, String>,
@@ -892,6 +895,17 @@ impl Passes {
             }
         }
         passes
+    }
+
+    /// PostgreSQL's ways: the changed records go through the upsert with the unseen ones (its
+    /// `ON CONFLICT` updates them as the keyed update would; [`keyed_update`]'s `UPDATE OR
+    /// FAIL` is SQLite's), and the unchanged ones stay out of every statement, sparing the
+    /// server the key probe and the lock the upsert takes of every conflicting row, updated
+    /// or not (PostgreSQL manual, `INSERT`, "ON CONFLICT Clause").
+    fn upserting_changed(mut self) -> Self {
+        self.by_rule.append(&mut self.changed);
+        self.by_rule.sort_unstable();
+        self
     }
 }
 
@@ -1044,15 +1058,23 @@ mod tests {
     }
 
     #[test]
-    fn sqlite_passes_skip_unchanged_rows_and_upsert_unseen_ones() {
+    fn passes_skip_unchanged_rows_and_upsert_unseen_ones() {
         let ids: Vec<Uuid> = (0..4u128).map(Uuid::from_u128).collect();
         let hashes = ["a", "b", "c", "d"];
         // Record 0 is new; 1 is stored with the same hash, 2 with another; 3 was not read.
         let stored: HashMap<Uuid, String> =
             [(ids[1], "b".to_string()), (ids[2], "x".to_string())].into();
-        let passes = Passes::sqlite(vec![0], vec![1, 2, 3], &stored, |i| (ids[i], hashes[i]));
+        let passes =
+            Passes::by_stored_hash(vec![0], vec![1, 2, 3], &stored, |i| (ids[i], hashes[i]));
         assert_eq!(passes.new, [0]);
         assert_eq!(passes.changed, [2]);
         assert_eq!(passes.by_rule, [3]);
+        // PostgreSQL's: the changed record joins the upsert, in the records' order; the
+        // unchanged one is still left out.
+        let passes =
+            Passes::by_stored_hash(vec![], vec![3, 2, 1], &stored, |i| (ids[i], hashes[i]))
+                .upserting_changed();
+        assert!(passes.new.is_empty() && passes.changed.is_empty());
+        assert_eq!(passes.by_rule, [2, 3]);
     }
 }

@@ -804,3 +804,86 @@ async fn line_deadlines_are_stored_once_per_deadline_postgres() {
     line_deadlines_are_stored_once_per_deadline(&db.store).await;
     db.drop().await.expect("drop");
 }
+
+/// Each stored row of `table` as `(id, xmin, xmax)` (PostgreSQL's system columns: the
+/// transaction that wrote the row version, and the one that last locked or deleted it), by id.
+async fn row_versions(pg: &sqlx::PgPool, table: &str) -> Vec<(Vec<u8>, String, String)> {
+    sqlx::query_as(&format!(
+        "SELECT id, xmin::text, xmax::text FROM {table} ORDER BY id"
+    ))
+    .fetch_all(pg)
+    .await
+    .expect("row versions")
+}
+
+/// A derivation on PostgreSQL leaves out of its writes every record whose stored content is
+/// its own already (`Passes::upserting_changed`): no new row version and no row lock (the
+/// upsert's `ON CONFLICT DO UPDATE … WHERE` locks every conflicting row, updated or not,
+/// which sets its `xmax`), and it reports none of them as changed. A record that did change
+/// is updated, and only its row gets a new version.
+#[tokio::test]
+async fn unchanged_records_are_not_written_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_unchanged").await else {
+        return;
+    };
+    let store = &db.store;
+    let db::Pool::Postgres(pg) = store.writer() else {
+        panic!("a PostgreSQL store");
+    };
+    let (account, _) = store.create_account("same", false).await.expect("account");
+    let a = account.id;
+    let bl = "MAEU123456789";
+    let mut boxes = vec![
+        crate::bulk_pg::tests::container(a, bl, "MSKU1000016", Some("NLRTM")),
+        crate::bulk_pg::tests::container(a, bl, "MSKU1000021", Some("NLRTM")),
+    ];
+    let shipments = [crate::bulk_pg::tests::shipment(a, bl)];
+    let scope = DerivationScope {
+        shipment_keys: vec![bl.to_string()],
+        containers: boxes.iter().map(|c| c.number.to_string()).collect(),
+    };
+    let derive = |boxes: Vec<Container>| {
+        let (shipments, scope) = (&shipments, &scope);
+        async move {
+            let changes = store
+                .upsert_derived(a, shipments, &boxes, &[], scope, &[])
+                .await
+                .expect("a derivation");
+            (changes.shipments.len(), changes.containers)
+        }
+    };
+    assert_eq!(derive(boxes.clone()).await.0, 1, "the shipment is new");
+    let versions = |table: &'static str| row_versions(pg, table);
+    let (shipments_before, boxes_before) =
+        (versions("shipments").await, versions("containers").await);
+    assert_eq!((shipments_before.len(), boxes_before.len()), (1, 2));
+
+    assert_eq!(derive(boxes.clone()).await, (0, vec![]), "nothing changed");
+    assert_eq!(
+        versions("shipments").await,
+        shipments_before,
+        "the shipment untouched"
+    );
+    assert_eq!(
+        versions("containers").await,
+        boxes_before,
+        "the boxes untouched"
+    );
+
+    boxes[1].current_status = teu_domain::model::ContainerStatus::Available;
+    assert_eq!(derive(boxes.clone()).await, (0, vec![boxes[1].id]));
+    assert_eq!(
+        versions("shipments").await,
+        shipments_before,
+        "the shipment untouched"
+    );
+    let after = versions("containers").await;
+    for (old, new) in boxes_before.iter().zip(&after) {
+        if old.0 == boxes[1].id.as_bytes() {
+            assert_ne!(old.1, new.1, "the changed box has a new row version");
+        } else {
+            assert_eq!(old, new, "the other box untouched");
+        }
+    }
+    db.drop().await.expect("drop");
+}
