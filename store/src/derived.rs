@@ -113,9 +113,9 @@ impl Store {
         // what the webhook rules and change notifications compare.
         // A shipment's id is its key, its `bill_of_lading_number` (`teu_domain::ids::
         // shipment_id`): one of the scope's keys with no stored row read by it is new, and on
-        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]). Each of the
-        // others goes the way of [`Passes::by_stored_hash`] (on PostgreSQL
-        // [`Passes::upserting_changed`]): an unchanged one is not written.
+        // PostgreSQL the new ones go in by `COPY` ([`Store::copy_new_derived_pg`]). Each record
+        // goes the way of [`Passes::by_stored_hash`] (on PostgreSQL [`Passes::postgres`]): an
+        // unchanged one is not written.
         let (new, old) = taken_for_new(
             shipments
                 .iter()
@@ -123,11 +123,12 @@ impl Store {
             &scope.shipment_keys,
             stored.shipments.iter().copied(),
         );
-        let shipment_hash = |i: usize| (shipments[i].id, shipment_bodies[i].0.as_str());
-        let passes = if self.backend() == super::Backend::Sqlite {
-            Passes::by_stored_hash(new, old, &stored.hashes, shipment_hash)
-        } else {
-            let rows: Vec<NewShipment<'_>> = new
+        let mut passes = Passes::by_stored_hash(new, old, &stored.hashes, |i| {
+            (shipments[i].id, shipment_bodies[i].0.as_str())
+        });
+        if self.backend() == super::Backend::Postgres {
+            let rows: Vec<NewShipment<'_>> = passes
+                .new
                 .iter()
                 .map(|&i| {
                     (
@@ -143,17 +144,11 @@ impl Store {
                         copy_shipments(pg, account, &rows).await
                     })
                     .await?;
-            // The rest (all of them when none was copied) by the upsert, but for those whose
-            // stored content is theirs already.
-            let rest = if copied {
+            if copied {
                 changes.shipments.extend(rows.iter().map(|(s, _, _)| s.id));
-                old
-            } else {
-                (0..shipments.len()).collect()
-            };
-            Passes::by_stored_hash(Vec::new(), rest, &stored.hashes, shipment_hash)
-                .upserting_changed()
-        };
+            }
+            passes = passes.postgres(copied);
+        }
         let written = self
             .write_derived(&mut tx, &SHIPMENTS, &passes, |q, i| {
                 let (s, (hash, body), members) =
@@ -190,11 +185,12 @@ impl Store {
             &scope.containers,
             stored.containers.iter().map(|(id, _)| *id),
         );
-        let container_hash = |i: usize| (containers[i].id, container_bodies[i].0.as_str());
-        let passes = if self.backend() == super::Backend::Sqlite {
-            Passes::by_stored_hash(new, old, &stored.hashes, container_hash)
-        } else {
-            let rows: Vec<NewContainer<'_>> = new
+        let mut passes = Passes::by_stored_hash(new, old, &stored.hashes, |i| {
+            (containers[i].id, container_bodies[i].0.as_str())
+        });
+        if self.backend() == super::Backend::Postgres {
+            let rows: Vec<NewContainer<'_>> = passes
+                .new
                 .iter()
                 .map(|&i| {
                     (
@@ -210,17 +206,11 @@ impl Store {
                         copy_containers(pg, account, &rows).await
                     })
                     .await?;
-            // The rest (all of them when none was copied) by the upsert, but for those whose
-            // stored content is theirs already.
-            let rest = if copied {
+            if copied {
                 changes.containers.extend(rows.iter().map(|(c, _, _)| c.id));
-                old
-            } else {
-                (0..containers.len()).collect()
-            };
-            Passes::by_stored_hash(Vec::new(), rest, &stored.hashes, container_hash)
-                .upserting_changed()
-        };
+            }
+            passes = passes.postgres(copied);
+        }
         let written = self
             .write_derived(&mut tx, &CONTAINERS, &passes, |q, i| {
                 let (c, (hash, body), links) =
@@ -870,7 +860,7 @@ impl Passes {
     /// stored hash, and not at all when it is the same (the upsert's `WHERE` would leave the
     /// row as it is); the rest, which no read of this transaction saw, by the upsert. These
     /// are SQLite's ways, none of which keeps a statement journal but the last
-    /// ([`Store::insert_new`]); PostgreSQL takes them with [`Passes::upserting_changed`].
+    /// ([`Store::insert_new`]); PostgreSQL takes them with [`Passes::postgres`].
     ///
     /// Skipping a row by its hash read earlier in the transaction is safe because only a
     /// derivation writes `content_hash`, under the account's derivation lock
@@ -897,12 +887,19 @@ impl Passes {
         passes
     }
 
-    /// PostgreSQL's ways: the changed records go through the upsert with the unseen ones (its
-    /// `ON CONFLICT` updates them as the keyed update would; [`keyed_update`]'s `UPDATE OR
-    /// FAIL` is SQLite's), and the unchanged ones stay out of every statement, sparing the
-    /// server the key probe and the lock the upsert takes of every conflicting row, updated
-    /// or not (PostgreSQL manual, `INSERT`, "ON CONFLICT Clause").
-    fn upserting_changed(mut self) -> Self {
+    /// PostgreSQL's ways, once its `COPY` of the records taken for new has been tried
+    /// ([`Store::copy_new_derived_pg`]; `copied`: it wrote them): those records are left out
+    /// when it did and go through the upsert when it did not; the changed records go through
+    /// the upsert too (its `ON CONFLICT` updates them as the keyed update would;
+    /// [`keyed_update`]'s `UPDATE OR FAIL` is SQLite's). The unchanged ones stay out of every
+    /// statement, sparing the server the key probe and the lock the upsert takes of every
+    /// conflicting row, updated or not (PostgreSQL manual, `INSERT`, "ON CONFLICT Clause").
+    /// The upsert's records stay in the derivation's order.
+    fn postgres(mut self, copied: bool) -> Self {
+        if !copied {
+            self.by_rule.append(&mut self.new);
+        }
+        self.new.clear();
         self.by_rule.append(&mut self.changed);
         self.by_rule.sort_unstable();
         self
@@ -1069,12 +1066,15 @@ mod tests {
         assert_eq!(passes.new, [0]);
         assert_eq!(passes.changed, [2]);
         assert_eq!(passes.by_rule, [3]);
-        // PostgreSQL's: the changed record joins the upsert, in the records' order; the
-        // unchanged one is still left out.
-        let passes =
-            Passes::by_stored_hash(vec![], vec![3, 2, 1], &stored, |i| (ids[i], hashes[i]))
-                .upserting_changed();
-        assert!(passes.new.is_empty() && passes.changed.is_empty());
-        assert_eq!(passes.by_rule, [2, 3]);
+        // PostgreSQL's: the changed record joins the upsert, in the records' order, and so
+        // does the new one when the `COPY` did not write it; the unchanged one is still left
+        // out.
+        let of = |new| Passes::by_stored_hash(new, vec![3, 2, 1], &stored, |i| (ids[i], hashes[i]));
+        let copied = of(vec![0]).postgres(true);
+        assert!(copied.new.is_empty() && copied.changed.is_empty());
+        assert_eq!(copied.by_rule, [2, 3]);
+        let not_copied = of(vec![0]).postgres(false);
+        assert!(not_copied.new.is_empty() && not_copied.changed.is_empty());
+        assert_eq!(not_copied.by_rule, [0, 2, 3]);
     }
 }

@@ -817,7 +817,7 @@ async fn row_versions(pg: &sqlx::PgPool, table: &str) -> Vec<(Vec<u8>, String, S
 }
 
 /// A derivation on PostgreSQL leaves out of its writes every record whose stored content is
-/// its own already (`Passes::upserting_changed`): no new row version and no row lock (the
+/// its own already (`Passes::postgres`): no new row version and no row lock (the
 /// upsert's `ON CONFLICT DO UPDATE … WHERE` locks every conflicting row, updated or not,
 /// which sets its `xmax`), and it reports none of them as changed. A record that did change
 /// is updated, and only its row gets a new version.
