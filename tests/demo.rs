@@ -299,9 +299,15 @@ async fn demo_with_fixed_account_id() -> (TestDb, Server) {
         .expect("connect");
     teu_store::db::query(
         "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
-         VALUES ($1, 'demo', 'demo', 1, '2026-01-01T00:00:00.000Z')",
+         VALUES ($1, 'demo', 'demo', 1, $2)",
     )
-    .bind(SNAPSHOT_ACCOUNT_ID)
+    // Ids and times in their stored form (migration 49).
+    .bind(teu_store::db::RecordId(
+        uuid::Uuid::parse_str(SNAPSHOT_ACCOUNT_ID).expect("an id"),
+    ))
+    .bind(teu_store::db::RecordTime(
+        "2026-01-01T00:00:00Z".parse().expect("a time"),
+    ))
     .execute(&mut conn)
     .await
     .expect("demo account");

@@ -573,9 +573,12 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     .fetch_one(&mut old)
     .await
     .expect("the release's account");
+    // The upgraded database keeps ids and times in their native form (migration 49).
+    let id = uuid::Uuid::from_slice(&account.try_get::<Vec<u8>, _>("id").expect("id"))
+        .expect("a 16-byte id");
     let key_hash: String =
         teu_store::db::query("SELECT key_hash FROM api_keys WHERE account_id = $1")
-            .bind(account.try_get::<String, _>("id").expect("id"))
+            .bind(teu_store::db::RecordId(id))
             .fetch_one(&mut old)
             .await
             .expect("the release's key")
@@ -585,22 +588,19 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     let mut new = teu_store::db::Conn::connect(&fresh.url)
         .await
         .expect("connect");
-    let id: String = account.try_get("id").expect("id");
     teu_store::db::query(
         "INSERT INTO accounts (id, name, company_name, routing_data, created_at) \
          VALUES ($1, 'acme', $2, 1, $3)",
     )
-    .bind(&id)
+    .bind(teu_store::db::RecordId(id))
     .bind(
         account
             .try_get::<String, _>("company_name")
             .expect("company"),
     )
-    .bind(
-        account
-            .try_get::<String, _>("created_at")
-            .expect("created_at"),
-    )
+    .bind(teu_store::db::RecordTime(
+        account.record_time("created_at").expect("created_at"),
+    ))
     .execute(&mut new)
     .await
     .expect("insert account");
@@ -608,8 +608,10 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)",
     )
     .bind(&key_hash)
-    .bind(&id)
-    .bind("2026-11-25T00:00:00.000Z")
+    .bind(teu_store::db::RecordId(id))
+    .bind(teu_store::db::RecordTime(
+        "2026-11-25T00:00:00Z".parse().expect("a time"),
+    ))
     .execute(&mut new)
     .await
     .expect("insert key");

@@ -875,10 +875,12 @@ async fn notifications(db: &TestDb) -> Vec<(String, Option<String>)> {
             .expect("notifications")
             .iter()
             .map(|r| {
-                (
-                    r.try_get("event").expect("column"),
-                    r.try_get("container_id").expect("column"),
-                )
+                // Ids as their 16 bytes (migration 46).
+                let container = r
+                    .try_get::<Option<Vec<u8>>, _>("container_id")
+                    .expect("column")
+                    .map(|b| uuid::Uuid::from_slice(&b).expect("16-byte id").to_string());
+                (r.try_get("event").expect("column"), container)
             })
             .collect();
     rows.sort();

@@ -3,7 +3,8 @@
 use chrono::Utc;
 use uuid::Uuid;
 
-use super::{account_row, hash_key, now, ts, Result, Store, StoreError};
+use super::{account_row, hash_key, now, Result, Store, StoreError};
+use crate::db::{RecordId, RecordTime};
 use teu_domain::model::Account;
 
 impl Store {
@@ -26,11 +27,11 @@ impl Store {
         crate::db::query(
             "INSERT INTO accounts (id, name, company_name, routing_data, created_at) VALUES ($1, $2, $3, $4, $5)",
         )
-        .bind(account.id.to_string())
+        .bind(RecordId(account.id))
         .bind(&account.name)
         .bind(&account.company_name)
         .bind(i64::from(routing_data))
-        .bind(ts(account.created_at))
+        .bind(RecordTime(account.created_at))
         .execute(self.writer())
         .await?;
         let key = self.issue_key(account.id).await?;
@@ -64,8 +65,8 @@ impl Store {
             "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)",
         )
         .bind(hash_key(&key))
-        .bind(account_id.to_string())
-        .bind(ts(Utc::now()))
+        .bind(RecordId(account_id))
+        .bind(RecordTime(Utc::now()))
         .execute(self.writer())
         .await?;
         Ok(key)

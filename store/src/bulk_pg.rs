@@ -22,7 +22,7 @@ use super::db::{to_millisecond, Conn};
 use super::events::{DroppedKeys, UpsertedEvents};
 use super::facts::IdentifiedCheck;
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
-use super::ts;
+
 use super::{NewEvent, Result, Store, StoreError};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, Shipment, TransportEvent, VesselPosition};
@@ -632,8 +632,8 @@ async fn copy_events(
 
 /// `rows` (shipment, content hash and stored body, `member_ids` value) into `shipments` by
 /// binary `COPY` on `tx`: the columns and values of the upsert of `Store::upsert_derived`
-/// (times cut to the millisecond, `filters_at` the RFC 3339 text of `refreshed_at`, the filter
-/// columns of `listing::ShipmentFilterColumns`).
+/// (times cut to the millisecond, `filters_at` the time of `refreshed_at`, the filter columns
+/// of `listing::ShipmentFilterColumns`).
 pub(super) async fn copy_shipments(
     tx: &mut PgConnection,
     account: Uuid,
@@ -659,9 +659,9 @@ pub(super) async fn copy_shipments(
         copy_text(buf, f.pol_locode.as_deref())?;
         copy_text(buf, f.pod_locode.as_deref())?;
         copy_text(buf, f.shipping_line_scac.as_deref())?;
-        copy_text(buf, f.pod_eta_at.as_deref())?;
+        copy_fixed(buf, f.pod_eta_at.map(copy_timestamp));
         copy_fixed(buf, Some(f.line_tracking_stopped.to_be_bytes()));
-        copy_text(buf, Some(&ts(s.refreshed_at)))?;
+        copy_fixed(buf, Some(copy_timestamp(s.refreshed_at)));
         copy_bytes(buf, Some(members))?;
         copy.send_when_full().await?;
     }
@@ -670,8 +670,8 @@ pub(super) async fn copy_shipments(
 
 /// `rows` (container, content hash and stored body, `event_links` value) into `containers` by
 /// binary `COPY` on `tx`: the columns and values of the upsert of `Store::upsert_derived`
-/// (times cut to the millisecond, `filters_at` the RFC 3339 text of `refreshed_at`, the filter
-/// columns of `listing::container_filter_columns`).
+/// (times cut to the millisecond, `filters_at` the time of `refreshed_at`, the filter columns
+/// of `listing::container_filter_columns`).
 pub(super) async fn copy_containers(
     tx: &mut PgConnection,
     account: Uuid,
@@ -697,9 +697,9 @@ pub(super) async fn copy_containers(
         copy_fixed(buf, Some(copy_timestamp(c.refreshed_at)));
         copy_text(buf, Some(hash))?;
         copy_bytes(buf, Some(body))?;
-        copy_text(buf, pickup_lfd.as_deref())?;
+        copy_fixed(buf, pickup_lfd.map(copy_timestamp));
         copy_fixed(buf, Some(has_holds.to_be_bytes()));
-        copy_text(buf, Some(&ts(c.refreshed_at)))?;
+        copy_fixed(buf, Some(copy_timestamp(c.refreshed_at)));
         copy_bytes(buf, Some(links))?;
         copy.send_when_full().await?;
     }
@@ -1173,8 +1173,8 @@ pub(crate) mod tests {
     async fn stored_containers(pg: &PgPool) -> Vec<ContainerRow> {
         let rows = sqlx::query(
             "SELECT id, account_id, shipment_id, number, current_status, pod_locode, \
-             created_at::text, refreshed_at::text, content_hash, body, pickup_lfd, has_holds, \
-             filters_at, event_links FROM containers ORDER BY id",
+             created_at::text, refreshed_at::text, content_hash, body, pickup_lfd::text, has_holds, \
+             filters_at::text, event_links FROM containers ORDER BY id",
         )
         .fetch_all(pg)
         .await
@@ -1237,7 +1237,8 @@ pub(crate) mod tests {
         let rows = sqlx::query(
             "SELECT id, account_id, bill_of_lading_number, tags, created_at::text, \
              refreshed_at::text, content_hash, body, pol_locode, pod_locode, shipping_line_scac, \
-             pod_eta_at, filters_at, user_stopped_at, user_ref_numbers, line_tracking_stopped, \
+             pod_eta_at::text, filters_at::text, user_stopped_at::text, user_ref_numbers, \
+             line_tracking_stopped, \
              member_ids FROM shipments ORDER BY id",
         )
         .fetch_all(pg)

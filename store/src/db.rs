@@ -559,17 +559,34 @@ impl DbRow {
     ///
     /// # Errors
     /// [`sqlx::Error::ColumnNotFound`], or [`sqlx::Error::ColumnDecode`] naming the column when
-    /// its value is of another type or SQLite's milliseconds are outside the times `chrono`
-    /// represents.
+    /// it is `NULL`, its value is of another type or SQLite's milliseconds are outside the
+    /// times `chrono` represents.
     pub fn record_time(&self, column: &str) -> Result<DateTime<Utc>, sqlx::Error> {
+        self.record_time_or_null(column)?
+            .ok_or_else(|| sqlx::Error::ColumnDecode {
+                index: column.to_string(),
+                source: "NULL where a time was expected".into(),
+            })
+    }
+
+    /// Column `column` as [`DbRow::record_time`] reads it, `None` when it is `NULL` (an
+    /// optional time: `shipments.pod_eta_at`, `leg_tracks.ended_at`, …).
+    ///
+    /// # Errors
+    /// As [`DbRow::record_time`], a `NULL` aside.
+    pub fn record_time_or_null(&self, column: &str) -> Result<Option<DateTime<Utc>>, sqlx::Error> {
         match self {
             DbRow::Sqlite(r) => {
-                let ms: i64 = sqlx::Row::try_get(r, column)?;
-                DateTime::from_timestamp_millis(ms).ok_or_else(|| sqlx::Error::ColumnDecode {
-                    index: column.to_string(),
-                    source: format!("{ms} ms since the epoch is not a time chrono represents")
-                        .into(),
-                })
+                let Some(ms) = sqlx::Row::try_get::<Option<i64>, _>(r, column)? else {
+                    return Ok(None);
+                };
+                DateTime::from_timestamp_millis(ms)
+                    .map(Some)
+                    .ok_or_else(|| sqlx::Error::ColumnDecode {
+                        index: column.to_string(),
+                        source: format!("{ms} ms since the epoch is not a time chrono represents")
+                            .into(),
+                    })
             }
             DbRow::Postgres(r) => sqlx::Row::try_get(r, column),
         }

@@ -9,10 +9,9 @@ use uuid::Uuid;
 use super::bulk_pg::{copy_containers, copy_shipments, NewContainer, NewShipment};
 use super::db::{RecordId, RecordTime};
 use super::listing::{container_filter_columns, ShipmentFilterColumns};
-use super::reads::IdForm;
 use super::{
     container_row_uncached, hash_row, hashed_body, in_list, keyed_update, record_id, returned_ids,
-    shipment_row_uncached, ts, DerivationScope, DerivedChanges, Result, Store, StoreError,
+    shipment_row_uncached, DerivationScope, DerivedChanges, Result, Store, StoreError,
     CONTAINER_SELECT, SHIPMENT_SELECT,
 };
 use teu_domain::model::{Container, Shipment, TransportEvent};
@@ -56,7 +55,6 @@ impl Store {
         history: &[TransportEvent],
     ) -> Result<DerivedChanges> {
         let mut changes = DerivedChanges::default();
-        let account_s = account.to_string();
         // Webhooks: what was stored before, read only when the account has an active webhook.
         // Read before the transaction: on SQLite a transaction that reads first and writes later
         // fails with SQLITE_BUSY_SNAPSHOT when another process wrote in between, and the
@@ -72,7 +70,7 @@ impl Store {
             c.refreshed_at = DateTime::UNIX_EPOCH;
         })?;
         let mut conn = self.pool.acquire().await?;
-        let hooks = super::outbox::subscriptions(self.counting(&mut conn), &account_s).await?;
+        let hooks = super::outbox::subscriptions(self.counting(&mut conn), account).await?;
         let before = if hooks.is_empty() {
             drop(conn);
             None
@@ -164,9 +162,9 @@ impl Store {
                     .bind(f.pol_locode)
                     .bind(f.pod_locode)
                     .bind(f.shipping_line_scac)
-                    .bind(f.pod_eta_at)
+                    .bind(f.pod_eta_at.map(RecordTime))
                     .bind(f.line_tracking_stopped)
-                    .bind(ts(s.refreshed_at))
+                    .bind(RecordTime(s.refreshed_at))
                     .bind(members.as_slice())
             })
             .await?;
@@ -226,9 +224,9 @@ impl Store {
                     .bind(RecordTime(c.refreshed_at))
                     .bind(hash)
                     .bind(body.as_slice())
-                    .bind(pickup_lfd)
+                    .bind(pickup_lfd.map(RecordTime))
                     .bind(has_holds)
-                    .bind(ts(c.refreshed_at))
+                    .bind(RecordTime(c.refreshed_at))
                     .bind(links.as_slice())
             })
             .await?;
@@ -281,7 +279,7 @@ impl Store {
             ));
             changes.notifications = super::outbox::enqueue(
                 self.counting(&mut tx),
-                &account_s,
+                account,
                 &hooks,
                 &emissions,
                 self.rows_per_statement(12),
@@ -376,14 +374,7 @@ impl Store {
             "SELECT id, content_hash FROM containers WHERE account_id = $1 AND id IN";
         let ids: Vec<Uuid> = shipments.iter().map(|s| s.id).collect();
         let stored: HashMap<Uuid, String> = self
-            .select_in_on(
-                conn,
-                SHIPMENT_HASHES,
-                IdForm::Record,
-                account,
-                &ids,
-                hash_row,
-            )
+            .select_in_on(conn, SHIPMENT_HASHES, account, &ids, hash_row)
             .await?
             .into_iter()
             .collect();
@@ -395,14 +386,7 @@ impl Store {
             .collect();
         let ids: Vec<Uuid> = containers.iter().map(|c| c.id).collect();
         let stored_containers: HashMap<Uuid, String> = self
-            .select_in_on(
-                conn,
-                CONTAINER_HASHES,
-                IdForm::Record,
-                account,
-                &ids,
-                hash_row,
-            )
+            .select_in_on(conn, CONTAINER_HASHES, account, &ids, hash_row)
             .await?
             .into_iter()
             .collect();
@@ -422,7 +406,6 @@ impl Store {
             self.select_in_on(
                 conn,
                 CONTAINER_SELECT,
-                IdForm::Record,
                 account,
                 &read_containers,
                 container_row_uncached,
@@ -445,7 +428,6 @@ impl Store {
             self.select_in_on(
                 conn,
                 SHIPMENT_SELECT,
-                IdForm::Record,
                 account,
                 &read_shipments,
                 shipment_row_uncached,
@@ -758,10 +740,9 @@ impl Store {
                 teu_domain::tracking_requests::PENDING,
                 in_list(2, chunk.len())
             );
-            // `tracking_requests` keeps ids as text.
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             q.execute(self.counted(tx)).await?;
         }

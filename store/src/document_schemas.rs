@@ -1,10 +1,9 @@
 //! The SQL of the document schema registry ([`teu_domain::document_schemas`]: the files and the
 //! registry facts).
 
-use crate::db::DbRow;
-use chrono::{DateTime, Utc};
+use crate::db::{DbRow, RecordTime};
 
-use super::{now, ts, Result, Store, StoreError};
+use super::{now, Result, Store, StoreError};
 use teu_domain::document_schemas::{bundled, DocumentSchema};
 
 const COLUMNS: &str =
@@ -32,11 +31,11 @@ impl Store {
             .bind(&s.description)
             .bind(i64::from(s.current))
             .bind(i64::from(s.draft))
-            .bind(s.active_at.map(ts))
+            .bind(s.active_at.map(RecordTime))
             .bind(&s.schema_format)
             .bind(s.schema_payload.to_string())
-            .bind(ts(s.created_at))
-            .bind(ts(s.updated_at))
+            .bind(RecordTime(s.created_at))
+            .bind(RecordTime(s.updated_at))
             .execute(self.counted(&mut tx))
             .await?;
         }
@@ -98,11 +97,6 @@ fn schema_row(r: &DbRow) -> Result<DocumentSchema> {
         id: id.clone(),
         detail,
     };
-    let time = |s: &str| {
-        DateTime::parse_from_rfc3339(s)
-            .map(|d| d.with_timezone(&Utc))
-            .map_err(|e| corrupt(e.to_string()))
-    };
     let payload: String = r.try_get("schema_payload")?;
     Ok(DocumentSchema {
         document_type: r.try_get("document_type")?,
@@ -111,14 +105,11 @@ fn schema_row(r: &DbRow) -> Result<DocumentSchema> {
         description: r.try_get("description")?,
         current: r.try_get::<i64, _>("current_flag")? != 0,
         draft: r.try_get::<i64, _>("draft")? != 0,
-        active_at: r
-            .try_get::<Option<String>, _>("active_at")?
-            .map(|s| time(&s))
-            .transpose()?,
+        active_at: r.record_time_or_null("active_at")?,
         schema_format: r.try_get("schema_format")?,
         schema_payload: serde_json::from_str(&payload).map_err(|e| corrupt(e.to_string()))?,
-        created_at: time(&r.try_get::<String, _>("created_at")?)?,
-        updated_at: time(&r.try_get::<String, _>("updated_at")?)?,
+        created_at: r.record_time("created_at")?,
+        updated_at: r.record_time("updated_at")?,
         full_version: id.clone(),
     })
 }

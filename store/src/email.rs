@@ -7,10 +7,10 @@
 //! submission; an existing Message-ID leaves everything as it was. Several messages may share
 //! one transaction ([`Store::save_emails`]).
 
-use crate::db::DbRow;
+use crate::db::{DbRow, RecordId, RecordTime};
 use uuid::Uuid;
 
-use super::{now, parse_ts, ts, Result, Store, StoreError};
+use super::{account_row, now, record_id, record_time, Result, Store, StoreError};
 use teu_domain::ids;
 use teu_domain::model::Account;
 use teu_feeds::email::{
@@ -43,8 +43,8 @@ impl Store {
             "INSERT INTO inbound_addresses (address, account_id, created_at) VALUES ($1, $2, $3)",
         )
         .bind(&address)
-        .bind(account.to_string())
-        .bind(ts(now()))
+        .bind(RecordId(account))
+        .bind(RecordTime(now()))
         .execute(self.writer())
         .await?;
         Ok(address)
@@ -65,8 +65,8 @@ impl Store {
              ON CONFLICT (address) DO NOTHING",
         )
         .bind(&address)
-        .bind(account.to_string())
-        .bind(ts(now()))
+        .bind(RecordId(account))
+        .bind(RecordTime(now()))
         .execute(self.writer())
         .await?;
         match self.account_by_inbound_address(&address).await? {
@@ -80,7 +80,7 @@ impl Store {
         let rows = crate::db::query(
             "SELECT address FROM inbound_addresses WHERE account_id = $1 ORDER BY created_at, address",
         )
-        .bind(account.to_string())
+        .bind(RecordId(account))
         .fetch_all(self.pool())
         .await?;
         rows.iter()
@@ -97,17 +97,7 @@ impl Store {
         .bind(address)
         .fetch_optional(self.pool())
         .await?;
-        row.map(|r| {
-            let id: String = r.try_get("id")?;
-            Ok(Account {
-                id: uuid(&id, "account")?,
-                name: r.try_get("name")?,
-                company_name: r.try_get("company_name")?,
-                routing_data: r.try_get::<i64, _>("routing_data")? != 0,
-                created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
-            })
-        })
-        .transpose()
+        row.map(|r| account_row(&r)).transpose()
     }
 
     /// Stores parsed messages, each for its owner, in one transaction: a message whose
@@ -147,10 +137,10 @@ impl Store {
             );
             let mut q = crate::db::query(&sql);
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             for row in q.fetch_all(self.counted(&mut tx)).await? {
-                stored.insert(row.try_get::<String, _>("id")?);
+                stored.insert(record_id(&row, "id", "email submission")?);
             }
         }
         let created = now();
@@ -160,7 +150,7 @@ impl Store {
         let mut links: Vec<(Uuid, Uuid, Uuid, i64)> = Vec::new();
         let mut submissions: Vec<(&NewEmail<'_>, Uuid, String)> = Vec::new();
         for (e, id) in emails.iter().zip(&ids) {
-            let fresh = stored.insert(id.to_string());
+            let fresh = stored.insert(*id);
             new.push(fresh);
             if !fresh {
                 continue;
@@ -204,7 +194,7 @@ impl Store {
             })?;
             submissions.push((e, *id, body));
         }
-        let created = ts(created);
+        let created = RecordTime(created);
         for chunk in documents.chunks(self.rows_per_list(8)) {
             let sql = format!(
                 "INSERT INTO documents (id, account_id, sha256, file_name, media_type, byte_size, content, created_at) \
@@ -214,14 +204,14 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (doc_id, account, a) in chunk {
                 q = q
-                    .bind(doc_id.to_string())
-                    .bind(account.to_string())
+                    .bind(RecordId(*doc_id))
+                    .bind(RecordId(*account))
                     .bind(a.sha256.as_str())
                     .bind(a.file_name.as_str())
                     .bind(a.media_type.as_str())
                     .bind(byte_size(a))
                     .bind(a.bytes.as_slice())
-                    .bind(created.as_str());
+                    .bind(created);
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -236,14 +226,14 @@ impl Store {
                 let rep_id =
                     ids::scoped(*account, "document_representation", &[&a.sha256, ORIGINAL]);
                 q = q
-                    .bind(rep_id.to_string())
-                    .bind(account.to_string())
-                    .bind(doc_id.to_string())
+                    .bind(RecordId(rep_id))
+                    .bind(RecordId(*account))
+                    .bind(RecordId(*doc_id))
                     .bind(ORIGINAL)
                     .bind(a.media_type.as_str())
                     .bind(byte_size(a))
                     .bind(a.sha256.as_str())
-                    .bind(created.as_str());
+                    .bind(created);
             }
             q.execute(self.counted(&mut tx)).await?;
         }
@@ -256,9 +246,9 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (id, doc_id, account, position) in chunk {
                 q = q
-                    .bind(id.to_string())
-                    .bind(doc_id.to_string())
-                    .bind(account.to_string())
+                    .bind(RecordId(*id))
+                    .bind(RecordId(*doc_id))
+                    .bind(RecordId(*account))
                     .bind(*position);
             }
             q.execute(self.counted(&mut tx)).await?;
@@ -272,12 +262,12 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (e, id, body) in chunk {
                 q = q
-                    .bind(id.to_string())
-                    .bind(e.account.to_string())
+                    .bind(RecordId(*id))
+                    .bind(RecordId(e.account))
                     .bind(e.email.message_id.as_str())
                     .bind(e.source_file)
-                    .bind(created.as_str())
-                    .bind(created.as_str())
+                    .bind(created)
+                    .bind(created)
                     .bind(body.as_str());
             }
             q.execute(self.counted(&mut tx)).await?;
@@ -295,7 +285,7 @@ impl Store {
     ) -> Result<(Vec<EmailSubmission>, i64)> {
         let total: i64 =
             crate::db::query("SELECT COUNT(*) AS n FROM email_submissions WHERE account_id = $1")
-                .bind(account.to_string())
+                .bind(RecordId(account))
                 .fetch_one(self.pool())
                 .await?
                 .try_get("n")?;
@@ -303,7 +293,7 @@ impl Store {
             "SELECT id, body FROM email_submissions WHERE account_id = $1 \
              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3",
         )
-        .bind(account.to_string())
+        .bind(RecordId(account))
         .bind(limit)
         .bind(offset)
         .fetch_all(self.pool())
@@ -324,8 +314,8 @@ impl Store {
         let row = crate::db::query(
             "SELECT id, body FROM email_submissions WHERE account_id = $1 AND id = $2",
         )
-        .bind(account.to_string())
-        .bind(id.to_string())
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .fetch_optional(self.pool())
         .await?;
         row.as_ref().map(submission_row).transpose()
@@ -344,15 +334,14 @@ impl Store {
                  WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             for r in q.fetch_all(self.pool()).await? {
-                let id: String = r.try_get("id")?;
                 let sha256: String = r.try_get("sha256")?;
                 out.push(Document {
-                    id: uuid(&id, "document")?,
+                    id: record_id(&r, "id", "document")?,
                     account_id: account,
                     file_name: r.try_get("file_name")?,
                     media_type: r.try_get("media_type")?,
@@ -363,7 +352,7 @@ impl Store {
                         &[&sha256, ORIGINAL],
                     ),
                     sha256,
-                    created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "document")?,
+                    created_at: record_time(&r, "created_at")?,
                 });
             }
         }
@@ -383,25 +372,19 @@ impl Store {
                  FROM document_representations WHERE account_id = $1 AND id IN ({})",
                 in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             for r in q.fetch_all(self.pool()).await? {
                 out.push(DocumentRepresentation {
-                    id: uuid(&r.try_get::<String, _>("id")?, "document representation")?,
-                    document_id: uuid(
-                        &r.try_get::<String, _>("document_id")?,
-                        "document representation",
-                    )?,
+                    id: record_id(&r, "id", "document representation")?,
+                    document_id: record_id(&r, "document_id", "document representation")?,
                     kind: r.try_get("kind")?,
                     media_type: r.try_get("media_type")?,
                     byte_size: r.try_get("byte_size")?,
                     sha256: r.try_get("sha256")?,
-                    created_at: parse_ts(
-                        &r.try_get::<String, _>("created_at")?,
-                        "document representation",
-                    )?,
+                    created_at: record_time(&r, "created_at")?,
                 });
             }
         }
@@ -412,8 +395,8 @@ impl Store {
     pub async fn document_content(&self, account: Uuid, id: Uuid) -> Result<Option<Vec<u8>>> {
         let row =
             crate::db::query("SELECT content FROM documents WHERE account_id = $1 AND id = $2")
-                .bind(account.to_string())
-                .bind(id.to_string())
+                .bind(RecordId(account))
+                .bind(RecordId(id))
                 .fetch_optional(self.pool())
                 .await?;
         Ok(row
@@ -429,20 +412,12 @@ fn in_list(from: usize, n: usize) -> String {
         .join(", ")
 }
 
-fn uuid(s: &str, what: &'static str) -> Result<Uuid> {
-    Uuid::parse_str(s).map_err(|e| StoreError::Corrupt {
-        what,
-        id: s.to_string(),
-        detail: e.to_string(),
-    })
-}
-
 fn submission_row(r: &DbRow) -> Result<EmailSubmission> {
-    let id: String = r.try_get("id")?;
+    let id = record_id(r, "id", "email submission")?;
     let body: String = r.try_get("body")?;
     serde_json::from_str(&body).map_err(|e| StoreError::Corrupt {
         what: "email submission",
-        id,
+        id: id.to_string(),
         detail: e.to_string(),
     })
 }

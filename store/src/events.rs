@@ -9,9 +9,9 @@ use uuid::Uuid;
 
 use super::{
     body_bytes, event_body, event_row, from_json, in_list, keyed_update, one_per_key,
-    record_id_list, stored_event, ts, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
+    record_id_list, stored_event, uuid_of_bytes, Backend, NewEvent, Result, Store, StoreError,
 };
-use crate::db::DbRow;
+use crate::db::{DbRow, RecordId, RecordTime};
 use crate::payloads::{encode_event, Encoder, StoredEvent, EVENTS};
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{EventRow, TransportEvent};
@@ -637,7 +637,7 @@ impl Store {
         if rows.is_empty() {
             return Ok(());
         }
-        let now = ts(Utc::now());
+        let now = RecordTime(Utc::now());
         // Two reasons for one field of one row: the later is kept, as before on SQLite.
         let rows = one_per_key(
             rows.iter().map(|r| {
@@ -661,14 +661,14 @@ impl Store {
             let mut q = crate::db::query(&sql);
             for (id, r) in chunk {
                 q = q
-                    .bind(id.to_string())
-                    .bind(account.to_string())
+                    .bind(RecordId(*id))
+                    .bind(RecordId(account))
                     .bind(&r.source_file)
                     .bind(r.index.map(|i| i as i64))
                     .bind(&r.pointer)
                     .bind(&r.reason)
                     .bind(&r.payload)
-                    .bind(&now);
+                    .bind(now);
             }
             q.execute(self.counted(&mut tx)).await?;
         }

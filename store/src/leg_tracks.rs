@@ -10,7 +10,8 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{ts, Result, Store};
+use super::{Result, Store};
+use crate::db::RecordTime;
 
 /// What [`Store::kept_leg_track`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +23,16 @@ pub struct KeptLegTrack {
     pub track: Option<String>,
 }
 
-/// `ended_at` of a leg still under way.
-const OPEN: &str = "";
+/// The predicate on `ended_at` that finds a leg ending at `to` (`$3`), or under way (`None`:
+/// `ended_at` is `NULL`, and `$3` is not named). Each form is served by its own unique index
+/// (migration 44: `leg_tracks_ended`, `leg_tracks_under_way`).
+fn ended(to: Option<DateTime<Utc>>) -> &'static str {
+    if to.is_some() {
+        "ended_at = $3"
+    } else {
+        "ended_at IS NULL"
+    }
+}
 
 impl Store {
     /// The kept track of vessel `imo` from `from` to `to` (`None`: under way) and the
@@ -37,16 +46,17 @@ impl Store {
         from: DateTime<Utc>,
         to: Option<DateTime<Utc>>,
     ) -> Result<KeptLegTrack> {
-        let row = crate::db::query(
+        let ended = ended(to);
+        let sql = format!(
             "SELECT COALESCE((SELECT version FROM track_versions WHERE imo = $1), 0) AS current, \
-             (SELECT version FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND ended_at = $3) AS kept, \
-             (SELECT track FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND ended_at = $3) AS track",
-        )
-        .bind(imo)
-        .bind(ts(from))
-        .bind(to.map(ts).unwrap_or_else(|| OPEN.to_string()))
-        .fetch_one(self.pool())
-        .await?;
+             (SELECT version FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND {ended}) AS kept, \
+             (SELECT track FROM leg_tracks WHERE imo = $1 AND started_at = $2 AND {ended}) AS track"
+        );
+        let mut q = crate::db::query(&sql).bind(imo).bind(RecordTime(from));
+        if let Some(to) = to {
+            q = q.bind(RecordTime(to));
+        }
+        let row = q.fetch_one(self.pool()).await?;
         let version: i64 = row.try_get("current")?;
         let kept: Option<i64> = row.try_get("kept")?;
         let track: Option<String> = row.try_get("track")?;
@@ -70,14 +80,20 @@ impl Store {
         version: i64,
         track: &str,
     ) -> Result<()> {
-        crate::db::query(
+        // The conflict target names the partial unique index of the leg's kind (migration 44).
+        let target = if to.is_some() {
+            "(imo, started_at, ended_at) WHERE ended_at IS NOT NULL"
+        } else {
+            "(imo, started_at) WHERE ended_at IS NULL"
+        };
+        crate::db::query(&format!(
             "INSERT INTO leg_tracks (imo, started_at, ended_at, version, track) VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (imo, started_at, ended_at) DO UPDATE SET version = excluded.version, \
-             track = excluded.track",
-        )
+             ON CONFLICT {target} DO UPDATE SET version = excluded.version, \
+             track = excluded.track"
+        ))
         .bind(imo)
-        .bind(ts(from))
-        .bind(to.map(ts).unwrap_or_else(|| OPEN.to_string()))
+        .bind(RecordTime(from))
+        .bind(to.map(RecordTime))
         .bind(version)
         .bind(track)
         .execute(self.writer())

@@ -97,6 +97,8 @@ pub use tracking_requests::TrackingRequestError;
 pub use webhooks::WebhookError;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upgrade_tests;
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -193,7 +195,10 @@ pub fn now() -> DateTime<Utc> {
     DateTime::from_timestamp_millis(now.timestamp_millis()).unwrap_or(now)
 }
 
-/// Formats a timestamp the way the store keeps it: RFC 3339, UTC, milliseconds, `Z`.
+/// A time as RFC 3339 text, UTC, to the millisecond, with `Z`: the form the store kept every
+/// time in before the native columns (migrations 24 to 49, which convert it), and still the
+/// form a time takes in the natural keys that name a terminal check or a line deadline
+/// (`teu_domain::ids::scoped`; changing it would change their ids).
 pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
@@ -207,25 +212,6 @@ pub(crate) fn uuid_of_bytes(bytes: &[u8], what: &'static str) -> Result<Uuid> {
         id: hex::encode(bytes),
         detail: e.to_string(),
     })
-}
-
-/// A stored timestamp column (`what` names the record in errors) as UTC: the form [`ts`]
-/// writes is read by `teu_domain::time::parse_utc_z` (as the model's JSON timestamps are),
-/// anything else by chrono's strict RFC 3339 parser.
-///
-/// # Errors
-/// [`StoreError::Corrupt`] with the text and chrono's reason when it is not RFC 3339.
-pub(crate) fn parse_ts(s: &str, what: &'static str) -> Result<DateTime<Utc>> {
-    if let Some(t) = teu_domain::time::parse_utc_z(s) {
-        return Ok(t);
-    }
-    DateTime::parse_from_rfc3339(s)
-        .map(|d| d.with_timezone(&Utc))
-        .map_err(|e| StoreError::Corrupt {
-            what,
-            id: s.to_string(),
-            detail: e.to_string(),
-        })
 }
 
 fn parse_uuid(s: &str, what: &'static str) -> Result<Uuid> {
@@ -681,6 +667,18 @@ pub(crate) fn record_id(r: &db::DbRow, column: &str, what: &'static str) -> Resu
     uuid_of_bytes(r.try_get::<&[u8], _>(column)?, what)
 }
 
+/// Column `column` of row `r`, an optional [`db::RecordId`] (`NULL` is `None`); `what` names
+/// the record in errors, as [`record_id`] does.
+pub(crate) fn record_id_or_null(
+    r: &db::DbRow,
+    column: &str,
+    what: &'static str,
+) -> Result<Option<Uuid>> {
+    r.try_get::<Option<&[u8]>, _>(column)?
+        .map(|b| uuid_of_bytes(b, what))
+        .transpose()
+}
+
 /// Column `column` of row `r`, a list of 16-byte ids one after the other: [`db::RecordId`]s
 /// aggregated by `Store::record_id_aggregate` or stored so (`shipments.member_ids`, migration
 /// 40), or event ids aggregated by PostgreSQL's `string_agg` of `event_keys` lists (`NULL`,
@@ -738,20 +736,6 @@ impl Store {
         match self.backend() {
             Backend::Sqlite => format!("unhex(group_concat(hex({expr}), '' ORDER BY {order}))"),
             Backend::Postgres => format!("string_agg({expr}, ''::bytea ORDER BY {order})"),
-        }
-    }
-
-    /// The SQL of the [`db::RecordId`] `expr` as the UUID text the tables that keep ids as
-    /// text hold (`tracking_requests.shipment_id`): the 16 bytes printed as a lower-case
-    /// hyphenated UUID (RFC 9562, "UUID Format").
-    fn record_id_text(&self, expr: &str) -> String {
-        match self.backend() {
-            Backend::Sqlite => format!(
-                "lower(substr(hex({expr}), 1, 8) || '-' || substr(hex({expr}), 9, 4) || '-' || \
-                 substr(hex({expr}), 13, 4) || '-' || substr(hex({expr}), 17, 4) || '-' || \
-                 substr(hex({expr}), 21))"
-            ),
-            Backend::Postgres => format!("encode({expr}, 'hex')::uuid::text"),
         }
     }
 
@@ -1166,13 +1150,12 @@ fn hash_row(r: &db::DbRow) -> Result<(Uuid, String)> {
 }
 
 fn account_row(r: &db::DbRow) -> Result<Account> {
-    let id: String = r.try_get("id")?;
     Ok(Account {
-        id: parse_uuid(&id, "account")?,
+        id: record_id(r, "id", "account")?,
         name: r.try_get("name")?,
         company_name: r.try_get("company_name")?,
         routing_data: r.try_get::<i64, _>("routing_data")? != 0,
-        created_at: parse_ts(&r.try_get::<String, _>("created_at")?, "account")?,
+        created_at: record_time(r, "created_at")?,
     })
 }
 
@@ -1336,8 +1319,8 @@ pub(crate) fn shipment_of(
     s.refreshed_at = record_time(r, columns.refreshed_at)?;
     s.tags = from_json(&r.try_get::<String, _>(columns.tags)?, "shipment tags", id)?;
     // The user's stop (stopTracking) wins over what the feeds derived; resuming shows theirs.
-    if let Some(stopped) = r.try_get::<Option<String>, _>(columns.user_stopped_at)? {
-        s.line_tracking_stopped_at = Some(parse_ts(&stopped, "shipment")?);
+    if let Some(stopped) = r.record_time_or_null(columns.user_stopped_at)? {
+        s.line_tracking_stopped_at = Some(stopped);
         s.line_tracking_stopped_reason = Some(STOPPED_BY_USER.to_string());
     }
     // The user's reference numbers follow the feeds' (`teu_domain::shipment_edits`).

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use super::reads::EventLink;
 use super::{
     container_row, container_row_uncached, now, record_id_list, shipment_of, shipment_row,
-    shipment_row_uncached, ts, Backend, Result, ShipmentColumns, Store, StoreError,
+    shipment_row_uncached, Backend, Result, ShipmentColumns, Store, StoreError,
 };
 use teu_domain::listing::{normalize_container_number, ListFilter, ListOrder, TagError, MAX_TAGS};
 use teu_domain::model::{Container, Shipment};
@@ -27,7 +27,9 @@ pub(crate) struct ShipmentFilterColumns {
     pub pol_locode: Option<String>,
     pub pod_locode: Option<String>,
     pub shipping_line_scac: Option<String>,
-    pub pod_eta_at: Option<String>,
+    /// The latest estimate of arrival at the POD (UTC), bound as a [`RecordTime`]
+    /// (migration 44).
+    pub pod_eta_at: Option<DateTime<Utc>>,
     /// 1 when the feeds stopped tracking the shipment (`line_tracking_stopped_at` is set),
     /// else 0: the `trackingStopped` filter's column (migration 32).
     pub line_tracking_stopped: i64,
@@ -40,18 +42,16 @@ impl ShipmentFilterColumns {
             pol_locode: s.port_of_lading_locode.as_deref().map(str::to_string),
             pod_locode: s.port_of_discharge_locode.as_deref().map(str::to_string),
             shipping_line_scac: Some(s.shipping_line_scac.clone()),
-            pod_eta_at: s.pod_eta_at.map(ts),
+            pod_eta_at: s.pod_eta_at,
             line_tracking_stopped: i64::from(s.line_tracking_stopped_at.is_some()),
         }
     }
 }
 
-/// The indexed filter columns of a container row: `pickup_lfd` and `has_holds` (0 or 1).
-pub(crate) fn container_filter_columns(c: &Container) -> (Option<String>, i64) {
-    (
-        c.pickup_lfd.map(ts),
-        i64::from(!c.holds_at_pod_terminal.is_empty()),
-    )
+/// The indexed filter columns of a container row: `pickup_lfd` (UTC, bound as a
+/// [`RecordTime`] since migration 44) and `has_holds` (0 or 1).
+pub(crate) fn container_filter_columns(c: &Container) -> (Option<DateTime<Utc>>, i64) {
+    (c.pickup_lfd, i64::from(!c.holds_at_pod_terminal.is_empty()))
 }
 
 /// A bind value.
@@ -148,11 +148,11 @@ fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
         out.push(format!("c.has_holds = {p}"));
     }
     if let Some(t) = f.lfd_before {
-        let p = cl.text(ts(t));
+        let p = cl.bind(Bind::Time(t));
         out.push(format!("c.pickup_lfd < {p}"));
     }
     if let Some(t) = f.lfd_after {
-        let p = cl.text(ts(t));
+        let p = cl.bind(Bind::Time(t));
         out.push(format!("c.pickup_lfd > {p}"));
     }
     out
@@ -674,7 +674,6 @@ impl Store {
     /// `None` when the account has no such shipment.
     pub async fn stop_tracking(&self, account: Uuid, id: Uuid) -> Result<Option<Shipment>> {
         let at = now();
-        let account_s = account.to_string();
         // One transaction: the `tracking_request.tracking_stopped` notifications of the
         // shipment's tracking requests commit with the stop.
         let mut tx = self.writer().begin().await?;
@@ -684,7 +683,7 @@ impl Store {
         )
         .bind(RecordId(account))
         .bind(RecordId(id))
-        .bind(ts(at))
+        .bind(RecordTime(at))
         .bind(RecordTime(at))
         .execute(&mut tx)
         .await?
@@ -693,27 +692,22 @@ impl Store {
             let requests = crate::db::query(
                 "SELECT id FROM tracking_requests WHERE account_id = $1 AND shipment_id = $2",
             )
-            .bind(&account_s)
-            .bind(id.to_string())
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .fetch_all(&mut tx)
             .await?;
             let mut emissions = Vec::with_capacity(requests.len());
             for r in &requests {
-                let request: String = r.try_get("id")?;
-                let request = Uuid::parse_str(&request).map_err(|e| StoreError::Corrupt {
-                    what: "tracking request",
-                    id: request.clone(),
-                    detail: e.to_string(),
-                })?;
+                let request = super::record_id(r, "id", "tracking request")?;
                 emissions.push(teu_domain::webhooks::rules::tracking_request_stopped(
                     request, id, at,
                 ));
             }
             if !emissions.is_empty() {
-                let hooks = crate::outbox::subscriptions(&mut tx, &account_s).await?;
+                let hooks = crate::outbox::subscriptions(&mut tx, account).await?;
                 super::outbox::enqueue(
                     &mut tx,
-                    &account_s,
+                    account,
                     &hooks,
                     &emissions,
                     self.rows_per_statement(12),
@@ -755,7 +749,7 @@ impl Store {
             if rows.is_empty() {
                 break;
             }
-            let stamp = ts(now());
+            let stamp = RecordTime(now());
             let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id = super::record_id(row, "id", "container")?;
@@ -765,9 +759,9 @@ impl Store {
                 crate::db::query(
                     "UPDATE containers SET pickup_lfd = $1, has_holds = $2, filters_at = $3 WHERE id = $4",
                 )
-                .bind(lfd)
+                .bind(lfd.map(RecordTime))
                 .bind(holds)
-                .bind(&stamp)
+                .bind(stamp)
                 .bind(RecordId(id))
                 .execute(self.counted(&mut tx))
                 .await?;
@@ -785,7 +779,7 @@ impl Store {
             if rows.is_empty() {
                 break;
             }
-            let stamp = ts(now());
+            let stamp = RecordTime(now());
             let mut tx = self.writer().begin().await?;
             for row in &rows {
                 let id = super::record_id(row, "id", "shipment")?;
@@ -809,8 +803,8 @@ impl Store {
                 .bind(f.pol_locode)
                 .bind(f.pod_locode)
                 .bind(f.shipping_line_scac)
-                .bind(f.pod_eta_at)
-                .bind(&stamp)
+                .bind(f.pod_eta_at.map(RecordTime))
+                .bind(stamp)
                 .bind(RecordId(id))
                 .execute(self.counted(&mut tx))
                 .await?;

@@ -193,13 +193,14 @@ impl Notifier {
             Transport::Sqlite { write: pool, .. } => {
                 let now = crate::now();
                 let cutoff = now - chrono::Duration::from_std(RETENTION).unwrap_or_default();
+                // `created_at` is milliseconds since the epoch, UTC (migration 44).
                 sqlx::query("DELETE FROM updates WHERE created_at < $1")
-                    .bind(crate::ts(cutoff))
+                    .bind(cutoff.timestamp_millis())
                     .execute(pool)
                     .await?;
                 for chunk in &chunks {
                     sqlx::query("INSERT INTO updates (created_at, payload) VALUES ($1, $2)")
-                        .bind(crate::ts(now))
+                        .bind(now.timestamp_millis())
                         .bind(serde_json::to_string(chunk)?)
                         .execute(pool)
                         .await?;

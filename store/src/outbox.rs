@@ -13,10 +13,12 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{from_json, now, parse_ts, parse_uuid, ts, Backend, Result, Store, StoreError};
+use super::{
+    from_json, now, record_id, record_id_or_null, record_time, Backend, Result, Store, StoreError,
+};
+use crate::db::{RecordId, RecordTime};
 use teu_domain::webhooks::outbox::{Attempt, NotificationFilter, RetryPolicy, Settlement};
 use teu_domain::webhooks::rules::{Detail, Emission};
 use teu_domain::webhooks::{DeliveryStatus, Notification};
@@ -24,24 +26,22 @@ use teu_domain::webhooks::{DeliveryStatus, Notification};
 /// Active webhooks of an account with the events each subscribes to.
 pub(crate) async fn subscriptions(
     conn: &mut crate::db::Conn,
-    account: &str,
+    account: Uuid,
 ) -> Result<Vec<(Uuid, Vec<String>)>> {
     let rows =
         crate::db::query("SELECT id, events FROM webhooks WHERE account_id = $1 AND active = 1")
-            .bind(account)
+            .bind(RecordId(account))
             .fetch_all(&mut *conn)
             .await?;
     rows.iter()
         .map(|r| {
-            let id: String = r.try_get("id")?;
-            let events: Vec<String> =
-                from_json(&r.try_get::<String, _>("events")?, "webhook", &id)?;
-            let uuid = Uuid::parse_str(&id).map_err(|e| StoreError::Corrupt {
-                what: "webhook",
-                id: id.clone(),
-                detail: e.to_string(),
-            })?;
-            Ok((uuid, events))
+            let id = record_id(r, "id", "webhook")?;
+            let events: Vec<String> = from_json(
+                &r.try_get::<String, _>("events")?,
+                "webhook",
+                id.to_string(),
+            )?;
+            Ok((id, events))
         })
         .collect()
 }
@@ -52,12 +52,12 @@ pub(crate) async fn subscriptions(
 /// sqlx's parameter-name lookup). Returns how many.
 pub(crate) async fn enqueue(
     conn: &mut crate::db::Conn,
-    account: &str,
+    account: Uuid,
     subscriptions: &[(Uuid, Vec<String>)],
     emissions: &[Emission],
     rows_per_statement: usize,
 ) -> Result<usize> {
-    let at = ts(now());
+    let at = RecordTime(now());
     let mut rows = Vec::new();
     for e in emissions {
         for (hook, events) in subscriptions {
@@ -99,18 +99,18 @@ pub(crate) async fn enqueue(
             // UUID v7 (RFC 9562: time-ordered, random below the millisecond): new rows go at the
             // end of the primary-key and list indexes instead of at random places in them.
             q = q
-                .bind(Uuid::now_v7().to_string())
-                .bind(account)
-                .bind(hook.to_string())
+                .bind(RecordId(Uuid::now_v7()))
+                .bind(RecordId(account))
+                .bind(RecordId(**hook))
                 .bind(e.event)
                 .bind(e.reference_type)
-                .bind(e.reference_id.to_string())
-                .bind(e.container_id.map(|u| u.to_string()))
-                .bind(e.shipment_id.map(|u| u.to_string()))
-                .bind(e.tracking_request_id.map(|u| u.to_string()))
+                .bind(RecordId(e.reference_id))
+                .bind(e.container_id.map(RecordId))
+                .bind(e.shipment_id.map(RecordId))
+                .bind(e.tracking_request_id.map(RecordId))
                 .bind(serde_json::to_string(&e.detail).unwrap_or_else(|_| "{}".into()))
-                .bind(&at)
-                .bind(&at);
+                .bind(at)
+                .bind(at);
         }
         q.execute(&mut *conn).await?;
     }
@@ -122,54 +122,32 @@ const COLUMNS: &str = "id, account_id, webhook_id, event, reference_type, refere
      next_attempt_at, last_status_code, last_error, created_at, delivered_at";
 
 fn from_row(row: &crate::db::DbRow) -> Result<Notification> {
-    let id: String = row.try_get("id")?;
-    let corrupt = |detail: String| StoreError::Corrupt {
-        what: "webhook notification",
-        id: id.clone(),
-        detail,
-    };
-    let uuid = |s: &str| Uuid::parse_str(s).map_err(|e| corrupt(e.to_string()));
-    let opt_uuid = |name: &str| -> Result<Option<Uuid>> {
-        row.try_get::<Option<String>, _>(name)?
-            .map(|s| uuid(&s))
-            .transpose()
-    };
-    let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>> {
-        row.try_get::<Option<String>, _>(name)?
-            .map(|s| parse_ts(&s, "webhook notification"))
-            .transpose()
-    };
+    const WHAT: &str = "webhook notification";
+    let id = record_id(row, "id", WHAT)?;
     let status: String = row.try_get("delivery_status")?;
     Ok(Notification {
-        id: uuid(&id)?,
-        account_id: uuid(&row.try_get::<String, _>("account_id")?)?,
-        webhook_id: uuid(&row.try_get::<String, _>("webhook_id")?)?,
+        id,
+        account_id: record_id(row, "account_id", WHAT)?,
+        webhook_id: record_id(row, "webhook_id", WHAT)?,
         event: row.try_get("event")?,
         reference_type: row.try_get("reference_type")?,
-        reference_id: uuid(&row.try_get::<String, _>("reference_id")?)?,
-        container_id: opt_uuid("container_id")?,
-        shipment_id: opt_uuid("shipment_id")?,
-        tracking_request_id: opt_uuid("tracking_request_id")?,
-        detail: from_json::<Detail>(
-            &row.try_get::<String, _>("detail")?,
-            "webhook notification",
-            &id,
-        )?,
+        reference_id: record_id(row, "reference_id", WHAT)?,
+        container_id: record_id_or_null(row, "container_id", WHAT)?,
+        shipment_id: record_id_or_null(row, "shipment_id", WHAT)?,
+        tracking_request_id: record_id_or_null(row, "tracking_request_id", WHAT)?,
+        detail: from_json::<Detail>(&row.try_get::<String, _>("detail")?, WHAT, &id.to_string())?,
         body: row.try_get("body")?,
-        delivery_status: DeliveryStatus::parse(&status)
-            .ok_or_else(|| corrupt(format!("unknown delivery_status {status:?}")))?,
+        delivery_status: DeliveryStatus::parse(&status).ok_or_else(|| StoreError::Corrupt {
+            what: WHAT,
+            id: id.to_string(),
+            detail: format!("unknown delivery_status {status:?}"),
+        })?,
         attempts: row.try_get("attempts")?,
-        next_attempt_at: parse_ts(
-            &row.try_get::<String, _>("next_attempt_at")?,
-            "webhook notification",
-        )?,
+        next_attempt_at: record_time(row, "next_attempt_at")?,
         last_status_code: row.try_get("last_status_code")?,
         last_error: row.try_get("last_error")?,
-        created_at: parse_ts(
-            &row.try_get::<String, _>("created_at")?,
-            "webhook notification",
-        )?,
-        delivered_at: opt_time("delivered_at")?,
+        created_at: record_time(row, "created_at")?,
+        delivered_at: row.record_time_or_null("delivered_at")?,
     })
 }
 
@@ -227,7 +205,6 @@ impl Store {
         room: &(dyn Fn(Uuid) -> i64 + Sync),
     ) -> Result<Vec<Notification>> {
         let at = now();
-        let at_s = ts(at);
         // The webhooks with a notification due now, each found by one seek into the index
         // `(delivery_status, webhook_id, next_attempt_at)`: no claim reads another webhook's
         // backlog, so a hanging receiver's queue costs the others nothing.
@@ -243,21 +220,16 @@ impl Store {
             }
             Backend::Sqlite => format!("SELECT w.id FROM webhooks w WHERE EXISTS ({probe})"),
         };
-        let due: Vec<String> = crate::db::query(&sql)
-            .bind(&at_s)
+        let due: Vec<Uuid> = crate::db::query(&sql)
+            .bind(RecordTime(at))
             .fetch_all(self.pool())
             .await?
             .iter()
-            .map(|r| r.try_get::<String, _>("id"))
-            .collect::<std::result::Result<_, _>>()?;
-        let mut due: Vec<(String, i64)> = due
+            .map(|r| record_id(r, "id", "webhook"))
+            .collect::<Result<_>>()?;
+        let mut due: Vec<(Uuid, i64)> = due
             .into_iter()
-            .map(|w| {
-                let id = parse_uuid(&w, "webhook")?;
-                Ok((w, room(id)))
-            })
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
+            .map(|w| (w, room(w)))
             .filter(|(_, room)| *room > 0)
             .collect();
         if due.is_empty() {
@@ -287,10 +259,10 @@ impl Store {
             }
             let room = left.min(*hook_room);
             let rows = crate::db::query(&sql)
-                .bind(ts(until))
-                .bind(&at_s)
+                .bind(RecordTime(until))
+                .bind(RecordTime(at))
                 .bind(room)
-                .bind(hook)
+                .bind(RecordId(*hook))
                 .fetch_all(self.pool())
                 .await?;
             for r in &rows {
@@ -327,9 +299,9 @@ impl Store {
                  next_attempt_at = $1 WHERE id IN ({}) AND delivery_status = 'pending'",
                 params.join(", ")
             );
-            let mut q = crate::db::query(&sql).bind(ts(at));
+            let mut q = crate::db::query(&sql).bind(RecordTime(at));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             q.execute(self.writer()).await?;
         }
@@ -388,7 +360,7 @@ impl Store {
                     Some(i64::from(*status)),
                     None,
                     at,
-                    Some(ts(at)),
+                    Some(RecordTime(at)),
                 ),
                 Attempt::Failed { status, error } => {
                     let last = notification.attempts >= policy.max_attempts;
@@ -412,11 +384,11 @@ impl Store {
                  last_error = $4, next_attempt_at = $5, delivered_at = $6, locked_until = NULL, \
                  body = COALESCE(body, $7) WHERE id = $1 AND delivery_status = 'pending'",
             )
-            .bind(notification.id.to_string())
+            .bind(RecordId(notification.id))
             .bind(status.as_str())
             .bind(code)
             .bind(error)
-            .bind(ts(next))
+            .bind(RecordTime(next))
             .bind(delivered)
             .bind(body.as_deref())
             .execute(&mut tx)
@@ -455,28 +427,39 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<Notification>, i64)> {
+        /// A value of the filter, bound in its column's form.
+        enum Value {
+            Id(Uuid),
+            Text(String),
+        }
         let mut clause = String::from("account_id = $1");
-        let mut binds: Vec<String> = vec![account.to_string()];
-        let mut add = |column: &str, value: String| {
+        let mut binds = vec![Value::Id(account)];
+        let mut add = |column: &str, value: Value| {
             binds.push(value);
             clause.push_str(&format!(" AND {column} = ${}", binds.len()));
         };
         if let Some(w) = filter.webhook_id {
-            add("webhook_id", w.to_string());
+            add("webhook_id", Value::Id(w));
         }
         if let Some(e) = &filter.event {
-            add("event", e.clone());
+            add("event", Value::Text(e.clone()));
         }
         if let Some(d) = filter.delivery_status {
-            add("delivery_status", d.as_str().to_string());
+            add("delivery_status", Value::Text(d.as_str().to_string()));
         }
         if let Some(c) = filter.container_id {
-            add("container_id", c.to_string());
+            add("container_id", Value::Id(c));
+        }
+        fn bind<'q>(q: crate::db::Query<'q>, v: &Value) -> crate::db::Query<'q> {
+            match v {
+                Value::Id(id) => q.bind(RecordId(*id)),
+                Value::Text(t) => q.bind(t.clone()),
+            }
         }
         let count = format!("SELECT COUNT(*) AS n FROM webhook_notifications WHERE {clause}");
         let mut q = crate::db::query(&count);
         for b in &binds {
-            q = q.bind(b.as_str());
+            q = bind(q, b);
         }
         let total: i64 = q.fetch_one(self.pool()).await?.try_get("n")?;
         let select = format!(
@@ -487,7 +470,7 @@ impl Store {
         );
         let mut q = crate::db::query(&select);
         for b in &binds {
-            q = q.bind(b.as_str());
+            q = bind(q, b);
         }
         let rows = q.bind(limit).bind(offset).fetch_all(self.pool()).await?;
         Ok((rows.iter().map(from_row).collect::<Result<_>>()?, total))
@@ -502,8 +485,8 @@ impl Store {
         crate::db::query(&format!(
             "SELECT {COLUMNS} FROM webhook_notifications WHERE account_id = $1 AND id = $2"
         ))
-        .bind(account.to_string())
-        .bind(id.to_string())
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .fetch_optional(self.pool())
         .await?
         .as_ref()
@@ -522,7 +505,7 @@ impl Store {
             "SELECT COUNT(*) AS n FROM webhook_notifications WHERE delivery_status = 'pending' \
              AND next_attempt_at <= $1",
         )
-        .bind(ts(now()))
+        .bind(RecordTime(now()))
         .fetch_one(self.pool())
         .await?
         .try_get("n")?)

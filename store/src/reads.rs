@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::DbRow;
+use crate::db::{DbRow, RecordId};
 use crate::events::{id_list_json, with_event_id};
 use uuid::Uuid;
 
@@ -14,25 +14,6 @@ use super::{
 use teu_domain::event_names::named_actual;
 use teu_domain::model::{Container, EventRow, Shipment, TransportEvent};
 use teu_feeds::Quarantined;
-
-/// How a statement binds its account (`$1`) and its listed ids: as text (`IdForm::Text`: the
-/// tables that keep ids as UUID text) or as [`crate::db::RecordId`]s (`IdForm::Record`:
-/// `containers`, `shipments`, `shipment_tags`, `account_counts`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IdForm {
-    Text,
-    Record,
-}
-
-impl IdForm {
-    /// `q` with `id` bound next in this form.
-    pub(crate) fn bind(self, q: crate::db::Query<'_>, id: Uuid) -> crate::db::Query<'_> {
-        match self {
-            IdForm::Text => q.bind(id.to_string()),
-            IdForm::Record => q.bind(crate::db::RecordId(id)),
-        }
-    }
-}
 
 /// One event of a container, as its relationships name it: the normalized event's id, its raw
 /// event's id, and whether it is an actual event with a Terminal49 name
@@ -133,14 +114,8 @@ impl Store {
     /// The account's containers with these ids (unknown or foreign ids are skipped), in no
     /// particular order.
     pub async fn containers_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Container>> {
-        self.select_in(
-            CONTAINER_SELECT,
-            IdForm::Record,
-            account,
-            ids,
-            container_row,
-        )
-        .await
+        self.select_in(CONTAINER_SELECT, account, ids, container_row)
+            .await
     }
 
     /// The account's containers of these shipments, ordered by shipment then number.
@@ -152,7 +127,6 @@ impl Store {
         let mut items = self
             .select_in(
                 "SELECT id, created_at, refreshed_at, body FROM containers WHERE account_id = $1 AND shipment_id IN",
-                IdForm::Record,
                 account,
                 shipment_ids,
                 container_row,
@@ -179,7 +153,6 @@ impl Store {
         let rows = self
             .select_in(
                 "SELECT id, member_ids FROM shipments WHERE account_id = $1 AND id IN",
-                IdForm::Record,
                 account,
                 shipment_ids,
                 |row| {
@@ -212,7 +185,7 @@ impl Store {
         const SELECT: &str =
             "SELECT id, created_at, refreshed_at, tags, user_stopped_at, user_ref_numbers, \
              body, member_ids FROM shipments WHERE account_id = $1 AND id IN";
-        self.select_in(SELECT, IdForm::Record, account, ids, |row| {
+        self.select_in(SELECT, account, ids, |row| {
             let shipment = shipment_row(row)?;
             let members = record_id_list(row, "member_ids", "container")?;
             Ok((shipment, members))
@@ -222,7 +195,7 @@ impl Store {
 
     /// The account's shipments with these ids (unknown or foreign ids are skipped).
     pub async fn shipments_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Shipment>> {
-        self.select_in(SHIPMENT_SELECT, IdForm::Record, account, ids, shipment_row)
+        self.select_in(SHIPMENT_SELECT, account, ids, shipment_row)
             .await
     }
 
@@ -286,7 +259,6 @@ impl Store {
         let stored = self
             .select_in(
                 "SELECT id, event_links FROM containers WHERE account_id = $1 AND id IN",
-                IdForm::Record,
                 account,
                 container_ids,
                 |row| {
@@ -313,27 +285,23 @@ impl Store {
         container_ids: &[Uuid],
     ) -> Result<HashMap<Uuid, Vec<EventLink>>> {
         // Each container's links are one range of the primary key; CROSS JOIN makes SQLite
-        // walk them first and read each event by its primary key. `container_events` keeps
-        // its ids as text; `transport_events` as 16 bytes since migration 28, printed back as
-        // 32 hex digits (which `event_link` reads as a UUID). Event ids are UUID v5 of their
-        // account (`teu_domain::ids`), so a link's event is of the link's account.
-        let (bytes_of, id_hex, raw_hex) = match self.backend() {
-            super::Backend::Sqlite => (
-                "unhex(replace(ce.event_id, '-', ''))",
-                "hex(e.id)",
-                "hex(e.raw_event_id)",
-            ),
+        // walk them first and read each event by its primary key. Both tables keep ids as 16
+        // bytes (migrations 28 and 45), printed back as 32 hex digits (which `event_link` and
+        // `parse_uuid` read as UUIDs). Event ids are UUID v5 of their account
+        // (`teu_domain::ids`), so a link's event is of the link's account.
+        let (container_hex, id_hex, raw_hex) = match self.backend() {
+            super::Backend::Sqlite => ("hex(ce.container_id)", "hex(e.id)", "hex(e.raw_event_id)"),
             super::Backend::Postgres => (
-                "decode(replace(ce.event_id, '-', ''), 'hex')",
+                "encode(ce.container_id, 'hex')",
                 "encode(e.id, 'hex')",
                 "encode(e.raw_event_id, 'hex')",
             ),
         };
-        let by_id = with_event_id(self.backend(), "e", bytes_of);
+        let by_id = with_event_id(self.backend(), "e", "ce.event_id");
         let rows = self
             .aggregated(account, container_ids, |aggregate, list| {
                 format!(
-                    "SELECT ce.container_id, {aggregate}({id_hex} || ' ' || {raw_hex} || ' ' || \
+                    "SELECT {container_hex}, {aggregate}({id_hex} || ' ' || {raw_hex} || ' ' || \
                      COALESCE(e.named_actual, 2), ',' ORDER BY e.event_at, e.id) AS links \
                      FROM container_events ce CROSS JOIN transport_events e \
                      WHERE {by_id} AND ce.account_id = $1 \
@@ -461,7 +429,7 @@ impl Store {
             "SELECT source_file, row_index, pointer, reason, payload FROM quarantine WHERE account_id = $1 \
              ORDER BY source_file, row_index, pointer",
         )
-        .bind(account.to_string())
+        .bind(RecordId(account))
         .fetch_all(self.pool())
         .await?;
         rows.iter()
@@ -494,9 +462,9 @@ impl Store {
         let mut out = Vec::with_capacity(ids.len());
         for chunk in ids.chunks(self.rows_per_statement(1)) {
             let sql = sql(aggregate, &in_list(2, chunk.len()));
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = q.bind(id.to_string());
+                q = q.bind(RecordId(*id));
             }
             for row in q.fetch_all(self.pool()).await? {
                 out.push((row.try_get(0)?, row.try_get(1)?));
@@ -506,7 +474,7 @@ impl Store {
     }
 
     /// Rows of `prefix` (a `SELECT … WHERE account_id = $1 AND id IN`, or a statement with
-    /// `{list}` where the list goes) for `ids`, the account and ids bound in `form`, read with
+    /// `{list}` where the list goes) for `ids`, the account and ids bound as [`RecordId`]s, read with
     /// `read`; several statements when `ids` is longer than one statement may bind. On the
     /// reader's connections ([`Store::reader`]): lookups by key, whose generic plan PostgreSQL
     /// keeps; an ingest reaches it only for what it reads by ids (the earlier links of
@@ -514,13 +482,12 @@ impl Store {
     pub(crate) async fn select_in<T>(
         &self,
         prefix: &str,
-        form: IdForm,
         account: Uuid,
         ids: &[Uuid],
         read: fn(&DbRow) -> Result<T>,
     ) -> Result<Vec<T>> {
         let mut conn = self.reader.as_ref().unwrap_or(&self.pool).acquire().await?;
-        self.select_in_on(&mut conn, prefix, form, account, ids, read)
+        self.select_in_on(&mut conn, prefix, account, ids, read)
             .await
     }
 
@@ -529,7 +496,6 @@ impl Store {
         &self,
         conn: &mut crate::db::Conn,
         prefix: &str,
-        form: IdForm,
         account: Uuid,
         ids: &[Uuid],
         read: fn(&DbRow) -> Result<T>,
@@ -542,9 +508,9 @@ impl Store {
             } else {
                 format!("{prefix} ({list})")
             };
-            let mut q = form.bind(crate::db::query(&sql), account);
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for id in chunk {
-                q = form.bind(q, *id);
+                q = q.bind(RecordId(*id));
             }
             for row in q.fetch_all(self.counted(conn)).await? {
                 out.push(read(&row)?);

@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{now, ts, Result, Store, StoreError};
+use super::{now, record_id, record_id_or_null, record_time, Result, Store, StoreError};
+use crate::db::{RecordId, RecordTime};
 use crate::json_list;
 use teu_domain::ids;
 use teu_domain::iso6346;
@@ -55,34 +56,26 @@ const COLUMNS: &str = "id, request_number, request_type, scac, status, shipment_
      updated_at, ref_numbers, shipment_tags, failed_reason";
 
 fn from_row(row: &crate::db::DbRow) -> Result<TrackingRequest> {
-    let corrupt = |detail: String| StoreError::Corrupt {
-        what: "tracking request",
-        id: row.try_get::<String, _>("id").unwrap_or_default(),
-        detail,
-    };
-    let uuid = |s: String| Uuid::parse_str(&s).map_err(|e| corrupt(e.to_string()));
-    let list = |s: String| -> Result<Vec<String>> {
-        serde_json::from_str(&s).map_err(|e| corrupt(e.to_string()))
-    };
-    let time = |s: String| {
-        DateTime::parse_from_rfc3339(&s)
-            .map(|d| d.with_timezone(&Utc))
-            .map_err(|e| corrupt(e.to_string()))
+    const WHAT: &str = "tracking request";
+    let id = record_id(row, "id", WHAT)?;
+    let list = |column: &str| -> Result<Vec<String>> {
+        serde_json::from_str(&row.try_get::<String, _>(column)?).map_err(|e| StoreError::Corrupt {
+            what: WHAT,
+            id: id.to_string(),
+            detail: format!("{column}: {e}"),
+        })
     };
     Ok(TrackingRequest {
-        id: uuid(row.try_get("id")?)?,
+        id,
         request_number: row.try_get("request_number")?,
         request_type: row.try_get("request_type")?,
         scac: row.try_get("scac")?,
         status: row.try_get("status")?,
-        shipment_id: row
-            .try_get::<Option<String>, _>("shipment_id")?
-            .map(uuid)
-            .transpose()?,
-        created_at: time(row.try_get("created_at")?)?,
-        updated_at: time(row.try_get("updated_at")?)?,
-        ref_numbers: list(row.try_get("ref_numbers")?)?,
-        shipment_tags: list(row.try_get("shipment_tags")?)?,
+        shipment_id: record_id_or_null(row, "shipment_id", WHAT)?,
+        created_at: record_time(row, "created_at")?,
+        updated_at: record_time(row, "updated_at")?,
+        ref_numbers: list("ref_numbers")?,
+        shipment_tags: list("shipment_tags")?,
         failed_reason: row.try_get("failed_reason")?,
     })
 }
@@ -131,19 +124,19 @@ impl Store {
             "tracking_request",
             &[request_type, request_number, scac],
         );
-        let at = ts(now());
+        let at = RecordTime(now());
         crate::db::query(
             "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, \
              status, shipment_id, created_at, updated_at, ref_numbers, shipment_tags) \
              VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $7, $8, $9) ON CONFLICT (id) DO NOTHING",
         )
-        .bind(id.to_string())
-        .bind(account.to_string())
+        .bind(RecordId(id))
+        .bind(RecordId(account))
         .bind(request_number)
         .bind(request_type)
         .bind(scac)
         .bind(PENDING)
-        .bind(&at)
+        .bind(at)
         .bind(json_list(&extras.ref_numbers))
         .bind(json_list(&extras.shipment_tags))
         .execute(self.writer())
@@ -236,15 +229,14 @@ impl Store {
         patch: &RequestPatch,
     ) -> Result<Option<TrackingRequest>> {
         let mut tx = self.writer().begin().await?;
-        let account_s = account.to_string();
         let row = crate::db::query(
             "UPDATE tracking_requests SET updated_at = $3, \
              ref_numbers = COALESCE($4, ref_numbers), shipment_tags = COALESCE($5, shipment_tags) \
              WHERE account_id = $1 AND id = $2 RETURNING shipment_id",
         )
-        .bind(&account_s)
-        .bind(id.to_string())
-        .bind(ts(now()))
+        .bind(RecordId(account))
+        .bind(RecordId(id))
+        .bind(RecordTime(now()))
         .bind(patch.ref_numbers.as_deref().map(json_list))
         .bind(patch.shipment_tags.as_deref().map(json_list))
         .fetch_optional(self.counted(&mut tx))
@@ -252,8 +244,7 @@ impl Store {
         let Some(row) = row else {
             return Ok(None);
         };
-        if let Some(shipment) = row.try_get::<Option<String>, _>("shipment_id")? {
-            let shipment = crate::parse_uuid(&shipment, "tracking request's shipment")?;
+        if let Some(shipment) = record_id_or_null(&row, "shipment_id", "tracking request")? {
             let none = Vec::new();
             self.add_request_fields(
                 &mut tx,
@@ -275,57 +266,40 @@ impl Store {
     ///
     /// [`StoreError::Sql`] when the statement fails, [`StoreError::Corrupt`] for a malformed id.
     pub async fn link_tracking_requests(&self, account: Uuid) -> Result<Vec<Uuid>> {
-        // `tracking_requests` keeps ids as text; the derived tables as `RecordId`s (`$5`).
-        let (container_shipment, shipment_id) = (
-            self.record_id_text("c.shipment_id"),
-            self.record_id_text("s.id"),
-        );
-        let shipment = format!(
-            "COALESCE(\
-             (SELECT {container_shipment} FROM containers c WHERE c.account_id = $5 \
+        // Ids in the same form as the derived tables' (`RecordId`s, migration 47).
+        const SHIPMENT: &str = "COALESCE(\
+             (SELECT c.shipment_id FROM containers c WHERE c.account_id = $1 \
               AND tracking_requests.request_type = 'container' \
               AND c.number = tracking_requests.request_number ORDER BY c.id LIMIT 1), \
-             (SELECT {shipment_id} FROM shipments s WHERE s.account_id = $5 \
+             (SELECT s.id FROM shipments s WHERE s.account_id = $1 \
               AND tracking_requests.request_type <> 'container' \
-              AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))"
-        );
+              AND s.bill_of_lading_number = tracking_requests.request_number ORDER BY s.id LIMIT 1))";
         let sql = format!(
-            "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {shipment} \
-             WHERE account_id = $1 AND status = $4 AND {shipment} IS NOT NULL \
+            "UPDATE tracking_requests SET status = $2, updated_at = $3, shipment_id = {SHIPMENT} \
+             WHERE account_id = $1 AND status = $4 AND {SHIPMENT} IS NOT NULL \
              RETURNING id, shipment_id, ref_numbers, shipment_tags"
         );
         let at = now();
-        let account_s = account.to_string();
         // One transaction: the `tracking_request.succeeded` notifications commit with the link.
         let mut tx = self.writer().begin().await?;
         let rows = crate::db::query(&sql)
-            .bind(&account_s)
+            .bind(RecordId(account))
             .bind(CREATED)
-            .bind(ts(at))
+            .bind(RecordTime(at))
             .bind(PENDING)
-            .bind(crate::db::RecordId(account))
             .fetch_all(self.counted(&mut tx))
             .await?;
-        let corrupt = |id: String, e: uuid::Error| StoreError::Corrupt {
-            what: "tracking request",
-            id,
-            detail: e.to_string(),
-        };
         let mut linked = Vec::with_capacity(rows.len());
         let mut emissions = Vec::new();
         for r in &rows {
-            let id: String = r.try_get("id")?;
-            let request = Uuid::parse_str(&id).map_err(|e| corrupt(id.clone(), e))?;
-            let shipment = r
-                .try_get::<Option<String>, _>("shipment_id")?
-                .map(|s| Uuid::parse_str(&s).map_err(|e| corrupt(s.clone(), e)))
-                .transpose()?;
+            let request = record_id(r, "id", "tracking request")?;
+            let shipment = record_id_or_null(r, "shipment_id", "tracking request")?;
             if let Some(shipment) = shipment {
                 let list = |column: &str| -> Result<Vec<String>> {
                     let text: String = r.try_get(column)?;
                     serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
                         what: "tracking request",
-                        id: id.clone(),
+                        id: request.to_string(),
                         detail: e.to_string(),
                     })
                 };
@@ -339,10 +313,10 @@ impl Store {
             ));
         }
         if !emissions.is_empty() {
-            let hooks = crate::outbox::subscriptions(self.counting(&mut tx), &account_s).await?;
+            let hooks = crate::outbox::subscriptions(self.counting(&mut tx), account).await?;
             super::outbox::enqueue(
                 self.counting(&mut tx),
-                &account_s,
+                account,
                 &hooks,
                 &emissions,
                 self.rows_per_statement(12),
@@ -374,14 +348,13 @@ impl Store {
                  WHERE account_id = $1 AND request_number IN ({}) GROUP BY request_number",
                 crate::in_list(2, chunk.len())
             );
-            let mut q = crate::db::query(&sql).bind(account.to_string());
+            let mut q = crate::db::query(&sql).bind(RecordId(account));
             for n in chunk {
                 q = q.bind(*n);
             }
             for row in q.fetch_all(self.pool()).await? {
                 let number: String = row.try_get("request_number")?;
-                let at: String = row.try_get("at")?;
-                out.insert(number, crate::parse_ts(&at, "tracking request")?);
+                out.insert(number, record_time(&row, "at")?);
             }
         }
         Ok(out)
@@ -421,20 +394,31 @@ impl Store {
         limit: i64,
     ) -> Result<(Vec<TrackingRequest>, i64)> {
         // Conditions and their values, bound from $2 on ($1 is the account).
+        /// A value of the filter, bound in its column's form.
+        enum Value {
+            Text(String),
+            Time(DateTime<Utc>),
+        }
+        fn bind<'q>(q: crate::db::Query<'q>, v: &Value) -> crate::db::Query<'q> {
+            match v {
+                Value::Text(t) => q.bind(t.clone()),
+                Value::Time(t) => q.bind(RecordTime(*t)),
+            }
+        }
         let mut conditions = vec!["account_id = $1".to_string()];
-        let mut values: Vec<String> = Vec::new();
-        let mut add = |condition: &str, value: String| {
+        let mut values: Vec<Value> = Vec::new();
+        let mut add = |condition: &str, value: Value| {
             values.push(value);
             conditions.push(condition.replace('?', &format!("${}", values.len() + 1)));
         };
         if let Some(n) = &filter.request_number {
-            add("request_number = ?", iso6346::normalize(n));
+            add("request_number = ?", Value::Text(iso6346::normalize(n)));
         }
         if let Some(status) = &filter.status {
-            add("status = ?", status.clone());
+            add("status = ?", Value::Text(status.clone()));
         }
         if let Some(scac) = &filter.scac {
-            add("scac = ?", scac.trim().to_ascii_uppercase());
+            add("scac = ?", Value::Text(scac.trim().to_ascii_uppercase()));
         }
         for (condition, at) in [
             ("created_at >= ?", filter.created_from),
@@ -443,14 +427,14 @@ impl Store {
             ("updated_at <= ?", filter.updated_to),
         ] {
             if let Some(at) = at {
-                add(condition, ts(at));
+                add(condition, Value::Time(at));
             }
         }
         let where_sql = conditions.join(" AND ");
         let count_sql = format!("SELECT COUNT(*) AS n FROM tracking_requests WHERE {where_sql}");
-        let mut count = crate::db::query(&count_sql).bind(account.to_string());
+        let mut count = crate::db::query(&count_sql).bind(RecordId(account));
         for v in &values {
-            count = count.bind(v);
+            count = bind(count, v);
         }
         let total: i64 = count.fetch_one(self.pool()).await?.try_get("n")?;
         let sql = format!(
@@ -459,9 +443,9 @@ impl Store {
             values.len() + 2,
             values.len() + 3
         );
-        let mut q = crate::db::query(&sql).bind(account.to_string());
+        let mut q = crate::db::query(&sql).bind(RecordId(account));
         for v in &values {
-            q = q.bind(v);
+            q = bind(q, v);
         }
         let items = q
             .bind(limit)
@@ -487,8 +471,8 @@ impl Store {
         let sql =
             format!("SELECT {COLUMNS} FROM tracking_requests WHERE account_id = $1 AND id = $2");
         crate::db::query(&sql)
-            .bind(account.to_string())
-            .bind(id.to_string())
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .fetch_optional(self.pool())
             .await?
             .as_ref()

@@ -2,7 +2,8 @@
 
 use uuid::Uuid;
 
-use super::{from_json, now, parse_ts, ts, Result, Store, StoreError};
+use super::{from_json, now, record_id, record_time, Result, Store, StoreError};
+use crate::db::{RecordId, RecordTime};
 use teu_domain::webhooks::{new_secret, InvalidWebhook, Webhook, WebhookAttributes, WebhookHeader};
 
 /// Webhook failures of the store's webhook methods.
@@ -20,25 +21,20 @@ const COLUMNS: &str =
     "id, account_id, url, active, events, headers, secret, created_at, updated_at";
 
 fn from_row(row: &crate::db::DbRow) -> Result<Webhook> {
-    let id: String = row.try_get("id")?;
-    let corrupt = |detail: String| StoreError::Corrupt {
-        what: "webhook",
-        id: id.clone(),
-        detail,
-    };
-    let uuid = |s: &str| Uuid::parse_str(s).map_err(|e| corrupt(e.to_string()));
+    let id = record_id(row, "id", "webhook")?;
     let events: String = row.try_get("events")?;
     let headers: String = row.try_get("headers")?;
+    let name = id.to_string();
     Ok(Webhook {
-        id: uuid(&id)?,
-        account_id: uuid(&row.try_get::<String, _>("account_id")?)?,
+        id,
+        account_id: record_id(row, "account_id", "webhook")?,
         url: row.try_get("url")?,
         active: row.try_get::<i64, _>("active")? != 0,
-        events: from_json(&events, "webhook", &id)?,
-        headers: from_json::<Vec<WebhookHeader>>(&headers, "webhook", &id)?,
+        events: from_json(&events, "webhook", &name)?,
+        headers: from_json::<Vec<WebhookHeader>>(&headers, "webhook", &name)?,
         secret: row.try_get("secret")?,
-        created_at: parse_ts(&row.try_get::<String, _>("created_at")?, "webhook")?,
-        updated_at: parse_ts(&row.try_get::<String, _>("updated_at")?, "webhook")?,
+        created_at: record_time(row, "created_at")?,
+        updated_at: record_time(row, "updated_at")?,
     })
 }
 
@@ -79,14 +75,14 @@ impl Store {
         crate::db::query(&format!(
             "INSERT INTO webhooks ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)"
         ))
-        .bind(hook.id.to_string())
-        .bind(account.to_string())
+        .bind(RecordId(hook.id))
+        .bind(RecordId(account))
         .bind(&hook.url)
         .bind(i64::from(hook.active))
         .bind(to_json(&hook.events))
         .bind(to_json(&hook.headers))
         .bind(&hook.secret)
-        .bind(ts(at))
+        .bind(RecordTime(at))
         .execute(self.writer())
         .await
         .map_err(StoreError::from)?;
@@ -106,7 +102,7 @@ impl Store {
     ) -> Result<(Vec<Webhook>, i64)> {
         let total: i64 =
             crate::db::query("SELECT COUNT(*) AS n FROM webhooks WHERE account_id = $1")
-                .bind(account.to_string())
+                .bind(RecordId(account))
                 .fetch_one(self.pool())
                 .await?
                 .try_get("n")?;
@@ -114,7 +110,7 @@ impl Store {
             "SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 \
              ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
         ))
-        .bind(account.to_string())
+        .bind(RecordId(account))
         .bind(limit)
         .bind(offset)
         .fetch_all(self.pool())
@@ -131,8 +127,8 @@ impl Store {
         crate::db::query(&format!(
             "SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 AND id = $2"
         ))
-        .bind(account.to_string())
-        .bind(id.to_string())
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .fetch_optional(self.pool())
         .await?
         .as_ref()
@@ -149,7 +145,6 @@ impl Store {
     pub async fn webhooks_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Webhook>> {
         self.select_in(
             &format!("SELECT {COLUMNS} FROM webhooks WHERE account_id = $1 AND id IN"),
-            crate::reads::IdForm::Text,
             account,
             ids,
             from_row,
@@ -190,13 +185,13 @@ impl Store {
             "UPDATE webhooks SET url = $3, active = $4, events = $5, headers = $6, updated_at = $7 \
              WHERE account_id = $1 AND id = $2",
         )
-        .bind(account.to_string())
-        .bind(id.to_string())
+        .bind(RecordId(account))
+        .bind(RecordId(id))
         .bind(&hook.url)
         .bind(i64::from(hook.active))
         .bind(to_json(&hook.events))
         .bind(to_json(&hook.headers))
-        .bind(ts(hook.updated_at))
+        .bind(RecordTime(hook.updated_at))
         .execute(self.writer())
         .await
         .map_err(StoreError::from)?;
@@ -212,8 +207,8 @@ impl Store {
     pub async fn delete_webhook(&self, account: Uuid, id: Uuid) -> Result<bool> {
         let mut tx = self.writer().begin().await?;
         let deleted = crate::db::query("DELETE FROM webhooks WHERE account_id = $1 AND id = $2")
-            .bind(account.to_string())
-            .bind(id.to_string())
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .execute(&mut tx)
             .await?
             .rows_affected();
@@ -223,8 +218,8 @@ impl Store {
                  last_error = 'the webhook was deleted', locked_until = NULL \
                  WHERE account_id = $1 AND webhook_id = $2 AND delivery_status = 'pending'",
             )
-            .bind(account.to_string())
-            .bind(id.to_string())
+            .bind(RecordId(account))
+            .bind(RecordId(id))
             .execute(&mut tx)
             .await?;
         }
@@ -240,7 +235,7 @@ impl Store {
     /// As [`Store::list_webhooks`].
     pub async fn webhook_for_delivery(&self, id: Uuid) -> Result<Option<Webhook>> {
         crate::db::query(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1"))
-            .bind(id.to_string())
+            .bind(RecordId(id))
             .fetch_optional(self.pool())
             .await?
             .as_ref()

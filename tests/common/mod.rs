@@ -474,15 +474,15 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
     let mut conn = teu_store::db::Conn::connect(&db.url)
         .await
         .expect("connect");
-    let account_id: String = teu_store::db::query("SELECT id FROM accounts WHERE name = $1")
+    // Every table keeps the account's id as its 16 bytes (migrations 28 to 49).
+    let account_id: Vec<u8> = teu_store::db::query("SELECT id FROM accounts WHERE name = $1")
         .bind(account)
         .fetch_one(&mut conn)
         .await
         .expect("account")
         .try_get(0)
         .expect("column");
-    // The event tables keep the account's id as its 16 bytes (migrations 24, 25, 28).
-    let account_uuid = uuid::Uuid::parse_str(&account_id).expect("account id");
+    let account_uuid = uuid::Uuid::from_slice(&account_id).expect("account id");
     let account_bytes = account_uuid.as_bytes().to_vec();
     let mut out = BTreeMap::new();
     for table in BODY_TABLES {
@@ -621,9 +621,8 @@ pub async fn snapshot(db: &TestDb, account: &str) -> BTreeMap<String, Vec<String
         let q = teu_store::db::query(&sql);
         let q = match table {
             "transport_events" => q.bind(account_bytes.clone()),
-            // The terminal facts keep it in the backend's record form (migration 39).
-            "terminal_checks" | "line_deadlines" => q.bind(teu_store::db::RecordId(account_uuid)),
-            _ => q.bind(account_id.clone()),
+            // The other tables keep it in the backend's record form (migrations 39, 45).
+            _ => q.bind(teu_store::db::RecordId(account_uuid)),
         };
         let n: i64 = q
             .fetch_one(&mut conn)
