@@ -450,6 +450,81 @@ async fn fact_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<F
     out
 }
 
+/// Every account's, API key's and inbound address's ids and times, and every shipment's
+/// estimated arrival and container's last free day, as the database holds them: as the
+/// release wrote them (`native` false: UUID and RFC 3339 text) or in the native form of
+/// migrations 44 and 49. Each row is its table's name and its columns printed (ids as UUIDs,
+/// times in milliseconds since the epoch, `-` for `NULL`).
+async fn account_columns(db: &TestDb, native: bool) -> std::collections::BTreeSet<Vec<String>> {
+    let mut conn = teu_store::db::Conn::connect(&db.url)
+        .await
+        .expect("connect");
+    let mut out = std::collections::BTreeSet::new();
+    for (table, sql, ids, times) in [
+        (
+            "accounts",
+            "SELECT id, name, created_at FROM accounts",
+            &["id"][..],
+            &["created_at"][..],
+        ),
+        (
+            "api_keys",
+            "SELECT key_hash, account_id, created_at FROM api_keys",
+            &["account_id"][..],
+            &["created_at"][..],
+        ),
+        (
+            "inbound_addresses",
+            "SELECT address, account_id, created_at FROM inbound_addresses",
+            &["account_id"][..],
+            &["created_at"][..],
+        ),
+        (
+            "shipments",
+            "SELECT id, pod_eta_at FROM shipments",
+            &["id"][..],
+            &["pod_eta_at"][..],
+        ),
+        (
+            "containers",
+            "SELECT id, pickup_lfd FROM containers",
+            &["id"][..],
+            &["pickup_lfd"][..],
+        ),
+    ] {
+        for r in teu_store::db::query(sql)
+            .fetch_all(&mut conn)
+            .await
+            .expect("rows")
+        {
+            let mut row = vec![table.to_string()];
+            for c in ["name", "key_hash", "address"] {
+                if let Ok(v) = r.try_get::<String, _>(c) {
+                    row.push(v);
+                }
+            }
+            row.extend(ids.iter().map(|c| stored_id(&r, c, native).to_string()));
+            for c in times {
+                let t = if native {
+                    r.record_time_or_null(c).expect("a time or NULL")
+                } else {
+                    r.try_get::<Option<String>, _>(c)
+                        .expect("text or NULL")
+                        .map(|t| {
+                            chrono::DateTime::parse_from_rfc3339(&t)
+                                .unwrap_or_else(|e| panic!("{table}.{c}: {t}: {e}"))
+                                .to_utc()
+                        })
+                };
+                row.push(t.map_or("-".into(), |t| t.timestamp_millis().to_string()));
+            }
+            out.insert(row);
+        }
+    }
+    conn.close().await.expect("close");
+    out
+}
+
 /// Fails, naming `migration` and up to three rows on each side, unless `after` holds exactly
 /// the rows of `before`.
 fn assert_kept<T: Ord + std::fmt::Debug>(
@@ -503,6 +578,19 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
     load_dump(&db.url, backend).await;
     let released = record_columns(db, false).await;
     let released_facts = fact_columns(db, false).await;
+    let released_accounts = account_columns(db, false).await;
+    for (table, least) in [("accounts", 1), ("api_keys", 1), ("inbound_addresses", 1)] {
+        assert!(
+            released_accounts.iter().filter(|r| r[0] == table).count() >= least,
+            "the release stored {table}"
+        );
+    }
+    assert!(
+        released_accounts
+            .iter()
+            .any(|r| r[0] == "shipments" && r.last().is_some_and(|t| t != "-")),
+        "the release stored estimated arrivals"
+    );
     for table in ["terminal_checks", "line_deadlines"] {
         assert!(
             released_facts.iter().filter(|r| r.0 == table).count() > 3,
@@ -543,6 +631,13 @@ async fn a_release_database_upgrades_with_its_data(db: &TestDb) {
         "migrations 39, 41 and 42",
         &released_facts,
         &fact_columns(db, true).await,
+    );
+    // Migrations 44 and 49 kept every account's, key's and address's ids and times, and every
+    // estimated arrival and last free day, to the millisecond.
+    assert_kept(
+        "migrations 44 and 49",
+        &released_accounts,
+        &account_columns(db, true).await,
     );
     event_columns_match_their_bodies(db).await;
     // `teu rederive` reads every raw payload again: the release stored them as text, which must

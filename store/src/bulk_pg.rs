@@ -447,9 +447,9 @@ impl Store {
         }
         for chunk in held.chunks(BULK_ROWS * 5) {
             let keys: Vec<&str> = chunk.iter().map(|p| p.vessel_key()).collect();
-            let at: Vec<i64> = chunk
+            let at: Vec<DateTime<Utc>> = chunk
                 .iter()
-                .map(|p| p.observed_at.timestamp_millis())
+                .map(|p| crate::db::to_millisecond(p.observed_at))
                 .collect();
             let imos: Vec<Option<&str>> = chunk
                 .iter()
@@ -465,7 +465,7 @@ impl Store {
             sqlx::query(
                 "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
                  longitude, speed_knots, course_deg, heading_deg) \
-                 SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[], $4::text[], \
+                 SELECT * FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::text[], \
                  $5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[]) \
                  ON CONFLICT (vessel_key, observed_at) DO NOTHING",
             )
@@ -520,7 +520,7 @@ impl Store {
     ) -> Result<HashSet<String>> {
         let (mut keys, mut first, mut last) = (Vec::<&str>::new(), Vec::new(), Vec::new());
         for p in sorted {
-            let at = p.observed_at.timestamp_millis();
+            let at = crate::db::to_millisecond(p.observed_at);
             if keys.last() == Some(&p.vessel_key()) {
                 if let Some(l) = last.last_mut() {
                     *l = at;
@@ -533,7 +533,7 @@ impl Store {
         }
         self.count_statement();
         let holding: Vec<String> = sqlx::query_scalar(
-            "SELECT f.vessel_key FROM UNNEST($1::text[], $2::bigint[], $3::bigint[]) \
+            "SELECT f.vessel_key FROM UNNEST($1::text[], $2::timestamptz[], $3::timestamptz[]) \
              AS f (vessel_key, first_at, last_at) WHERE EXISTS (SELECT 1 FROM vessel_positions p \
              WHERE p.vessel_key = f.vessel_key AND p.observed_at BETWEEN f.first_at AND f.last_at)",
         )
@@ -566,7 +566,7 @@ async fn copy_positions(tx: &mut PgConnection, positions: &[&VesselPosition]) ->
     for p in positions {
         let buf = copy.row(9);
         copy_text(buf, Some(p.vessel_key()))?;
-        copy_fixed(buf, Some(p.observed_at.timestamp_millis().to_be_bytes()));
+        copy_fixed(buf, Some(copy_timestamp(p.observed_at)));
         copy_text(buf, p.imo.as_ref().map(|imo| imo.as_str()))?;
         copy_text(buf, p.vessel_name.as_deref())?;
         for value in [

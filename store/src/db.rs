@@ -217,20 +217,17 @@ pub enum Kind {
     RecordTime,
 }
 
-/// A shipment's, container's or account's id in a column of the derived-record tables
-/// (`containers`, `shipments`, `shipment_tags`, `account_counts`; since migration 38), or a
-/// terminal check's, line deadline's, terminal's or account's id in `terminal_checks` and
-/// `line_deadlines` (since migration 39), bound as both backends store it: its 16 bytes
-/// (RFC 9562 byte order), a `BLOB` on SQLite, `BYTEA` on PostgreSQL: bound as its bytes (a
-/// `Bytes` argument), read back as 16 bytes.
+/// An id (a UUID) in any table of the store (since migrations 28 to 49: every id column but
+/// a few names, `crate` documentation), bound as both backends store it: its 16 bytes (RFC
+/// 9562 byte order), a `BLOB` on SQLite, `BYTEA` on PostgreSQL; read back as 16 bytes
+/// (`crate::record_id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordId(pub uuid::Uuid);
 
-/// A time (UTC) in a column of the derived-record tables (`created_at`, `refreshed_at` of
-/// `containers` and `shipments`, since migration 38) or of the terminal facts
-/// (`terminal_checks.checked_at`, `line_deadlines.issued_at`, since migration 39), to the
-/// millisecond, as the backend stores it: integer milliseconds since the epoch on SQLite,
-/// `timestamptz` on PostgreSQL. [`DbRow::record_time`] reads it back.
+/// A time (UTC) in any table of the store (since migrations 24 to 50), to the millisecond, as
+/// the backend stores it: integer milliseconds since 1970-01-01T00:00:00Z on SQLite,
+/// `timestamptz` on PostgreSQL. [`DbRow::record_time`] and [`DbRow::record_time_or_null`]
+/// read it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordTime(pub DateTime<Utc>);
 

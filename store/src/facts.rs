@@ -287,7 +287,7 @@ impl Store {
             for p in chunk {
                 q = q
                     .bind(p.vessel_key())
-                    .bind(p.observed_at.timestamp_millis())
+                    .bind(RecordTime(p.observed_at))
                     .bind(p.imo.as_ref().map(|imo| imo.as_str()))
                     .bind(p.vessel_name.as_deref())
                     .bind(p.latitude)
@@ -378,19 +378,26 @@ impl Store {
         // Two index lookups joined by UNION: with `imo = $1 OR …` PostgreSQL scanned the whole
         // table (127 ms at 822,000 positions, several times per map). By MMSI the positions are
         // the key's own range (`vessel_key` is the MMSI).
+        // The bounds given, as `RecordTime`s (`$2`, then `$3`).
+        let mut bounds = String::new();
+        for (n, op) in (2..).zip(
+            [(from, ">="), (to, "<=")]
+                .into_iter()
+                .filter_map(|(t, op)| t.map(|_| op)),
+        ) {
+            bounds.push_str(&format!(" AND observed_at {op} ${n}"));
+        }
         let sql = format!(
-            "SELECT {POSITION_READ} FROM vessel_positions WHERE imo = $1 \
-             AND observed_at >= $2 AND observed_at <= $3 \
+            "SELECT {POSITION_READ} FROM vessel_positions WHERE imo = $1{bounds} \
              UNION SELECT {POSITION_READ} FROM vessel_positions WHERE vessel_key IN \
-             (SELECT mmsi FROM vessel_identities WHERE imo = $1) \
-             AND observed_at >= $2 AND observed_at <= $3 ORDER BY observed_at, vessel_key"
+             (SELECT mmsi FROM vessel_identities WHERE imo = $1){bounds} \
+             ORDER BY observed_at, vessel_key"
         );
-        let rows = crate::db::query(&sql)
-            .bind(imo)
-            .bind(from.map_or(i64::MIN, |t| t.timestamp_millis()))
-            .bind(to.map_or(i64::MAX, |t| t.timestamp_millis()))
-            .fetch_all(&self.pool)
-            .await?;
+        let mut q = crate::db::query(&sql).bind(imo);
+        for t in [from, to].into_iter().flatten() {
+            q = q.bind(RecordTime(t));
+        }
+        let rows = q.fetch_all(&self.pool).await?;
         rows.iter().map(position_row).collect()
     }
 
@@ -563,17 +570,12 @@ pub(crate) fn by_vessel_and_time(positions: &[(usize, VesselPosition)]) -> Vec<&
 pub(crate) fn position_row(r: &DbRow) -> Result<VesselPosition> {
     let key: String = r.try_get("vessel_key")?;
     let mmsi = Mmsi::parse(&key).ok().filter(|m| m.as_str() == key);
-    let at: i64 = r.try_get("observed_at")?;
     Ok(VesselPosition {
         track: mmsi.is_none().then_some(key),
         mmsi,
         imo: parse_code(r.try_get("imo")?, "vessel position IMO")?,
         vessel_name: r.try_get("vessel_name")?,
-        observed_at: DateTime::from_timestamp_millis(at).ok_or_else(|| StoreError::Corrupt {
-            what: "vessel position time",
-            id: at.to_string(),
-            detail: "milliseconds out of range".into(),
-        })?,
+        observed_at: r.record_time("observed_at")?,
         latitude: r.try_get("latitude")?,
         longitude: r.try_get("longitude")?,
         speed_knots: r.try_get("speed_knots")?,

@@ -36,13 +36,16 @@
 //! trigger), so that an ingest may derive from the versions it stored as it kept them in
 //! memory, less those replaced since the mark its upsert took (`UpsertedEvents::mark`,
 //! `Store::events_replaced_since`).
-//! `vessel_positions` is keyed by transmitter and time, as integer
-//! milliseconds on both backends (migration 34). The derived records (`containers`,
-//! `shipments`, with `shipment_tags` and `account_counts`) keep their ids as 16 bytes and
-//! `created_at`/`refreshed_at` as integer milliseconds on SQLite, `timestamptz` on PostgreSQL
-//! (migration 38), bound and read as [`db::RecordId`] and [`db::RecordTime`]. The other tables
-//! and columns keep ids as UUID text and timestamps as RFC 3339 UTC text with millisecond
-//! precision, which sort correctly as text.
+//! `vessel_positions` is keyed by transmitter and time (migration 34). Every other table keeps
+//! its ids and times in the same native form since migrations 38 to 50 (the derived records,
+//! terminal facts, leg tracks, quarantine, webhooks and their notifications, tracking
+//! requests, email, accounts and their keys): ids as 16 bytes, times as integer milliseconds
+//! on SQLite and `timestamptz` on PostgreSQL, bound and read as [`db::RecordId`] and
+//! [`db::RecordTime`]. The only text ids are names: a document schema's
+//! `<document_type>@<version>` and a message's Message-ID. JSON that is read or sent whole
+//! stays text (webhook `events`, `headers`, `detail` and the `body` whose bytes a signature
+//! covers; a submission's `body`; a leg track); `store/src/upgrade_tests.rs` checks the
+//! schema and each conversion.
 //! `containers.event_links` holds a container's event links in event order (33 bytes per
 //! link, `reads::encode_links`). Domain records are stored whole as JSON in `body` (a transport
 //! event's as one zstd frame of that JSON and the carrier's payload text, `payloads::EVENTS`;

@@ -434,7 +434,9 @@ async fn email_document_rows(store: &Store, submission: Uuid) -> Vec<(String, i6
     .iter()
     .map(|r| {
         (
-            record_id(r, "document_id", "document").expect("id").to_string(),
+            record_id(r, "document_id", "document")
+                .expect("id")
+                .to_string(),
             r.try_get("position").expect("position"),
         )
     })

@@ -111,10 +111,10 @@ fn at(text: &str) -> DateTime<Utc> {
         .to_utc()
 }
 
-/// Migration 44: the derived records' `pod_eta_at`, `user_stopped_at`, `pickup_lfd` and
+/// Migrations 44 and 50: the derived records' `pod_eta_at`, `user_stopped_at`, `pickup_lfd` and
 /// `filters_at`, the leg tracks' `started_at` and `ended_at` (an open leg's '' becoming
-/// `NULL`) and SQLite's `updates.created_at` keep their instants, and the store filters,
-/// orders and upserts by them.
+/// `NULL`), SQLite's `updates.created_at` and PostgreSQL's AIS position times keep their
+/// instants, and the store filters, orders and upserts by them.
 async fn record_times_keep_their_instants(backend: &str) {
     let Some(db) = Before::new(backend, 20261222000044).await else {
         return;
@@ -187,6 +187,15 @@ async fn record_times_keep_their_instants(backend: &str) {
         )
         .await;
     }
+    // An AIS position as migration 34 keeps it on both backends: milliseconds since the epoch.
+    let fix = "2026-03-10T10:00:00.123Z";
+    db.run(
+        "INSERT INTO vessel_positions (vessel_key, observed_at, imo, vessel_name, latitude, \
+         longitude, speed_knots, course_deg, heading_deg) \
+         VALUES ('636092000', $1, $2, 'TEST', 51.9, 4.1, 12.5, 270.0, NULL)",
+        |q| q.bind(at(fix).timestamp_millis()).bind(imo),
+    )
+    .await;
     let published = "2026-03-07T01:02:03.456Z";
     if db.sqlite() {
         db.run(
@@ -316,6 +325,32 @@ async fn record_times_keep_their_instants(backend: &str) {
         .try_get("n")
         .expect("n");
     assert_eq!(legs, 2, "{backend}: one row per leg");
+    // Migration 50 (PostgreSQL): the position keeps its instant; the bounds are inclusive,
+    // to the millisecond.
+    let ms = chrono::Duration::milliseconds(1);
+    for (lo, hi, want) in [
+        (None, None, 1),
+        (Some(at(fix)), Some(at(fix)), 1),
+        (Some(at(fix) + ms), None, 0),
+        (None, Some(at(fix) - ms), 0),
+    ] {
+        let got = store
+            .vessel_positions(imo, lo, hi)
+            .await
+            .expect("positions");
+        assert_eq!(
+            got.len(),
+            want,
+            "{backend}: positions from {lo:?} to {hi:?}"
+        );
+        if let Some(p) = got.first() {
+            assert_eq!(
+                (p.observed_at, p.latitude, p.speed_knots),
+                (at(fix), 51.9, Some(12.5)),
+                "{backend}: the position"
+            );
+        }
+    }
     if db.sqlite() {
         let ms: i64 = db::query("SELECT created_at FROM updates")
             .fetch_one(store.pool())
@@ -769,4 +804,80 @@ async fn account_tables_keep_their_values_sqlite() {
 #[tokio::test]
 async fn account_tables_keep_their_values_postgres() {
     account_tables_keep_their_values("postgres").await;
+}
+
+/// A fresh database of this build keeps every id and every time in its native form (issue
+/// 16): each column named as an id (`id`, `…_id`) is 16 bytes (`BLOB`, `bytea`), each
+/// named as a time (`…_at`, `locked_until`, `pickup_lfd`) is integer milliseconds on SQLite
+/// and `timestamptz` on PostgreSQL. The ids that are not UUIDs are listed with what they
+/// hold.
+async fn ids_and_times_are_native(store: &Store, backend: &str) {
+    /// Named like ids, but not UUIDs: a schema's name (`<document_type>@<version>`), a
+    /// message's Message-ID header, SQLite's sequence of change notices (AUTOINCREMENT).
+    const NOT_UUIDS: [(&str, &str); 3] = [
+        ("document_schemas", "id"),
+        ("email_submissions", "message_id"),
+        ("updates", "id"),
+    ];
+    let sql = if backend == "sqlite" {
+        "SELECT m.name AS t, p.name AS c, upper(p.type) AS ty FROM sqlite_master m \
+         JOIN pragma_table_info(m.name) p WHERE m.type = 'table' \
+         AND m.name NOT LIKE 'sqlite_%' AND m.name <> '_sqlx_migrations'"
+    } else {
+        "SELECT table_name::text AS t, column_name::text AS c, data_type::text AS ty \
+         FROM information_schema.columns WHERE table_schema = current_schema() \
+         AND table_name <> '_sqlx_migrations'"
+    };
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for r in db::query(sql)
+        .fetch_all(store.pool())
+        .await
+        .expect("columns")
+    {
+        let (t, c, ty): (String, String, String) = (
+            r.try_get("t").expect("t"),
+            r.try_get("c").expect("c"),
+            r.try_get("ty").expect("ty"),
+        );
+        let (id, time) = (
+            c == "id" || c.ends_with("_id"),
+            c.ends_with("_at") || c == "locked_until" || c == "pickup_lfd",
+        );
+        if NOT_UUIDS.contains(&(t.as_str(), c.as_str())) || !(id || time) {
+            continue;
+        }
+        checked += 1;
+        let native = match (backend, id) {
+            ("sqlite", true) => ty == "BLOB",
+            ("sqlite", false) => ty == "INTEGER" || ty == "BIGINT",
+            (_, true) => ty == "bytea",
+            (_, false) => ty == "timestamp with time zone",
+        };
+        if !native {
+            wrong.push(format!("{t}.{c} {ty}"));
+        }
+    }
+    assert!(
+        checked > 40,
+        "{backend}: {checked} id and time columns read"
+    );
+    assert!(wrong.is_empty(), "{backend}: not native: {wrong:?}");
+}
+
+#[tokio::test]
+async fn ids_and_times_are_native_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = format!("sqlite:{}", dir.path().join("fresh.db").display());
+    let store = Store::connect(&url).await.expect("store");
+    ids_and_times_are_native(&store, "sqlite").await;
+}
+
+#[tokio::test]
+async fn ids_and_times_are_native_postgres() {
+    let Some(db) = crate::scratch::ScratchStore::for_test("teu_native").await else {
+        return;
+    };
+    ids_and_times_are_native(&db.store, "postgres").await;
+    db.drop().await.expect("drop");
 }

@@ -118,7 +118,8 @@ async fn check(store: &Store, files: &[(String, Vec<(usize, VesselPosition)>)]) 
         .map(|r| {
             (
                 r.try_get("vessel_key").unwrap(),
-                r.try_get("observed_at").unwrap(),
+                // Milliseconds on SQLite, `timestamptz` on PostgreSQL (migration 50).
+                r.record_time("observed_at").unwrap().timestamp_millis(),
                 r.try_get("imo").unwrap(),
                 r.try_get("vessel_name").unwrap(),
                 [
@@ -413,7 +414,8 @@ async fn concurrent_writer(store: &Store, url: &str) {
          longitude, speed_knots, course_deg, heading_deg) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(theirs.vessel_key())
-    .bind(theirs.observed_at.timestamp_millis())
+    // `timestamptz` since migration 50, to the millisecond as the store keeps it.
+    .bind(DateTime::from_timestamp_millis(theirs.observed_at.timestamp_millis()).unwrap())
     .bind(theirs.imo.as_ref().map(|i| i.as_str()))
     .bind(theirs.vessel_name.as_deref())
     .bind(theirs.latitude)
