@@ -22,8 +22,12 @@ import sys
 
 QUERIES = {
     "event_keys": "SELECT kind, value, hex(event_ids) FROM event_keys ORDER BY kind, value",
-    "containers": "SELECT number, current_status, content_hash, hex(event_links), pickup_lfd, "
-    "has_holds FROM containers ORDER BY number, id",
+    # `pickup_lfd` as milliseconds whether stored as RFC 3339 text (before migration 44) or as
+    # milliseconds (after), so that databases of builds on either side compare (`julianday`:
+    # Python's own SQLite may predate `unixepoch(…, 'subsec')`).
+    "containers": "SELECT number, current_status, content_hash, hex(event_links), "
+    "CASE typeof(pickup_lfd) WHEN 'text' THEN CAST(round((julianday(pickup_lfd) - 2440587.5) "
+    "* 86400000) AS INTEGER) ELSE pickup_lfd END, has_holds FROM containers ORDER BY number, id",
     "shipments": "SELECT bill_of_lading_number, content_hash, hex(member_ids) FROM shipments "
     "ORDER BY bill_of_lading_number",
     "account_counts": "SELECT containers, shipments FROM account_counts ORDER BY account_id",

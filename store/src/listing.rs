@@ -4,9 +4,9 @@
 //! Filters run on indexed columns of `migrations/*/20261121000009_graphql_filters.sql`, which
 //! the derived upserts fill ([`ShipmentFilterColumns::of`], [`container_filter_columns`]) and
 //! [`Store::backfill_filter_columns`] fills for rows written before that migration. Every
-//! statement is one SQL text for SQLite and PostgreSQL (`$n` placeholders); ids and the
-//! `created_at`/`refreshed_at` times are bound as [`RecordId`]s and [`RecordTime`]s, the other
-//! times as RFC 3339 text.
+//! statement is one SQL text for SQLite and PostgreSQL (`$n` placeholders); ids are bound as
+//! [`RecordId`]s and times (`created_at`, `refreshed_at`, `pickup_lfd`, `pod_eta_at`,
+//! `user_stopped_at`, `filters_at`; migrations 38 and 44) as [`RecordTime`]s.
 
 use std::collections::HashMap;
 
