@@ -1,5 +1,6 @@
-//! The SQL of kept leg tracks (`migrations/*/20261126000015_leg_tracks.sql`): the simplified
-//! AIS track of a vessel between two times, derived once by `teu_pipeline::route::leg_track` and
+//! The SQL of kept leg tracks (`migrations/*/20261126000015_leg_tracks.sql`; times native and
+//! an open leg's end `NULL` since migration 44): the simplified AIS track of a vessel between
+//! two times (UTC, to the millisecond), derived once by `teu_pipeline::route::leg_track` and
 //! read by every later map, until the vessel's next AIS positions make it stale.
 //!
 //! Staleness is counted per IMO number: `track_versions.version` goes up in the transaction
