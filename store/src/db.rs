@@ -251,6 +251,19 @@ pub enum Arg<'q> {
     Null(Kind),
 }
 
+impl Arg<'_> {
+    /// The same value, its text or bytes borrowed from `self`: for binding values gathered
+    /// before a statement's text was complete (a filter's clauses, [`Query::bind_args`]) to
+    /// several statements without copying them.
+    pub fn borrowed(&self) -> Arg<'_> {
+        match self {
+            Arg::Text(t) => Arg::Text(Cow::Borrowed(t)),
+            Arg::Bytes(b) => Arg::Bytes(Cow::Borrowed(b)),
+            other => other.clone(),
+        }
+    }
+}
+
 /// A value [`Query::bind`] takes: integers, floats, booleans, text, bytes and `Option`s of them.
 pub trait Bind<'q> {
     /// The SQL type of the value's `NULL` (for `Option::None`).
@@ -458,6 +471,13 @@ impl<'q> Query<'q> {
     /// Binds the next parameter (`$1` first).
     pub fn bind(mut self, value: impl Bind<'q>) -> Self {
         self.args.push(value.arg());
+        self
+    }
+
+    /// Binds `args` next, in order: values already in their bound form ([`Bind::arg`]), such as
+    /// a filter's, gathered while its clauses were written.
+    pub fn bind_args(mut self, args: impl IntoIterator<Item = Arg<'q>>) -> Self {
+        self.args.extend(args);
         self
     }
 

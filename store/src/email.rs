@@ -324,39 +324,14 @@ impl Store {
     /// The account's documents with these ids (unknown ids skipped), without their bytes, with
     /// their latest representation id.
     pub async fn documents_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Document>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut out = Vec::new();
-        for chunk in ids.chunks(400) {
-            let sql = format!(
-                "SELECT id, sha256, file_name, media_type, byte_size, created_at FROM documents \
-                 WHERE account_id = $1 AND id IN ({})",
-                in_list(2, chunk.len())
-            );
-            let mut q = crate::db::query(&sql).bind(RecordId(account));
-            for id in chunk {
-                q = q.bind(RecordId(*id));
-            }
-            for r in q.fetch_all(self.pool()).await? {
-                let sha256: String = r.try_get("sha256")?;
-                out.push(Document {
-                    id: record_id(&r, "id", "document")?,
-                    account_id: account,
-                    file_name: r.try_get("file_name")?,
-                    media_type: r.try_get("media_type")?,
-                    byte_size: r.try_get("byte_size")?,
-                    last_document_representation_id: ids::scoped(
-                        account,
-                        "document_representation",
-                        &[&sha256, ORIGINAL],
-                    ),
-                    sha256,
-                    created_at: record_time(&r, "created_at")?,
-                });
-            }
-        }
-        Ok(out)
+        self.select_in(
+            "SELECT id, account_id, sha256, file_name, media_type, byte_size, created_at \
+             FROM documents WHERE account_id = $1 AND id IN",
+            account,
+            ids,
+            document_row,
+        )
+        .await
     }
 
     /// The account's document representations with these ids (unknown ids skipped).
@@ -365,30 +340,14 @@ impl Store {
         account: Uuid,
         ids: &[Uuid],
     ) -> Result<Vec<DocumentRepresentation>> {
-        let mut out = Vec::new();
-        for chunk in ids.chunks(400) {
-            let sql = format!(
-                "SELECT id, document_id, kind, media_type, byte_size, sha256, created_at \
-                 FROM document_representations WHERE account_id = $1 AND id IN ({})",
-                in_list(2, chunk.len())
-            );
-            let mut q = crate::db::query(&sql).bind(RecordId(account));
-            for id in chunk {
-                q = q.bind(RecordId(*id));
-            }
-            for r in q.fetch_all(self.pool()).await? {
-                out.push(DocumentRepresentation {
-                    id: record_id(&r, "id", "document representation")?,
-                    document_id: record_id(&r, "document_id", "document representation")?,
-                    kind: r.try_get("kind")?,
-                    media_type: r.try_get("media_type")?,
-                    byte_size: r.try_get("byte_size")?,
-                    sha256: r.try_get("sha256")?,
-                    created_at: record_time(&r, "created_at")?,
-                });
-            }
-        }
-        Ok(out)
+        self.select_in(
+            "SELECT id, document_id, kind, media_type, byte_size, sha256, created_at \
+             FROM document_representations WHERE account_id = $1 AND id IN",
+            account,
+            ids,
+            representation_row,
+        )
+        .await
     }
 
     /// The stored bytes of one of the account's documents.
@@ -405,11 +364,38 @@ impl Store {
     }
 }
 
-fn in_list(from: usize, n: usize) -> String {
-    (from..from + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A document of a row of `documents` (without its bytes), with the id of its original
+/// representation (UUID v5 of its account and SHA-256, as `Store::save_emails` wrote it).
+fn document_row(r: &DbRow) -> Result<Document> {
+    let account = record_id(r, "account_id", "document")?;
+    let sha256: String = r.try_get("sha256")?;
+    Ok(Document {
+        id: record_id(r, "id", "document")?,
+        account_id: account,
+        file_name: r.try_get("file_name")?,
+        media_type: r.try_get("media_type")?,
+        byte_size: r.try_get("byte_size")?,
+        last_document_representation_id: ids::scoped(
+            account,
+            "document_representation",
+            &[&sha256, ORIGINAL],
+        ),
+        sha256,
+        created_at: record_time(r, "created_at")?,
+    })
+}
+
+/// A representation of a row of `document_representations`.
+fn representation_row(r: &DbRow) -> Result<DocumentRepresentation> {
+    Ok(DocumentRepresentation {
+        id: record_id(r, "id", "document representation")?,
+        document_id: record_id(r, "document_id", "document representation")?,
+        kind: r.try_get("kind")?,
+        media_type: r.try_get("media_type")?,
+        byte_size: r.try_get("byte_size")?,
+        sha256: r.try_get("sha256")?,
+        created_at: record_time(r, "created_at")?,
+    })
 }
 
 fn submission_row(r: &DbRow) -> Result<EmailSubmission> {

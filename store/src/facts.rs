@@ -1,7 +1,7 @@
 //! What the store keeps beside the carriers' events: ports (reference data, shared by all
 //! accounts), terminal availability checks, shipping-line deadlines and AIS vessel positions.
 
-use crate::db::{DbRow, RecordId, RecordTime};
+use crate::db::{Bind, DbRow, RecordId, RecordTime};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -378,14 +378,13 @@ impl Store {
         // Two index lookups joined by UNION: with `imo = $1 OR …` PostgreSQL scanned the whole
         // table (127 ms at 822,000 positions, several times per map). By MMSI the positions are
         // the key's own range (`vessel_key` is the MMSI).
-        // The bounds given, as `RecordTime`s (`$2`, then `$3`).
-        let mut bounds = String::new();
-        for (n, op) in (2..).zip(
-            [(from, ">="), (to, "<=")]
-                .into_iter()
-                .filter_map(|(t, op)| t.map(|_| op)),
-        ) {
-            bounds.push_str(&format!(" AND observed_at {op} ${n}"));
+        // The bounds given, `$2` on, as `RecordTime`s.
+        let (mut bounds, mut times) = (String::new(), Vec::new());
+        for (t, op) in [(from, ">="), (to, "<=")] {
+            if let Some(t) = t {
+                times.push(RecordTime(t).arg());
+                bounds.push_str(&format!(" AND observed_at {op} ${}", times.len() + 1));
+            }
         }
         let sql = format!(
             "SELECT {POSITION_READ} FROM vessel_positions WHERE imo = $1{bounds} \
@@ -393,10 +392,7 @@ impl Store {
              (SELECT mmsi FROM vessel_identities WHERE imo = $1){bounds} \
              ORDER BY observed_at, vessel_key"
         );
-        let mut q = crate::db::query(&sql).bind(imo);
-        for t in [from, to].into_iter().flatten() {
-            q = q.bind(RecordTime(t));
-        }
+        let q = crate::db::query(&sql).bind(imo).bind_args(times);
         let rows = q.fetch_all(&self.pool).await?;
         rows.iter().map(position_row).collect()
     }

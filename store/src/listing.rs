@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::db::{DbRow, RecordId, RecordTime};
+use crate::db::{Arg, Bind, DbRow, RecordId, RecordTime};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -54,37 +54,29 @@ pub(crate) fn container_filter_columns(c: &Container) -> (Option<DateTime<Utc>>,
     (c.pickup_lfd, i64::from(!c.holds_at_pod_terminal.is_empty()))
 }
 
-/// A bind value.
-#[derive(Clone)]
-enum Bind {
-    Text(String),
-    Int(i64),
-    Id(Uuid),
-    Time(DateTime<Utc>),
-}
-
-/// A WHERE clause under construction: `$1` is always the account id.
+/// A WHERE clause under construction: `$1` is always the account id; `binds` holds the
+/// values of its placeholders in order, in their bound form.
 struct Clause {
     preds: Vec<String>,
-    binds: Vec<Bind>,
+    binds: Vec<Arg<'static>>,
 }
 
 impl Clause {
     fn new(account: Uuid, first: &str) -> Self {
         Clause {
             preds: vec![first.to_string()],
-            binds: vec![Bind::Id(account)],
+            binds: vec![RecordId(account).arg()],
         }
     }
 
     /// Adds a bind value and returns its placeholder.
-    fn bind(&mut self, b: Bind) -> String {
-        self.binds.push(b);
+    fn bind(&mut self, value: impl Bind<'static>) -> String {
+        self.binds.push(value.arg());
         format!("${}", self.binds.len())
     }
 
     fn text(&mut self, s: impl Into<String>) -> String {
-        self.bind(Bind::Text(s.into()))
+        self.bind(s.into())
     }
 
     fn sql(&self) -> String {
@@ -144,15 +136,15 @@ fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
         out.push(format!("c.number = {p}"));
     }
     if let Some(h) = f.has_holds {
-        let p = cl.bind(Bind::Int(i64::from(h)));
+        let p = cl.bind(i64::from(h));
         out.push(format!("c.has_holds = {p}"));
     }
     if let Some(t) = f.lfd_before {
-        let p = cl.bind(Bind::Time(t));
+        let p = cl.bind(RecordTime(t));
         out.push(format!("c.pickup_lfd < {p}"));
     }
     if let Some(t) = f.lfd_after {
-        let p = cl.bind(Bind::Time(t));
+        let p = cl.bind(RecordTime(t));
         out.push(format!("c.pickup_lfd > {p}"));
     }
     out
@@ -255,16 +247,9 @@ impl PageWindow {
     }
 }
 
-fn bind_all<'q>(mut q: crate::db::Query<'q>, binds: &'q [Bind]) -> crate::db::Query<'q> {
-    for b in binds {
-        q = match b {
-            Bind::Text(s) => q.bind(s),
-            Bind::Int(i) => q.bind(*i),
-            Bind::Id(id) => q.bind(RecordId(*id)),
-            Bind::Time(t) => q.bind(RecordTime(*t)),
-        };
-    }
-    q
+/// `q` with the clause's values bound, borrowed from `binds`.
+fn bind_all<'q>(q: crate::db::Query<'q>, binds: &'q [Arg<'static>]) -> crate::db::Query<'q> {
+    q.bind_args(binds.iter().map(Arg::borrowed))
 }
 
 impl Store {
@@ -434,7 +419,7 @@ impl Store {
         let (preds, reads_s) = shipment_preds(filter, &mut cl, "c.shipment_id");
         cl.preds.extend(preds);
         if let Some(t) = filter.updated_after {
-            let p = cl.bind(Bind::Time(t));
+            let p = cl.bind(RecordTime(t));
             cl.preds.push(format!("c.refreshed_at > {p}"));
         }
         let from = if reads_s || order == ListOrder::PodEtaAsc {
@@ -490,7 +475,7 @@ impl Store {
             ));
         }
         if let Some(t) = filter.updated_after {
-            let p = cl.bind(Bind::Time(t));
+            let p = cl.bind(RecordTime(t));
             cl.preds.push(format!("s.refreshed_at > {p}"));
         }
         const MIN_LFD: &str = "(SELECT MIN(c2.pickup_lfd) FROM containers c2 \

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::{
     from_json, now, record_id, record_id_or_null, record_time, Backend, Result, Store, StoreError,
 };
-use crate::db::{RecordId, RecordTime};
+use crate::db::{Arg, Bind, RecordId, RecordTime};
 use teu_domain::webhooks::outbox::{Attempt, NotificationFilter, RetryPolicy, Settlement};
 use teu_domain::webhooks::rules::{Detail, Emission};
 use teu_domain::webhooks::{DeliveryStatus, Notification};
@@ -427,40 +427,27 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<Notification>, i64)> {
-        /// A value of the filter, bound in its column's form.
-        enum Value {
-            Id(Uuid),
-            Text(String),
-        }
+        // The filter's values, each in its column's bound form.
         let mut clause = String::from("account_id = $1");
-        let mut binds = vec![Value::Id(account)];
-        let mut add = |column: &str, value: Value| {
+        let mut binds = vec![RecordId(account).arg()];
+        let mut add = |column: &str, value: Arg<'static>| {
             binds.push(value);
             clause.push_str(&format!(" AND {column} = ${}", binds.len()));
         };
         if let Some(w) = filter.webhook_id {
-            add("webhook_id", Value::Id(w));
+            add("webhook_id", RecordId(w).arg());
         }
         if let Some(e) = &filter.event {
-            add("event", Value::Text(e.clone()));
+            add("event", e.clone().arg());
         }
         if let Some(d) = filter.delivery_status {
-            add("delivery_status", Value::Text(d.as_str().to_string()));
+            add("delivery_status", d.as_str().arg());
         }
         if let Some(c) = filter.container_id {
-            add("container_id", Value::Id(c));
-        }
-        fn bind<'q>(q: crate::db::Query<'q>, v: &Value) -> crate::db::Query<'q> {
-            match v {
-                Value::Id(id) => q.bind(RecordId(*id)),
-                Value::Text(t) => q.bind(t.clone()),
-            }
+            add("container_id", RecordId(c).arg());
         }
         let count = format!("SELECT COUNT(*) AS n FROM webhook_notifications WHERE {clause}");
-        let mut q = crate::db::query(&count);
-        for b in &binds {
-            q = bind(q, b);
-        }
+        let q = crate::db::query(&count).bind_args(binds.iter().map(Arg::borrowed));
         let total: i64 = q.fetch_one(self.pool()).await?.try_get("n")?;
         let select = format!(
             "SELECT {COLUMNS} FROM webhook_notifications WHERE {clause} \
@@ -468,10 +455,7 @@ impl Store {
             binds.len() + 1,
             binds.len() + 2
         );
-        let mut q = crate::db::query(&select);
-        for b in &binds {
-            q = bind(q, b);
-        }
+        let q = crate::db::query(&select).bind_args(binds.iter().map(Arg::borrowed));
         let rows = q.bind(limit).bind(offset).fetch_all(self.pool()).await?;
         Ok((rows.iter().map(from_row).collect::<Result<_>>()?, total))
     }

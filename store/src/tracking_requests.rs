@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{now, record_id, record_id_or_null, record_time, Result, Store, StoreError};
-use crate::db::{RecordId, RecordTime};
+use crate::db::{Arg, Bind, RecordId, RecordTime};
 use crate::json_list;
 use teu_domain::ids;
 use teu_domain::iso6346;
@@ -393,32 +393,22 @@ impl Store {
         offset: i64,
         limit: i64,
     ) -> Result<(Vec<TrackingRequest>, i64)> {
-        // Conditions and their values, bound from $2 on ($1 is the account).
-        /// A value of the filter, bound in its column's form.
-        enum Value {
-            Text(String),
-            Time(DateTime<Utc>),
-        }
-        fn bind<'q>(q: crate::db::Query<'q>, v: &Value) -> crate::db::Query<'q> {
-            match v {
-                Value::Text(t) => q.bind(t.clone()),
-                Value::Time(t) => q.bind(RecordTime(*t)),
-            }
-        }
+        // Conditions and their values, bound from $2 on ($1 is the account), each value in its
+        // column's bound form.
         let mut conditions = vec!["account_id = $1".to_string()];
-        let mut values: Vec<Value> = Vec::new();
-        let mut add = |condition: &str, value: Value| {
+        let mut values: Vec<Arg<'static>> = Vec::new();
+        let mut add = |condition: &str, value: Arg<'static>| {
             values.push(value);
             conditions.push(condition.replace('?', &format!("${}", values.len() + 1)));
         };
         if let Some(n) = &filter.request_number {
-            add("request_number = ?", Value::Text(iso6346::normalize(n)));
+            add("request_number = ?", iso6346::normalize(n).arg());
         }
         if let Some(status) = &filter.status {
-            add("status = ?", Value::Text(status.clone()));
+            add("status = ?", status.clone().arg());
         }
         if let Some(scac) = &filter.scac {
-            add("scac = ?", Value::Text(scac.trim().to_ascii_uppercase()));
+            add("scac = ?", scac.trim().to_ascii_uppercase().arg());
         }
         for (condition, at) in [
             ("created_at >= ?", filter.created_from),
@@ -427,15 +417,14 @@ impl Store {
             ("updated_at <= ?", filter.updated_to),
         ] {
             if let Some(at) = at {
-                add(condition, Value::Time(at));
+                add(condition, RecordTime(at).arg());
             }
         }
         let where_sql = conditions.join(" AND ");
         let count_sql = format!("SELECT COUNT(*) AS n FROM tracking_requests WHERE {where_sql}");
-        let mut count = crate::db::query(&count_sql).bind(RecordId(account));
-        for v in &values {
-            count = bind(count, v);
-        }
+        let count = crate::db::query(&count_sql)
+            .bind(RecordId(account))
+            .bind_args(values.iter().map(Arg::borrowed));
         let total: i64 = count.fetch_one(self.pool()).await?.try_get("n")?;
         let sql = format!(
             "SELECT {COLUMNS} FROM tracking_requests WHERE {where_sql} \
@@ -443,10 +432,9 @@ impl Store {
             values.len() + 2,
             values.len() + 3
         );
-        let mut q = crate::db::query(&sql).bind(RecordId(account));
-        for v in &values {
-            q = bind(q, v);
-        }
+        let q = crate::db::query(&sql)
+            .bind(RecordId(account))
+            .bind_args(values.iter().map(Arg::borrowed));
         let items = q
             .bind(limit)
             .bind(offset)
