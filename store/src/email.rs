@@ -321,8 +321,13 @@ impl Store {
         row.as_ref().map(submission_row).transpose()
     }
 
-    /// The account's documents with these ids (unknown ids skipped), without their bytes, with
-    /// their latest representation id.
+    /// The account's documents with these ids (unknown ids and other accounts' skipped), in no
+    /// set order, without their bytes, with their latest representation id. One statement per
+    /// chunk of ids (`Store::select_in`, on the reader's connections).
+    ///
+    /// # Errors
+    /// [`StoreError::Sql`] when a statement fails; [`StoreError::Corrupt`] when a stored id or
+    /// time does not decode.
     pub async fn documents_by_ids(&self, account: Uuid, ids: &[Uuid]) -> Result<Vec<Document>> {
         self.select_in(
             "SELECT id, account_id, sha256, file_name, media_type, byte_size, created_at \
@@ -334,7 +339,11 @@ impl Store {
         .await
     }
 
-    /// The account's document representations with these ids (unknown ids skipped).
+    /// The account's document representations with these ids (unknown ids and other
+    /// accounts' skipped), in no set order, read as [`Store::documents_by_ids`] reads.
+    ///
+    /// # Errors
+    /// As [`Store::documents_by_ids`].
     pub async fn document_representations_by_ids(
         &self,
         account: Uuid,
