@@ -437,11 +437,36 @@ impl Store {
         let n = cl.binds.len();
         let stored_total = stored_total_column(Counted::Containers, &cl);
         let window = self.page_window(n, limit, offset);
-        let page_sql = format!(
-            "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from}{join} \
-             WHERE {where_sql} ORDER BY {order_by} {}",
-            window.sql
-        );
+        let page_sql = if join.is_empty() || self.backend() == Backend::Sqlite {
+            format!(
+                "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM {from}{join} \
+                 WHERE {where_sql} ORDER BY {order_by} {}",
+                window.sql
+            )
+        } else {
+            // PostgreSQL, with a join (the shipments): the page's rows are chosen first, in a
+            // subquery of their own, and only they are joined. In one statement, the planner
+            // costs the join for every row the page's filter keeps (the `LIMIT` applies after
+            // it), and at a million containers it looks the shipments up through a `Memoize`
+            // node whose hash table is sized for those rows and zeroed at every execution
+            // (docs/NOTES.md, seventy-eighth and seventy-ninth sessions). The subquery's
+            // `LIMIT` bounds the join's estimate by the page's size. Its rows carry the
+            // shipment's ETA under `page_pod_eta_at` for the POD-ETA order, which the outer
+            // statement sorts by again (a subquery's order is not the statement's).
+            let (eta, outer_order) = match order {
+                ListOrder::PodEtaAsc => (
+                    ", s.pod_eta_at AS page_pod_eta_at",
+                    "(c.page_pod_eta_at IS NULL), c.page_pod_eta_at, c.number, c.id",
+                ),
+                _ => ("", order_by),
+            };
+            format!(
+                "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM \
+                 (SELECT c.*{eta} FROM {from} WHERE {where_sql} ORDER BY {order_by} {}) c{join} \
+                 ORDER BY {outer_order}",
+                window.sql
+            )
+        };
         let rows = window
             .bind(bind_all(crate::db::query(&page_sql), &cl.binds))
             .fetch_all(self.reader())
