@@ -60,6 +60,37 @@ async fn containers(server: &Server, key: &str, filter: Value, order: &str) -> (
     (total, nodes)
 }
 
+/// Every container in `order`, walked `size` at a time with the connection's cursors, each
+/// page selecting its shipments (on PostgreSQL a page's rows are chosen before their
+/// shipments are joined: `Store::container_page`).
+async fn walk_pages(server: &Server, key: &str, order: &str, size: usize) -> Vec<Value> {
+    let q = format!(
+        "query($after: String) {{ containers(first: {size}, after: $after, orderBy: {order}) \
+         {{ pageInfo {{ hasNextPage endCursor }} nodes {{ {CONTAINER_NODE} }} }} }}"
+    );
+    let (mut walked, mut after) = (Vec::new(), Value::Null);
+    loop {
+        let d = data(server, key, &q, json!({ "after": after })).await;
+        let page = &d["containers"];
+        let nodes = page["nodes"].as_array().expect("nodes");
+        assert!(nodes.len() <= size, "{order}: a page of {}", nodes.len());
+        walked.extend(nodes.iter().cloned());
+        if page["pageInfo"]["hasNextPage"] != true {
+            return walked;
+        }
+        assert_eq!(nodes.len(), size, "{order}: a page before the last is full");
+        after = page["pageInfo"]["endCursor"].clone();
+    }
+}
+
+/// The ids of `nodes`, in their order.
+fn id_list(nodes: &[Value]) -> Vec<&str> {
+    nodes
+        .iter()
+        .map(|n| n["id"].as_str().expect("id"))
+        .collect()
+}
+
 /// Blanks the filter columns as if the rows were written before migration 09.
 async fn forget_filter_columns(db: &TestDb) {
     let url = if db.url.starts_with("sqlite:") {
@@ -238,6 +269,16 @@ async fn filters_and_orders_select_what_the_rules_say(db: &TestDb) {
         .map(|c| ts(&c["shipment"]["podEtaAt"]))
         .collect();
     assert!(ascending_nulls_last(&eta), "POD_ETA_ASC: {eta:?}");
+    // Walked in pages of 7, each order lists the same containers in the same order as its
+    // single page: no container twice, none left out, the order kept across pages.
+    for (order, whole) in [
+        ("POD_ETA_ASC", &by_eta),
+        ("LFD_ASC", &by_lfd),
+        ("NUMBER_ASC", &all),
+    ] {
+        let walked = walk_pages(&server, &key, order, 7).await;
+        assert_eq!(id_list(&walked), id_list(whole), "{order} in pages of 7");
+    }
     let (_, default) = containers(&server, &key, json!(null), "UPDATED_AT_DESC").await;
     let (_, v2) = server
         .get("/v2/containers?page[size]=100", Some(&key))
