@@ -401,7 +401,8 @@ impl Store {
     }
 
     /// The rows of one page of containers (`container_row`'s columns and `extra`, which
-    /// starts with a comma; `join` added to the `FROM`), and how many match in all.
+    /// starts with a comma; `join` added to the `FROM`), and how many match in all. On
+    /// PostgreSQL a `join` is made to the page's rows only, chosen first in a subquery.
     #[allow(clippy::too_many_arguments)]
     async fn container_page(
         &self,
