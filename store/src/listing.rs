@@ -124,6 +124,18 @@ fn stored_total_column(counted: Counted, cl: &Clause) -> String {
     )
 }
 
+/// The `ORDER BY` keys of a page of containers `c` in `order`, each order ending in unique
+/// keys so that pages never overlap; `pod_eta` is the expression of the shipment's POD ETA
+/// (`s.pod_eta_at` beside the containers, or the column a subquery carried it out under).
+fn container_order(order: ListOrder, pod_eta: &str) -> String {
+    match order {
+        ListOrder::UpdatedAtDesc => "c.refreshed_at DESC, c.created_at DESC, c.id DESC".into(),
+        ListOrder::PodEtaAsc => format!("({pod_eta} IS NULL), {pod_eta}, c.number, c.id"),
+        ListOrder::LfdAsc => "(c.pickup_lfd IS NULL), c.pickup_lfd, c.number, c.id".into(),
+        ListOrder::NumberAsc => "c.number, c.id".into(),
+    }
+}
+
 /// Predicates on container `c`.
 fn container_preds(f: &ListFilter, cl: &mut Clause) -> Vec<String> {
     let mut out = Vec::new();
@@ -428,12 +440,7 @@ impl Store {
         } else {
             "containers c"
         };
-        let order_by = match order {
-            ListOrder::UpdatedAtDesc => "c.refreshed_at DESC, c.created_at DESC, c.id DESC",
-            ListOrder::PodEtaAsc => "(s.pod_eta_at IS NULL), s.pod_eta_at, c.number, c.id",
-            ListOrder::LfdAsc => "(c.pickup_lfd IS NULL), c.pickup_lfd, c.number, c.id",
-            ListOrder::NumberAsc => "c.number, c.id",
-        };
+        let order_by = container_order(order, "s.pod_eta_at");
         let where_sql = cl.sql();
         let n = cl.binds.len();
         let stored_total = stored_total_column(Counted::Containers, &cl);
@@ -454,13 +461,11 @@ impl Store {
             // `LIMIT` bounds the join's estimate by the page's size. Its rows carry the
             // shipment's ETA under `page_pod_eta_at` for the POD-ETA order, which the outer
             // statement sorts by again (a subquery's order is not the statement's).
-            let (eta, outer_order) = match order {
-                ListOrder::PodEtaAsc => (
-                    ", s.pod_eta_at AS page_pod_eta_at",
-                    "(c.page_pod_eta_at IS NULL), c.page_pod_eta_at, c.number, c.id",
-                ),
-                _ => ("", order_by),
+            let eta = match order {
+                ListOrder::PodEtaAsc => ", s.pod_eta_at AS page_pod_eta_at",
+                _ => "",
             };
+            let outer_order = container_order(order, "c.page_pod_eta_at");
             format!(
                 "SELECT c.id, c.created_at, c.refreshed_at, c.body{extra}{stored_total} FROM \
                  (SELECT c.*{eta} FROM {from} WHERE {where_sql} ORDER BY {order_by} {}) c{join} \
